@@ -1,0 +1,113 @@
+/**
+ * The typed bridge the renderer uses, over any transport. The two transports (Electron IPC
+ * through the preload, and the WebSocket of web mode) only move JSON; this file does the
+ * wire encoding, turns error envelopes back into errors, and dispatches events.
+ */
+import { VerbsError } from "../../verbs/errors.js";
+import type {
+  BridgeErrorData,
+  BridgeEvents,
+  Envelope,
+  EventName,
+  RequestMethod,
+  RequestParams,
+  RequestResult,
+} from "./contract.js";
+import { fromWire, toWire, type Json } from "./wire.js";
+
+export interface Bridge {
+  /** Which host is on the other side. */
+  readonly host: "electron" | "web";
+  /** Sends one request; resolves with its typed result or rejects with the host's error (a VerbsError for a failed verb). */
+  request<M extends RequestMethod>(method: M, params: RequestParams<M>): Promise<RequestResult<M>>;
+  /** Listens to one kind of event; returns the function that stops listening. */
+  on<E extends EventName>(event: E, listener: (payload: BridgeEvents[E]) => void): () => void;
+  /** Called when the connection to the host is lost for good (web mode: the server went away). */
+  onClose(listener: (reason: string) => void): () => void;
+  close(): void;
+}
+
+/** What a transport must do: move one JSON request and its JSON envelope, and deliver JSON events. */
+export interface Transport {
+  readonly host: "electron" | "web";
+  send(method: string, params: Json): Promise<Json>;
+  subscribe(listener: (event: string, payload: Json) => void): () => void;
+  onClose?(listener: (reason: string) => void): () => void;
+  close?(): void;
+}
+
+/** An error the host reported that is not a VerbsError. Carries every field the host sent. */
+export class BridgeError extends Error implements BridgeErrorData {
+  code?: string;
+  errno?: number;
+  verb?: string;
+  reason?: string;
+  attribute?: string;
+  badWrIndex?: number;
+  path?: string;
+  constructor(data: BridgeErrorData) {
+    super(data.message);
+    this.name = data.name;
+    if (data.code !== undefined) this.code = data.code;
+    if (data.errno !== undefined) this.errno = data.errno;
+    if (data.verb !== undefined) this.verb = data.verb;
+    if (data.reason !== undefined) this.reason = data.reason;
+    if (data.attribute !== undefined) this.attribute = data.attribute;
+    if (data.badWrIndex !== undefined) this.badWrIndex = data.badWrIndex;
+    if (data.path !== undefined) this.path = data.path;
+  }
+}
+
+/** Rebuilds the error a host sent: a real VerbsError for a failed verb (so `err.code` and `instanceof` work in learner code). */
+export function errorFromData(data: BridgeErrorData): Error {
+  if (data.name === "VerbsError" && data.verb !== undefined && data.errno !== undefined) {
+    return new VerbsError(data.verb, data.errno, {
+      ...(data.reason !== undefined && { reason: data.reason }),
+      ...(data.attribute !== undefined && { attribute: data.attribute }),
+      ...(data.badWrIndex !== undefined && { badWrIndex: data.badWrIndex }),
+    });
+  }
+  if (data.name === "TypeError") return new TypeError(data.message);
+  if (data.name === "RangeError") return new RangeError(data.message);
+  return new BridgeError(data);
+}
+
+export function createBridge(transport: Transport): Bridge {
+  const listeners = new Map<string, Set<(payload: never) => void>>();
+  const unsubscribe = transport.subscribe((event, payload) => {
+    const set = listeners.get(event);
+    if (!set || set.size === 0) return;
+    const decoded = fromWire(payload) as never;
+    for (const listener of [...set]) {
+      try {
+        listener(decoded);
+      } catch (err) {
+        // One broken pane must not stop the others from hearing the event.
+        console.error(`bridge: a "${event}" listener threw`, err);
+      }
+    }
+  });
+  return {
+    host: transport.host,
+    async request(method, params) {
+      const envelope = fromWire(await transport.send(method, toWire(params ?? {}))) as Envelope<never>;
+      if (!envelope || typeof envelope !== "object" || typeof envelope.ok !== "boolean")
+        throw new BridgeError({ name: "BridgeProtocolError", message: `malformed answer to ${method}` });
+      if (envelope.ok) return envelope.result;
+      throw errorFromData(envelope.error);
+    },
+    on(event, listener) {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(listener as (payload: never) => void);
+      return () => set.delete(listener as (payload: never) => void);
+    },
+    onClose(listener) {
+      return transport.onClose ? transport.onClose(listener) : () => {};
+    },
+    close() {
+      unsubscribe();
+      transport.close?.();
+    },
+  };
+}
