@@ -1,0 +1,46 @@
+/** Reads the course from disk (Node): every `NN-id/` folder under lessons/. */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseLesson, validateCourse } from "./parse.js";
+import type { Lesson } from "./schema.js";
+
+/** The lessons/ folder of this checkout. */
+export const LESSONS_DIR = dirname(fileURLToPath(import.meta.url));
+
+export interface Course {
+  lessons: Lesson[];
+  /** Every problem found; a lesson with problems is left out of `lessons`. */
+  problems: string[];
+}
+
+/** Lesson folders are the ones named like `06-first-message`; everything else in lessons/ is code. */
+export function lessonFolders(root = LESSONS_DIR): string[] {
+  return readdirSync(root)
+    .filter((name) => /^\d{2}-/.test(name) && statSync(join(root, name)).isDirectory())
+    .sort();
+}
+
+export function loadLesson(folder: string, root = LESSONS_DIR): ReturnType<typeof parseLesson> {
+  const dir = join(root, folder);
+  const files: Record<string, string> = {};
+  const problems: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (statSync(join(dir, name)).isDirectory()) problems.push(`${folder}/${name}/: stray folder`);
+    else files[name] = readFileSync(join(dir, name), "utf8");
+  }
+  const result = parseLesson(folder, files);
+  return problems.length ? { problems: [...problems, ...result.problems] } : result;
+}
+
+export function loadCourse(root = LESSONS_DIR): Course {
+  const lessons: Lesson[] = [];
+  const problems: string[] = [];
+  for (const folder of lessonFolders(root)) {
+    const r = loadLesson(folder, root);
+    problems.push(...r.problems);
+    if (r.lesson) lessons.push(r.lesson);
+  }
+  problems.push(...validateCourse(lessons));
+  return { lessons, problems };
+}
