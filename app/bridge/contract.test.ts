@@ -7,19 +7,19 @@ import { fromWire, toWire, type Json } from "./wire.js";
 describe("parseRequest (host-side validation)", () => {
   it("accepts a well-formed verbs.call and keeps its args", () => {
     const { method, params } = parseRequest("verbs.call", {
-      handle: "qp1",
+      handle: 3,
       method: "modify",
       args: [{ qp_state: 1 }, 17],
     });
     expect(method).toBe("verbs.call");
     const p = params as RequestParams<"verbs.call">;
-    expect(p.handle).toBe("qp1");
+    expect(p.handle).toBe(3);
     expect(p.args).toEqual([{ qp_state: 1 }, 17]);
   });
 
-  it("accepts a null handle (the root facade)", () => {
-    const { params } = parseRequest("verbs.call", { handle: null, method: "openDevice", args: ["rxe0"] });
-    expect((params as RequestParams<"verbs.call">).handle).toBeNull();
+  it("accepts handle 0 (the root facade)", () => {
+    const { params } = parseRequest("verbs.call", { handle: 0, method: "openDevice", args: ["rxe0"] });
+    expect((params as RequestParams<"verbs.call">).handle).toBe(0);
   });
 
   it("refuses an unknown method", () => {
@@ -35,13 +35,16 @@ describe("parseRequest (host-side validation)", () => {
       ["backend.choose", { kind: "rdma" }, "params.kind"],
       ["backend.choose", { kind: "sim", seed: -1 }, "params.seed"],
       ["backend.choose", { kind: "sim", seed: 1.5 }, "params.seed"],
-      ["verbs.call", { handle: 7, method: "poll", args: [] }, "params.handle"],
-      ["verbs.call", { handle: "cq1", method: "", args: [] }, "params.method"],
-      ["verbs.call", { handle: "cq1", method: "poll", args: "1" }, "params.args"],
-      ["run.start", { code: "x", stepping: "yes" }, "params.stepping"],
+      ["verbs.call", { handle: "cq1", method: "poll", args: [] }, "params.handle"],
+      ["verbs.call", { handle: -1, method: "poll", args: [] }, "params.handle"],
+      ["verbs.call", { handle: 2, method: "", args: [] }, "params.method"],
+      ["verbs.call", { handle: 2, method: "poll", args: "1" }, "params.args"],
+      ["verbs.call", { handle: 2, method: "poll" }, "params.args"],
+      ["run.start", { stepping: "yes" }, "params.stepping"],
       ["lessons.load", { id: "" }, "params.id"],
       ["session.stop", { force: true }, "params.force"],
-      ["gate.runTo", { verb: "modify" }, "params.verb"],
+      ["gate.runTo", { method: "destroy" }, "params.method"],
+      ["lessons.check", { lessonId: "x", step: 0 }, "params.step"],
     ];
     for (const [method, params, path] of cases) {
       let caught: unknown;
@@ -78,18 +81,24 @@ describe("wire encoding", () => {
       nan: NaN,
       inf: -Infinity,
       list: [1, undefined, "x"],
-      handle: { $handle: "qp1", type: "Qp", props: { qp_num: 17 } },
+      handle: { $handle: 3, type: "qp", props: { qp_num: 17 } },
+      transcriptValue: { $bigint: "5", $bytes: "0a" },
+      transcriptBytes: { $bytes: "0a0b" },
     };
-    const wire = toWire(value);
+    const wire = toWire(value) as Record<string, Json>;
     const text = JSON.stringify(wire);
     const back = fromWire(JSON.parse(text)) as typeof value;
     expect(back.compare_add).toBe(18446744073709551615n);
     expect(back.bytes).toBeInstanceOf(Uint8Array);
+    expect(JSON.stringify(wire.bytes)).toContain('"$$bytes"');
     expect([...back.bytes]).toEqual([0, 1, 254, 255]);
     expect(back.nan).toBeNaN();
     expect(back.inf).toBe(-Infinity);
     expect(back.list).toEqual([1, undefined, "x"]);
-    expect(back.handle).toEqual({ $handle: "qp1", type: "Qp", props: { qp_num: 17 } });
+    expect(back.handle).toEqual({ $handle: 3, type: "qp", props: { qp_num: 17 } });
+    // The transcript's own encoding passes through untouched.
+    expect(back.transcriptBytes).toEqual({ $bytes: "0a0b" });
+    expect(back.transcriptValue).toEqual({ $bigint: "5", $bytes: "0a" });
   });
 
   it("refuses functions and cycles instead of sending something wrong", () => {
@@ -131,7 +140,7 @@ describe("client", () => {
         });
       }),
     );
-    const err = await bridge.request("verbs.call", { handle: "qp1", method: "modify", args: [] }).catch((e) => e);
+    const err = await bridge.request("verbs.call", { handle: 3, method: "modify", args: [] }).catch((e) => e);
     expect(err).toBeInstanceOf(VerbsError);
     expect(err.code).toBe("EINVAL");
     expect(err.errno).toBe(22);
@@ -141,7 +150,7 @@ describe("client", () => {
 
   it("carries bigint arguments and results", async () => {
     const bridge = createBridge(loopback((_m, params) => ({ value: (params as { args: bigint[] }).args[0]! + 1n })));
-    const r = await bridge.request("verbs.call", { handle: "qp1", method: "x", args: [2n ** 64n] });
+    const r = await bridge.request("verbs.call", { handle: 3, method: "x", args: [2n ** 64n] });
     expect(r.value).toBe(2n ** 64n + 1n);
   });
 
@@ -167,9 +176,9 @@ describe("client", () => {
         throw new Error("broken pane");
       });
       const off = bridge.on("transcript", (e) => got.push(e.seq));
-      emit("transcript", toWire({ seq: 1, kind: "call" }));
+      emit("transcript", toWire({ seq: 1, kind: "log", clock: 0, message: "a" }));
       off();
-      emit("transcript", toWire({ seq: 2, kind: "call" }));
+      emit("transcript", toWire({ seq: 2, kind: "log", clock: 0, message: "b" }));
     } finally {
       console.error = errors;
     }

@@ -11,13 +11,16 @@
  * `verbs.call` request `{ handle, method, args }`, answered when the session has performed
  * the verb (which may be much later: the step gate can hold it until the learner steps).
  */
-import type { DeviceInfo, PortCounters, QpAttr, QpCap, Wc } from "../../verbs/types.js";
-import { s, type Infer, type Schema } from "./schema.js";
-import type { HandleRef } from "./wire.js";
+import type { Lesson, Text } from "../../lessons/schema.js";
+import type { Verdict } from "../../lessons/checks.js";
+import type { DeviceInfo, PortCounters } from "../../verbs/types.js";
+import type { GateMode, PendingCall, QpModelView } from "../session/session-types.js";
+import type { TranscriptEvent, TranscriptHeader } from "../session/transcript.js";
+import type { Ref } from "../session/wire.js";
+import { BridgeValidationError, s, type Infer, type Schema } from "./schema.js";
 
-import { BridgeValidationError } from "./schema.js";
 export { BridgeValidationError };
-export type { HandleRef } from "./wire.js";
+export type { Lesson, Text, Verdict, GateMode, PendingCall, QpModelView, TranscriptEvent, TranscriptHeader, Ref };
 
 /** Bumped when a message changes shape incompatibly. */
 export const BRIDGE_VERSION = 1;
@@ -27,9 +30,12 @@ export const IPC_REQUEST_CHANNEL = "verbslab:request";
 export const IPC_EVENT_CHANNEL = "verbslab:event";
 /** The name under which the preload exposes the bridge on `window`. */
 export const PRELOAD_GLOBAL = "verbslabBridge";
-/** Web mode: the WebSocket path and the query parameter / header carrying the per-run token. */
+/** Web mode: the WebSocket path and the query parameter carrying the per-run token. */
 export const WS_PATH = "/bridge";
 export const TOKEN_PARAM = "token";
+
+/** Handle 0 names the root facade (`verbs.getDeviceList()`, `verbs.openDevice()`, `sleep`, `log`, `now`). */
+export const ROOT_HANDLE = 0;
 
 // ─── Shared data ──────────────────────────────────────────────────────────────────────────
 
@@ -76,115 +82,46 @@ export interface BridgeErrorData {
   stack?: string;
 }
 
-/**
- * One transcript event as the session writes it (one JSON line each). The session
- * (app/session) owns the exact schema; this is the part every event shares plus the
- * fields the UI reads. Unknown fields pass through.
- */
-export interface TranscriptEvent {
-  /** 1, 2, 3, … within a transcript. */
-  seq: number;
-  /** Event kind, e.g. "call", "run-start", "run-end", "log", "backend-restart", "lesson-step". */
-  kind: string;
-  /** Backend clock (ms) when it happened. */
-  t?: number;
-  [field: string]: unknown;
-}
-
-/** The step gate: what the session is holding, if anything. */
+/** The step gate, as the session reports it. */
 export interface GateState {
-  /** "run": verbs go through; "step": pause before each verb; "idle": no program running. */
-  mode: "idle" | "run" | "step";
-  paused: boolean;
-  /** The verb waiting at the gate. */
-  pending?: {
-    handle: string | null;
-    method: string;
-    /** The C verb it is (`ibv_modify_qp`). */
-    verb?: string;
-    args: unknown[];
-    /** What the QP model predicts the call will do (new state, or the error it expects). */
-    prediction?: unknown;
-  };
-  /** Pausing again at the next verb of this kind ("continue" clears it). */
-  runTo?: "postSend" | "poll";
+  /** "idle": no program is running; "run": verbs go through; "step": each verb waits at the gate. */
+  mode: "idle" | GateMode;
+  /** The verb waiting at the gate (with the seq its event will get), if any. */
+  pending: PendingCall | null;
+  /** The gate was stopped: the program's next verb fails with SessionStoppedError. */
+  stopped: boolean;
 }
 
-/** A QP as the live query table shows it. */
-export interface QpSnapshot {
-  handle: string;
-  qp_num: number;
-  qp_type: number;
-  pd: string;
-  send_cq: string;
-  recv_cq: string;
-  cap: QpCap;
-  /** ibv_query_qp with every attribute; absent after destroy. */
-  attr?: QpAttr;
-  /** Work requests posted and not yet completed, when the backend can tell. */
-  sq_outstanding?: number;
-  rq_outstanding?: number;
-}
+/** Where "run to" can stop: before the next call of this method (`poll` also stops at pollWait). */
+export const RUN_TO_TARGETS = ["postSend", "postRecv", "poll", "modify"] as const;
+export type RunToTarget = (typeof RUN_TO_TARGETS)[number];
 
-/** Everything the panes show, as of the last event. */
+/** What the panes show beyond the transcript events (which carry QP snapshots and completions). */
 export interface StateSnapshot {
   backend: BackendKind;
   /** Backend clock in ms (virtual on the simulator). */
   clock: number;
-  /** Seq of the last transcript event included. */
+  /** Seq of the last transcript event included (0: none yet). */
   seq: number;
-  devices: DeviceInfo[];
-  contexts: { handle: string; device: string; counters?: PortCounters }[];
-  pds: { handle: string; context: string }[];
-  mrs: {
-    handle: string;
-    pd: string;
-    addr: number;
-    length: number;
-    lkey: number;
-    rkey: number;
-    access: number;
-    /** The first bytes of the MR (at most 4 KiB) for the hex view. */
-    bytes?: Uint8Array;
-  }[];
-  cqs: { handle: string; context: string; cqe: number; /** completions polled so far, newest last */ polled?: Wc[] }[];
-  qps: QpSnapshot[];
-  /** Anything else the session reports (packet timeline on the simulator, …). */
-  extra?: Record<string, unknown>;
+  /** The QP model of each QP, in creation order (the diagram's current state). */
+  qps: QpModelView[];
+  /** The first bytes (at most 4 KiB) of each registered MR, by handle, for the hex view. */
+  mrBytes: { handle: number; bytes: Uint8Array }[];
+  /** hw_counters per open context, by handle. */
+  counters: { handle: number; device: string; counters: PortCounters }[];
 }
 
+/** One lesson in the course list. */
 export interface LessonSummary {
   id: string;
-  title: string;
-  /** Position in the course (1-based). */
+  folder: string;
+  /** Position in the course. */
   order: number;
-  summary?: string;
-}
-
-export interface LessonStep {
-  id: string;
-  title: string;
-  /** Markdown. */
-  text: string;
-  hints: string[];
-}
-
-export interface LessonDetail extends LessonSummary {
-  /** Markdown introduction. */
-  text: string;
-  steps: LessonStep[];
-  /** The code that starts in the editor. */
-  starterCode: string;
-}
-
-/** Per lesson: which steps' checks have passed. */
-export type LessonProgress = Record<string, { passedSteps: string[]; completed: boolean }>;
-
-export interface StepCheckResult {
-  stepId: string;
-  passed: boolean;
-  /** Why not, in the learner's terms. */
-  detail?: string;
+  title: Text;
+  level: Lesson["level"];
+  prerequisites: string[];
+  /** How many steps it has. */
+  steps: number;
 }
 
 export type ExportFormat = "md" | "html" | "json" | "c";
@@ -221,60 +158,76 @@ export const requestSchemas = {
   "session.start": s.object({
     backend: s.optional(backendKind),
     seed: s.optional(s.number({ integer: true, min: 0 })),
-    lessonId: s.optional(id),
+    /** Name of the program or lesson, for the transcript header. */
+    program: s.optional(s.string({ max: 200 })),
   }),
   /** End the session: destroys every object it created; the transcript is closed, not deleted. */
   "session.stop": empty,
-  /** Stop and start again on the same backend (a new transcript). */
+  /** Stop and start again on the same backend and seed (a new transcript). */
   "session.reset": empty,
-  /** Tell the session a learner program starts (it records it; `stepping` arms the step gate). */
+  /**
+   * A learner program starts (in the renderer's worker). The session records it until
+   * `run.end`; `stepping` pauses before the first verb.
+   */
   "run.start": s.object({
-    code: s.string({ max: 1_000_000 }),
     stepping: s.boolean(),
-    lessonId: s.optional(id),
-    /** A label for the transcript ("main.ts", "lesson 3 step 2"). */
-    label: s.optional(s.string({ max: 200 })),
+    /** A label for the transcript ("main.ts", "first-message step 2"). */
+    program: s.optional(s.string({ max: 200 })),
   }),
-  /** Tell the session the learner program ended (normally or with an error). */
+  /** The learner program ended: normally, or with the error it threw (its name, message, code, …). */
   "run.end": s.object({
     runId: id,
     ok: s.boolean(),
     error: s.optional(s.unknown()),
   }),
   /**
-   * One verb from learner code. `handle` null means the root facade (`verbs.getDeviceList()`,
-   * `verbs.openDevice("rxe0")`, `verbs.sleep(ms)`, `verbs.log(...)`); otherwise the object's
-   * handle. Args are wire-decoded values; HandleRefs inside them name backend objects.
+   * One verb from learner code: `session.call(handle, method, args)`. Handle 0 is the root
+   * facade. Args are plain data; `Ref`s inside them name backend objects.
    */
   "verbs.call": s.object({
-    runId: s.optional(id),
-    handle: s.nullable(id),
+    handle: s.number({ integer: true, min: 0 }),
     method: s.string({ min: 1, max: 100 }),
     args: s.array(s.unknown(), { max: 64 }),
   }),
-  /** Step gate controls. */
+  /** Step gate: let the waiting verb through and pause before the next. */
   "gate.step": empty,
+  /** Step gate: run freely. */
   "gate.continue": empty,
-  "gate.runTo": s.object({ verb: s.literal("postSend", "poll") }),
+  /** Step gate: run freely until just before the next call of `method`. */
+  "gate.runTo": s.object({ method: s.literal(...RUN_TO_TARGETS) }),
+  /** Step gate: pause before the next verb. */
+  "gate.pause": empty,
+  /** Step gate: stop the program (its next verb fails with SessionStoppedError). */
   "gate.stop": empty,
   /** The current gate state (also sent as a "gate" event whenever it changes). */
   "gate.state": empty,
-  /** The current state snapshot (also sent as a "snapshot" event after each verb). */
+  /** What the panes show beyond the events (also sent as a "snapshot" event after each verb). */
   "state.snapshot": empty,
   "lessons.list": empty,
   "lessons.load": s.object({ id }),
-  "lessons.progress": empty,
-  /** Evaluate the lesson's step checks against the session so far; passing steps are recorded in progress. */
-  "lessons.check": s.object({ id }),
+  /**
+   * Judge a step's goal checks (or a break-it variation's) against the last finished run
+   * of this session.
+   */
+  "lessons.check": s.object({
+    lessonId: id,
+    step: s.number({ integer: true, min: 1 }),
+    breakIt: s.optional(id),
+  }),
+  /** Saved lesson-flow snapshots (state-machines/lesson-progress.ts), by lesson id. */
+  "lessons.progress.get": empty,
+  /** Save one lesson's flow snapshot (kept in a JSON file by the host). */
+  "lessons.progress.save": s.object({ lessonId: id, snapshot: s.unknown() }),
   /** The transcript so far (after a reload or a backend restart). `sinceSeq` returns only later events. */
-  "transcript.events": s.object({ sinceSeq: s.optional(s.number({ integer: true, min: 0 })) }),
+  "transcript.get": s.object({ sinceSeq: s.optional(s.number({ integer: true, min: 0 })) }),
+  /** The transcript exported: Markdown, self-contained HTML, JSON, or a standalone C program. */
   "transcript.export": s.object({ format: exportFormat }),
-  /** Load a transcript (JSON or JSONL text, as exported) to show it. */
+  /** Load a transcript (JSON or JSONL text, as exported) to show and replay it. */
   "transcript.import": s.object({
     content: s.string({ max: 50_000_000 }),
     filename: s.optional(s.string({ max: 500 })),
   }),
-  /** Replay the imported transcript's calls against a fresh session; `stepping` pauses before each. */
+  /** Replay the imported transcript's calls in a fresh session; `stepping` pauses before each. */
   "transcript.replay": s.object({ stepping: s.optional(s.boolean()) }),
 } satisfies Record<string, Schema<unknown>>;
 
@@ -286,28 +239,39 @@ export interface RequestResults {
   "host.info": HostInfo;
   "backend.status": BackendStatus;
   "backend.list": { current: BackendKind | null; backends: BackendChoice[] };
-  "backend.choose": { kind: BackendKind; devices: DeviceInfo[] };
-  "session.start": { sessionId: string; backend: BackendKind; devices: DeviceInfo[]; transcriptPath?: string };
+  "backend.choose": SessionInfo;
+  "session.start": SessionInfo;
   "session.stop": { stopped: boolean };
-  "session.reset": { sessionId: string; backend: BackendKind };
+  "session.reset": SessionInfo;
   "run.start": { runId: string };
-  "run.end": { ok: true };
-  /** The verb's return value: plain data, or a HandleRef for an object it created. */
+  "run.end": { outcome: "ok" | "error" | "stopped" };
+  /** The verb's return value: plain data, with a `Ref` for each object it created. */
   "verbs.call": { value: unknown };
   "gate.step": GateState;
   "gate.continue": GateState;
   "gate.runTo": GateState;
+  "gate.pause": GateState;
   "gate.stop": GateState;
   "gate.state": GateState;
   "state.snapshot": StateSnapshot | null;
-  "lessons.list": { lessons: LessonSummary[] };
-  "lessons.load": { lesson: LessonDetail };
-  "lessons.progress": { progress: LessonProgress };
-  "lessons.check": { steps: StepCheckResult[]; progress: LessonProgress };
-  "transcript.events": { events: TranscriptEvent[] };
+  "lessons.list": { lessons: LessonSummary[]; problems: string[] };
+  "lessons.load": { lesson: Lesson };
+  "lessons.check": Verdict;
+  "lessons.progress.get": { snapshots: Record<string, unknown> };
+  "lessons.progress.save": { saved: true };
+  "transcript.get": { header: TranscriptHeader | null; events: TranscriptEvent[] };
   "transcript.export": { filename: string; mime: string; content: string };
-  "transcript.import": { events: TranscriptEvent[] };
+  "transcript.import": { header: TranscriptHeader; events: TranscriptEvent[] };
   "transcript.replay": { events: number; divergences: number };
+}
+
+/** The session a start, reset or backend switch produced. */
+export interface SessionInfo {
+  sessionId: string;
+  backend: BackendKind;
+  devices: DeviceInfo[];
+  seed?: number;
+  transcriptPath?: string;
 }
 
 // Compile-time check that every request has a result type and vice versa.
@@ -333,7 +297,9 @@ export function parseRequest(method: unknown, params: unknown): { method: Reques
 export interface BridgeEvents {
   /** One new transcript event (as appended to the JSONL file). */
   transcript: TranscriptEvent;
-  /** The panes' state after an event. */
+  /** A new session began (start, reset, backend switch, or re-opened after a restart). */
+  session: SessionInfo & { header: TranscriptHeader; resumed: boolean };
+  /** The panes' state after a verb. */
   snapshot: StateSnapshot;
   /** The step gate changed (paused at a verb, resumed, idle). */
   gate: GateState;
@@ -341,8 +307,6 @@ export interface BridgeEvents {
   backend: BackendStatus & { event: "started" | "died" | "restarted" | "stopped" };
   /** Progress of anything that takes more than a second (sweeps, replays). */
   progress: { id: string; label: string; done: number; total?: number; finished?: boolean };
-  /** Lesson progress changed (a check passed). */
-  lessonProgress: LessonProgress;
   /** A verbs.log line or a host notice. */
   log: { level: "info" | "warn" | "error"; text: string };
 }
@@ -386,11 +350,4 @@ export function errorData(err: unknown): BridgeErrorData {
     return out;
   }
   return { name: "Error", message: String(err) };
-}
-
-/** Narrowing helper for call results. */
-export function asHandle(value: unknown): HandleRef | null {
-  return typeof value === "object" && value !== null && typeof (value as HandleRef).$handle === "string"
-    ? (value as HandleRef)
-    : null;
 }

@@ -9,7 +9,7 @@ import type { Bridge } from "./client.js";
 
 export * from "./contract.js";
 export { BridgeError, errorFromData, type Bridge } from "./client.js";
-export { isHandleRef, type HandleRef } from "./wire.js";
+export { toWire, fromWire } from "./wire.js";
 
 let bridge: Bridge | null = null;
 

@@ -3,33 +3,16 @@
  * (Electron IPC and the WebSocket) so the two cannot drift: plain JSON plus a few tagged
  * objects for what JSON loses.
  *
- *   bigint            → { $bigint: "18446744073709551615" }   (atomic operands, max_mr_size)
- *   Uint8Array etc.   → { $bytes: "<base64>" }                (MR contents; decodes to Uint8Array)
- *   NaN, ±Infinity   → { $num: "NaN" }                        (so a learner's NaN reaches the verb and is refused there)
- *   undefined in a list → { $undefined: true }               (`cq.poll(undefined)` keeps its arity)
+ *   bigint              → { $$bigint: "18446744073709551615" }  (atomic operands, max_mr_size)
+ *   Uint8Array etc.     → { $$bytes: "<base64>" }               (MR contents; decodes to Uint8Array)
+ *   NaN, ±Infinity     → { $$num: "NaN" }                       (a learner's NaN reaches the verb and is refused there)
+ *   undefined in a list → { $$undefined: true }                 (`cq.poll(undefined)` keeps its arity)
  *
- * Objects that live in the backend process (Context, Pd, Mr, Cq, CompChannel, Qp, Ah) never
- * cross: they are named by a HandleRef, which is plain JSON and passes through untouched.
+ * The tags are `$$…` so they never collide with the transcript's own JSON encoding
+ * (app/session/wire.ts: `{ $bigint }`, `{ $bytes: hex }`), which passes through untouched.
+ * Objects that live in the backend process (Context, Pd, Mr, Cq, …) never cross: they are
+ * named by the session's `Ref` ({ $handle: number, type, props }), plain JSON as well.
  */
-
-/** A reference to an object living in the backend process (`ctx`, `pd`, `mr`, `cq`, `qp`, …). */
-export interface HandleRef {
-  /** Opaque id, unique within one session (e.g. "qp3"). */
-  $handle: string;
-  /** The contract interface it implements: "Context", "Pd", "Mr", "Cq", "CompChannel", "Qp", "Ah". */
-  type: string;
-  /** Its readonly fields at creation (qp_num, lkey, rkey, addr, length, cqe, device, …), already wire-decoded. */
-  props?: Record<string, unknown>;
-}
-
-export function isHandleRef(v: unknown): v is HandleRef {
-  return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof (v as HandleRef).$handle === "string" &&
-    typeof (v as HandleRef).type === "string"
-  );
-}
 
 /** A JSON value (what the encoder produces and the decoder accepts). */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -48,18 +31,18 @@ function enc(v: unknown, depth: number, path: string): Json {
     case "boolean":
       return v;
     case "number":
-      return Number.isFinite(v) ? v : { $num: String(v) };
+      return Number.isFinite(v) ? v : { $$num: String(v) };
     case "bigint":
-      return { $bigint: v.toString() };
+      return { $$bigint: v.toString() };
     case "undefined":
-      return { $undefined: true };
+      return { $$undefined: true };
     case "function":
     case "symbol":
       throw new TypeError(`${path}: a ${typeof v} cannot be sent over the bridge`);
   }
   if (v === null) return null;
-  if (v instanceof ArrayBuffer) return { $bytes: bytesToBase64(new Uint8Array(v)) };
-  if (ArrayBuffer.isView(v)) return { $bytes: bytesToBase64(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)) };
+  if (v instanceof ArrayBuffer) return { $$bytes: bytesToBase64(new Uint8Array(v)) };
+  if (ArrayBuffer.isView(v)) return { $$bytes: bytesToBase64(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)) };
   if (Array.isArray(v)) return v.map((item, i) => enc(item, depth + 1, `${path}[${i}]`));
   if (v instanceof Map || v instanceof Set || v instanceof Promise || v instanceof WeakMap)
     throw new TypeError(`${path}: a ${v.constructor.name} cannot be sent over the bridge`);
@@ -74,7 +57,7 @@ function enc(v: unknown, depth: number, path: string): Json {
   return out;
 }
 
-/** Decodes what toWire produced. Unknown `$` tags are left as plain objects. */
+/** Decodes what toWire produced. Other objects (including the transcript's `$bigint`/`$bytes`) are left as they are. */
 export function fromWire(value: unknown): unknown {
   return dec(value, 0);
 }
@@ -86,12 +69,12 @@ function dec(v: unknown, depth: number): unknown {
   const o = v as Record<string, unknown>;
   const keys = Object.keys(o);
   if (keys.length === 1) {
-    if (typeof o.$bigint === "string" && /^-?\d+$/.test(o.$bigint)) return BigInt(o.$bigint);
-    if (typeof o.$bytes === "string") return base64ToBytes(o.$bytes);
-    if (o.$num === "NaN") return NaN;
-    if (o.$num === "Infinity") return Infinity;
-    if (o.$num === "-Infinity") return -Infinity;
-    if (o.$undefined === true) return undefined;
+    if (typeof o.$$bigint === "string" && /^-?\d+$/.test(o.$$bigint)) return BigInt(o.$$bigint);
+    if (typeof o.$$bytes === "string") return base64ToBytes(o.$$bytes);
+    if (o.$$num === "NaN") return NaN;
+    if (o.$$num === "Infinity") return Infinity;
+    if (o.$$num === "-Infinity") return -Infinity;
+    if (o.$$undefined === true) return undefined;
   }
   const out: Record<string, unknown> = {};
   for (const key of keys) {
