@@ -1,0 +1,96 @@
+/**
+ * Builds the learner's `Verbs` facade over any CallSurface: the session in-process, or a
+ * bridge client in the renderer's Web Worker. Browser-safe: no Node imports.
+ *
+ * Every facade object is a thin proxy for a handle; one object per handle, so identity
+ * holds (`qp.send_cq === cq`). Read-only fields come from the ref's `props`.
+ */
+import type { Sge } from "../../verbs/types.js";
+import type { Verbs } from "./verbs-api.js";
+import {
+  handleNumber,
+  handleType,
+  isRef,
+  mapRefs,
+  ROOT_HANDLE,
+  type CallSurface,
+  type HandleType,
+  type Ref,
+} from "./wire.js";
+
+const HANDLE = Symbol("verbslab.handle");
+
+/** The methods each kind of object forwards to the session (read-only fields come from props). */
+export const FACADE_METHODS: Readonly<Record<HandleType, readonly string[]>> = {
+  verbs: ["getDeviceList", "openDevice", "now", "sleep", "log"],
+  context: [
+    "queryDevice",
+    "queryPort",
+    "queryGid",
+    "queryGidEx",
+    "queryGidTable",
+    "queryPkey",
+    "allocPd",
+    "createCq",
+    "createCompChannel",
+    "getAsyncEvent",
+    "queryCounters",
+    "close",
+  ],
+  pd: ["regMr", "createQp", "createAh", "dealloc"],
+  mr: ["read", "write", "dereg"],
+  cq: ["poll", "pollWait", "reqNotify", "ackEvents", "destroy"],
+  channel: ["getCqEvent", "destroy"],
+  qp: ["modify", "query", "postSend", "postRecv", "destroy"],
+  ah: ["destroy"],
+};
+
+/** The handle behind a facade object, or undefined for anything else. */
+export function refOf(o: object): Ref | undefined {
+  const r = (o as { [HANDLE]?: Ref })[HANDLE];
+  return r ? { $handle: r.$handle, type: r.type } : undefined;
+}
+
+/** Makes `verbs.log` arguments cloneable: errors keep their fields, functions become their names. */
+function loggable(v: unknown): unknown {
+  if (v instanceof Error) return { name: v.name, message: v.message, ...(v as object) };
+  if (typeof v === "function") return `[function ${v.name}]`;
+  if (typeof v === "symbol") return v.toString();
+  return v;
+}
+
+export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"): Verbs {
+  const objects = new Map<number, object>();
+
+  const toWire = (v: unknown): unknown => mapRefs(v, (o) => refOf(o));
+  const fromWire = (v: unknown): unknown => mapRefs(v, (o) => (isRef(o) ? objectFor(o) : undefined));
+
+  function objectFor(ref: Ref): object {
+    const h = handleNumber(ref.$handle);
+    const known = objects.get(h);
+    if (known) return known;
+    const type = handleType(ref.type);
+    const o: Record<string | symbol, unknown> = { [HANDLE]: { $handle: h, type } };
+    objects.set(h, o);
+    for (const [k, v] of Object.entries(ref.props ?? {})) o[k] = fromWire(v);
+    for (const m of FACADE_METHODS[type]) {
+      o[m] = async (...args: unknown[]) => {
+        const wireArgs = m === "log" ? args.map((a) => toWire(loggable(a))) : args.map(toWire);
+        return fromWire(await surface.call(h, m, wireArgs));
+      };
+    }
+    if (type === "mr") {
+      o.sge = function (this: { addr: number; length: number; lkey: number }, offset = 0, length?: number): Sge {
+        return { addr: this.addr + offset, length: length ?? this.length - offset, lkey: this.lkey };
+      };
+      const write = o.write as (offset: number, data: unknown) => Promise<unknown>;
+      o.write = (offset: number, data: unknown) =>
+        write(offset, typeof data === "string" ? new TextEncoder().encode(data) : data);
+    }
+    return o;
+  }
+
+  const root = objectFor({ $handle: ROOT_HANDLE, type: "verbs" }) as Record<string, unknown>;
+  root.kind = kind;
+  return root as unknown as Verbs;
+}

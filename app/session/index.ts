@@ -1,0 +1,8 @@
+/** The session layer (Node side): sessions, transcripts, replay and exports. */
+export { createSession, VERB_NAMES, diffFields } from "./session.js";
+export { createVerbsFacade, refOf, FACADE_METHODS } from "./facade.js";
+export * from "./session-types.js";
+export * from "./transcript.js";
+export * from "./wire.js";
+export type * from "./verbs-api.js";
+export { appendFileSink, readTranscriptFile } from "./transcript-file.js";

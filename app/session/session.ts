@@ -1,0 +1,665 @@
+/**
+ * The session: wraps a VerbsBackend so every verb passes through it exactly once. For each
+ * call it asks the QP model for a prediction, waits at the step gate, performs the call on
+ * the backend, times it, snapshots ibv_query_qp of the QPs before and after, collects
+ * completions and counter deltas, compares prediction and reality, and appends one event
+ * to the transcript (written to the sink at once) and emits it.
+ *
+ * Objects are named by handles (numbers, in creation order, so a replay of the same calls
+ * gives the same handles). Handle 0 is the backend.
+ */
+import { createActor, type Actor } from "xstate";
+import {
+  IBV_QPS_ERR,
+  IBV_QPS_RTS,
+  IBV_WC_SUCCESS,
+  IBV_WC_WR_FLUSH_ERR,
+  ibv_wc_status,
+  nameOf,
+} from "../../verbs/constants.js";
+import { VerbsError } from "../../verbs/errors.js";
+import type { Context, Cq, Mr, Qp, VerbsBackend } from "../../verbs/backend.js";
+import type { QpAttr, QpAttrInput, SendWr, Wc } from "../../verbs/types.js";
+import {
+  predictModify,
+  predictPostSend,
+  qpMachine,
+  qpStateName,
+  snapshotQpState,
+  type PredictContext,
+} from "../../state-machines/qp.js";
+import { createVerbsFacade } from "./facade.js";
+import { Gate } from "./step-gate.js";
+import {
+  SessionStoppedError,
+  type QpModelView,
+  type Session,
+  type SessionOptions,
+  type PendingCall,
+} from "./session-types.js";
+import {
+  TRANSCRIPT_SCHEMA,
+  TRANSCRIPT_VERSION,
+  type Check,
+  type ErrorJson,
+  type FieldChange,
+  type Prediction,
+  type QpSnapshot,
+  type StateMove,
+  type TranscriptEvent,
+  type TranscriptHeader,
+  type VerbEvent,
+} from "./transcript.js";
+import {
+  encodeValue,
+  handleNumber,
+  isRef,
+  mapRefs,
+  ROOT_HANDLE,
+  type HandleType,
+  type Ref,
+  type WireValue,
+} from "./wire.js";
+
+/** The C function behind each method, per object type. `verbslab_*` names what has no C verb. */
+export const VERB_NAMES: Readonly<Record<HandleType, Readonly<Record<string, string>>>> = {
+  verbs: {
+    getDeviceList: "ibv_get_device_list",
+    openDevice: "ibv_open_device",
+    now: "verbslab_now",
+    sleep: "verbslab_sleep",
+    log: "verbslab_log",
+  },
+  context: {
+    queryDevice: "ibv_query_device",
+    queryPort: "ibv_query_port",
+    queryGid: "ibv_query_gid",
+    queryGidEx: "ibv_query_gid_ex",
+    queryGidTable: "ibv_query_gid_table",
+    queryPkey: "ibv_query_pkey",
+    allocPd: "ibv_alloc_pd",
+    createCq: "ibv_create_cq",
+    createCompChannel: "ibv_create_comp_channel",
+    getAsyncEvent: "ibv_get_async_event",
+    queryCounters: "verbslab_query_counters",
+    close: "ibv_close_device",
+  },
+  pd: { regMr: "ibv_reg_mr", createQp: "ibv_create_qp", createAh: "ibv_create_ah", dealloc: "ibv_dealloc_pd" },
+  mr: { read: "verbslab_mr_read", write: "verbslab_mr_write", dereg: "ibv_dereg_mr" },
+  cq: {
+    poll: "ibv_poll_cq",
+    pollWait: "verbslab_poll_wait",
+    reqNotify: "ibv_req_notify_cq",
+    ackEvents: "ibv_ack_cq_events",
+    destroy: "ibv_destroy_cq",
+  },
+  channel: { getCqEvent: "ibv_get_cq_event", destroy: "ibv_destroy_comp_channel" },
+  qp: {
+    modify: "ibv_modify_qp",
+    query: "ibv_query_qp",
+    postSend: "ibv_post_send",
+    postRecv: "ibv_post_recv",
+    destroy: "ibv_destroy_qp",
+  },
+  ah: { destroy: "ibv_destroy_ah" },
+};
+
+/** What each creating method returns. */
+const CREATES: Readonly<Record<string, HandleType>> = {
+  openDevice: "context",
+  allocPd: "pd",
+  createCq: "cq",
+  createCompChannel: "channel",
+  regMr: "mr",
+  createQp: "qp",
+  createAh: "ah",
+};
+
+const DESTROYS = new Set(["close", "dealloc", "dereg", "destroy"]);
+/** Calls that are not verbs: no gate, no snapshots (reading and writing MR bytes still get an event). */
+const UNGATED = new Set(["log", "now", "read", "write"]);
+/** Calls after which traffic may have moved: counters are compared around them. */
+const TRAFFIC = new Set(["postSend", "postRecv", "poll", "pollWait", "sleep", "getCqEvent", "getAsyncEvent", "modify"]);
+
+interface Entry {
+  handle: number;
+  type: HandleType;
+  obj: unknown;
+  /** The ref with its read-only props, as handed out at creation. */
+  ref: Ref;
+  destroyed: boolean;
+  /** For contexts: where its counters came from; for QPs: the model. */
+  model?: Actor<typeof qpMachine>;
+  observed?: number;
+}
+
+function errorJson(e: unknown): ErrorJson {
+  if (e instanceof VerbsError) return e.toJSON();
+  if (e instanceof Error) return { name: e.name, message: e.message };
+  return { name: "Error", message: String(e) };
+}
+
+/** The fields of two query results that differ, by dotted path. */
+export function diffFields(before: unknown, after: unknown, path = ""): FieldChange[] {
+  if (typeof before === "object" && before !== null && typeof after === "object" && after !== null) {
+    const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+    const out: FieldChange[] = [];
+    for (const k of keys)
+      out.push(
+        ...diffFields(
+          (before as Record<string, unknown>)[k],
+          (after as Record<string, unknown>)[k],
+          path ? `${path}.${k}` : k,
+        ),
+      );
+    return out;
+  }
+  if (before === after) return [];
+  const enc = (v: unknown) => encodeValue(v, () => undefined);
+  return [{ field: path, before: enc(before), after: enc(after) }];
+}
+
+const wcStatusName = (s: number) => nameOf(ibv_wc_status, s);
+
+export function createSession(options: SessionOptions): Session {
+  const { backend, sink } = options;
+  const wall = options.wallClock ?? (() => (typeof performance !== "undefined" ? performance.now() : Date.now()));
+  const gate = new Gate(options.step ?? false);
+  const entries = new Map<number, Entry>();
+  const handles = new Map<unknown, number>();
+  const events: TranscriptEvent[] = [];
+  const listeners = new Set<(e: TranscriptEvent) => void>();
+  let nextHandle = 1;
+  let ended = false;
+
+  entries.set(ROOT_HANDLE, {
+    handle: ROOT_HANDLE,
+    type: "verbs",
+    obj: backend,
+    ref: { $handle: ROOT_HANDLE, type: "verbs" },
+    destroyed: false,
+  });
+
+  const header: TranscriptHeader = {
+    kind: "header",
+    schema: TRANSCRIPT_SCHEMA,
+    version: TRANSCRIPT_VERSION,
+    created: new Date().toISOString(),
+    backend: backend.kind,
+    ...(options.seed !== undefined && { seed: options.seed }),
+    ...(options.program !== undefined && { program: options.program }),
+  };
+  sink?.append(JSON.stringify(header) + "\n");
+
+  function append(e: TranscriptEvent): void {
+    events.push(e);
+    sink?.append(JSON.stringify(e) + "\n");
+    for (const l of listeners) l(e);
+  }
+
+  /** A contract object to its ref (bare: handle and type). */
+  const toRef = (o: object): Ref | undefined => {
+    const h = handles.get(o);
+    return h === undefined ? undefined : { $handle: h, type: entries.get(h)!.type };
+  };
+
+  function register(obj: object, type: HandleType): Ref {
+    const known = handles.get(obj);
+    if (known !== undefined) return entries.get(known)!.ref;
+    const handle = nextHandle++;
+    const ref: Ref = { $handle: handle, type, props: propsOf(obj, type) };
+    const entry: Entry = { handle, type, obj, ref, destroyed: false };
+    if (type === "qp") {
+      const qp = obj as Qp;
+      entry.model = createActor(qpMachine, { input: { qp_type: qp.qp_type } }).start();
+      entry.observed = safeQuery(qp)?.qp_state ?? 0;
+    }
+    entries.set(handle, entry);
+    handles.set(obj, handle);
+    return ref;
+  }
+
+  function propsOf(obj: object, type: HandleType): { [key: string]: WireValue } {
+    const enc = (v: unknown) => encodeValue(v, toRef);
+    switch (type) {
+      case "context": {
+        const ctx = obj as Context;
+        let gids: unknown = [];
+        try {
+          gids = ctx.queryGidTable();
+        } catch {
+          // A context that cannot list its GIDs still works; exports then use index numbers.
+        }
+        return { device: enc(ctx.device), gids: enc(gids) };
+      }
+      case "pd":
+        return { context: enc((obj as { context: object }).context) };
+      case "mr": {
+        const mr = obj as Mr;
+        return {
+          pd: enc(mr.pd),
+          addr: mr.addr,
+          length: mr.length,
+          lkey: mr.lkey,
+          rkey: mr.rkey,
+          access: mr.access,
+        };
+      }
+      case "cq": {
+        const cq = obj as Cq;
+        return {
+          context: enc(cq.context),
+          cqe: cq.cqe,
+          ...(cq.cq_context !== undefined && { cq_context: enc(cq.cq_context) }),
+        };
+      }
+      case "qp": {
+        const qp = obj as Qp;
+        return {
+          pd: enc(qp.pd),
+          qp_num: qp.qp_num,
+          qp_type: qp.qp_type,
+          send_cq: enc(qp.send_cq),
+          recv_cq: enc(qp.recv_cq),
+          cap: enc(qp.cap),
+        };
+      }
+      case "ah":
+        return { pd: enc((obj as { pd: object }).pd) };
+      default:
+        return {};
+    }
+  }
+
+  function safeQuery(qp: Qp): QpAttr | null {
+    try {
+      return qp.query().attr;
+    } catch {
+      return null;
+    }
+  }
+
+  const liveQps = () => [...entries.values()].filter((e) => e.type === "qp" && !e.destroyed);
+
+  /** Turns incoming plain data (refs for objects) into what the backend takes. */
+  function decodeArgs(args: unknown[]): unknown[] {
+    return args.map((a) =>
+      mapRefs(a, (o) => {
+        if (!isRef(o)) return undefined;
+        const e = entries.get(handleNumber(o.$handle));
+        if (!e) throw new TypeError(`no object with handle ${String(o.$handle)} in this session`);
+        return e.obj;
+      }),
+    );
+  }
+
+  function predictionContext(qpEntry: Entry, attr: QpAttrInput): PredictContext {
+    const qp = qpEntry.obj as Qp;
+    const ctx: PredictContext = {
+      qp_num: qp.qp_num,
+      known_qpns: liveQps().map((e) => (e.obj as Qp).qp_num),
+    };
+    try {
+      const context = qp.pd.context;
+      const port = attr.ah_attr?.port_num || attr.port_num || safeQuery(qp)?.port_num || 1;
+      const pa = context.queryPort(port);
+      ctx.link_layer = pa.link_layer;
+      ctx.active_mtu = pa.active_mtu;
+      ctx.max_mtu = pa.max_mtu;
+      ctx.gid_indices = context.queryGidTable().map((g) => g.gid_index);
+    } catch {
+      // Without port facts the model predicts from the mask alone.
+    }
+    return ctx;
+  }
+
+  function modelState(e: Entry): number {
+    return snapshotQpState(e.model!.getSnapshot().value);
+  }
+
+  function predict(entry: Entry, method: string, args: unknown[]): Prediction | undefined {
+    if (entry.type !== "qp") return undefined;
+    const qp = entry.obj as Qp;
+    const state = modelState(entry);
+    if (method === "modify") {
+      const [attr, mask] = args as [QpAttrInput, number];
+      const p = predictModify(qp.qp_type, state, attr ?? {}, mask ?? 0, predictionContext(entry, attr ?? {}));
+      return p.ok
+        ? { qp: entry.handle, outcome: "ok", state: p.to, warnings: p.warnings }
+        : {
+            qp: entry.handle,
+            outcome: p.code,
+            state,
+            reason: p.reason,
+            ...(p.attribute !== undefined && { attribute: p.attribute }),
+            warnings: p.warnings,
+          };
+    }
+    if (method === "postSend") {
+      // rxe refuses a post_send before RTS (the kernel's req.state < READY) and accepts one in ERR (it flushes).
+      if (state < IBV_QPS_RTS && state !== IBV_QPS_ERR)
+        return {
+          qp: entry.handle,
+          outcome: "EINVAL",
+          state,
+          reason: `ibv_post_send needs the QP in RTS, it is in ${qpStateName(state)}`,
+          warnings: [],
+        };
+      const wrs = (Array.isArray(args[0]) ? args[0] : [args[0]]) as SendWr[];
+      const me = safeQuery(qp);
+      const peerEntry = liveQps().find((e) => me && (e.obj as Qp).qp_num === me.dest_qp_num);
+      const peer = peerEntry ? safeQuery(peerEntry.obj as Qp) : null;
+      const warnings = predictPostSend(qp.qp_type, wrs, {
+        ...(me && { max_rd_atomic: me.max_rd_atomic }),
+        ...(peer && { peer: { max_dest_rd_atomic: peer.max_dest_rd_atomic, qp_access_flags: peer.qp_access_flags } }),
+      });
+      return { qp: entry.handle, outcome: "ok", state, warnings };
+    }
+    if (method === "postRecv" && state === 0) {
+      return {
+        qp: entry.handle,
+        outcome: "EINVAL",
+        state,
+        reason: "ibv_post_recv needs the QP out of RESET (modify it to INIT first)",
+        warnings: [],
+      };
+    }
+    return undefined;
+  }
+
+  function describe(outcome: string, from: number, to: number, reason?: string): string {
+    if (outcome === "ok") return from === to ? `stays ${qpStateName(to)}` : `${qpStateName(from)} → ${qpStateName(to)}`;
+    return `${outcome}${reason ? `: ${reason}` : ""}`;
+  }
+
+  async function call(target: number | string | null, method: string, args: unknown[]): Promise<unknown> {
+    const handle = handleNumber(target);
+    const entry = entries.get(handle);
+    if (!entry) throw new TypeError(`no object with handle ${String(target)} in this session`);
+    const verb = VERB_NAMES[entry.type][method];
+    if (!verb) throw new TypeError(`${entry.type} has no method "${method}"`);
+    if (!Array.isArray(args)) throw new TypeError("args must be an array");
+
+    if (method === "log") {
+      const message = args.map((a) => (typeof a === "string" ? a : JSON.stringify(encodeValue(a, toRef)))).join(" ");
+      log(message);
+      return null;
+    }
+    if (method === "now") return backend.now();
+    if (ended) throw new SessionStoppedError();
+
+    const seq = events.length + 1;
+    const wireArgs = args.map((a) => encodeValue(a, toRef));
+    const targetRef = { $handle: handle, type: entry.type };
+    const decoded = decodeArgs(args);
+    const prediction = predict(entry, method, decoded);
+
+    if (!UNGATED.has(method)) {
+      const pending: PendingCall = { seq, verb, target: targetRef, method, args: wireArgs };
+      await gate.enter(pending);
+    }
+
+    const snapshots = !UNGATED.has(method);
+    const qpsBefore = new Map<number, QpAttr | null>();
+    if (snapshots) for (const e of liveQps()) qpsBefore.set(e.handle, safeQuery(e.obj as Qp));
+    const contexts = [...entries.values()].filter((e) => e.type === "context" && !e.destroyed);
+    const countersBefore = new Map<number, Record<string, number>>();
+    if (TRAFFIC.has(method)) {
+      const seen = new Set<string>();
+      for (const c of contexts) {
+        const ctx = c.obj as Context;
+        if (seen.has(ctx.device.name)) continue;
+        seen.add(ctx.device.name);
+        try {
+          countersBefore.set(c.handle, { ...ctx.queryCounters() });
+        } catch {
+          // Counters are a nicety: a backend without them still records the verb.
+        }
+      }
+    }
+
+    const clock = backend.now();
+    const t0 = wall();
+    let result: unknown;
+    let error: unknown;
+    let failed = false;
+    try {
+      result = await perform(entry, method, decoded);
+    } catch (e) {
+      failed = true;
+      error = e;
+    }
+    const durationMs = Math.round((wall() - t0) * 1000) / 1000;
+    const clockAdvance = backend.now() - clock;
+
+    const created: Ref[] = [];
+    if (!failed && CREATES[method] && result && typeof result === "object") {
+      created.push(register(result, CREATES[method]!));
+    }
+    if (!failed && DESTROYS.has(method)) entry.destroyed = true;
+
+    const completions: { cq: number; wc: Wc }[] = [];
+    if (!failed && entry.type === "cq" && (method === "poll" || method === "pollWait"))
+      for (const wc of result as Wc[]) completions.push({ cq: handle, wc });
+
+    // Snapshots after, the model's view, and state moves without a modify.
+    const qps: QpSnapshot[] = [];
+    const moves: StateMove[] = [];
+    let check: Check | undefined;
+    if (snapshots) {
+      for (const e of [...entries.values()].filter((x) => x.type === "qp")) {
+        const had = qpsBefore.has(e.handle);
+        if (!had && !created.some((r) => r.$handle === e.handle)) continue;
+        const qp = e.obj as Qp;
+        const before = had ? qpsBefore.get(e.handle)! : null;
+        const after = e.destroyed ? null : safeQuery(qp);
+        const changes = diffFields(before ?? {}, after ?? {});
+        if (changes.length || e.handle === handle)
+          qps.push({ qp: e.handle, qp_num: qp.qp_num, before, after, changes });
+        if (!after || !e.model) continue;
+        const modelBefore = modelState(e);
+        if (e.handle === handle && method === "modify") {
+          const [attr, mask] = decoded as [QpAttrInput, number];
+          if (!failed)
+            e.model.send({
+              type: "MODIFY",
+              attr: attr ?? {},
+              mask: mask ?? 0,
+              context: predictionContext(e, attr ?? {}),
+            });
+        } else if (after.qp_state !== modelBefore) {
+          const bad = completions.find(
+            (c) => c.wc.qp_num === qp.qp_num && c.wc.status !== IBV_WC_SUCCESS && c.wc.status !== IBV_WC_WR_FLUSH_ERR,
+          );
+          if (bad && after.qp_state === IBV_QPS_ERR) {
+            e.model.send({ type: "COMPLETION_ERROR", status: bad.wc.status });
+            moves.push({
+              qp: e.handle,
+              qp_num: qp.qp_num,
+              from: modelBefore,
+              to: after.qp_state,
+              cause: `a completion with status ${bad.wc.status} (${wcStatusName(bad.wc.status)})`,
+            });
+          } else {
+            moves.push({
+              qp: e.handle,
+              qp_num: qp.qp_num,
+              from: modelBefore,
+              to: after.qp_state,
+              cause:
+                after.qp_state === IBV_QPS_ERR
+                  ? "the QP moved to ERR without a modify (an error on the wire: its completions say why when polled)"
+                  : "unexplained: the backend moved the QP without a modify",
+            });
+          }
+        }
+        const modelNow = modelState(e);
+        if (modelNow !== after.qp_state) e.model.send({ type: "OBSERVED", state: after.qp_state });
+        e.observed = after.qp_state;
+      }
+    }
+
+    if (prediction) {
+      const entryQp = entry.obj as Qp;
+      const after = entry.destroyed ? null : safeQuery(entryQp);
+      const from = qpsBefore.get(handle)?.qp_state ?? prediction.state;
+      const expected = describe(prediction.outcome, from, prediction.state, prediction.reason);
+      if (failed) {
+        const code = error instanceof VerbsError ? error.code : ((error as Error)?.name ?? "Error");
+        check = {
+          agree: prediction.outcome === code,
+          expected,
+          actual: `${code}${error instanceof VerbsError && error.reason ? `: ${error.reason}` : ""}`,
+        };
+      } else {
+        const actualState = after?.qp_state ?? prediction.state;
+        const agree = prediction.outcome === "ok" && (method !== "modify" || actualState === prediction.state);
+        check = { agree, expected, actual: describe("ok", from, actualState) };
+      }
+      if (!check.agree)
+        check.note =
+          prediction.outcome === "ok"
+            ? "the model expected this call to succeed: the backend knows something the model does not"
+            : "the model expected this call to fail: the backend accepted something the model refuses";
+    }
+
+    const counters: { context: number; delta: Record<string, number> }[] = [];
+    for (const [h, before] of countersBefore) {
+      try {
+        const after = (entries.get(h)!.obj as Context).queryCounters();
+        const delta: Record<string, number> = {};
+        for (const [k, v] of Object.entries(after)) if (v !== (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);
+        if (Object.keys(delta).length) counters.push({ context: h, delta });
+      } catch {
+        // As above: counters are optional.
+      }
+    }
+
+    const event: VerbEvent = {
+      kind: "verb",
+      seq,
+      verb,
+      target: targetRef,
+      method,
+      args: wireArgs,
+      clock,
+      clockAdvance,
+      durationMs,
+      ...(!failed && { result: encodeValue(result, toRef) }),
+      ...(failed && { error: errorJson(error) }),
+      ...(created.length && { created }),
+      ...(prediction && { prediction }),
+      ...(check && { check }),
+      qps,
+      ...(moves.length && { moves }),
+      ...(completions.length && { completions }),
+      ...(counters.length && { counters }),
+    };
+    append(event);
+    if (failed) throw error;
+    return toWire(result, created);
+  }
+
+  /** The result as it leaves the session: created objects as refs with props, known ones bare. */
+  function toWire(result: unknown, created: Ref[]): unknown {
+    return mapRefs(result, (o) => {
+      const h = handles.get(o);
+      if (h === undefined) return undefined;
+      return created.find((r) => r.$handle === h) ?? entries.get(h)!.ref;
+    });
+  }
+
+  async function perform(entry: Entry, method: string, args: unknown[]): Promise<unknown> {
+    if (entry.destroyed) throw new TypeError(`this ${entry.type} (handle ${entry.handle}) was already destroyed`);
+    const obj = entry.obj as Record<string, (...a: unknown[]) => unknown>;
+    if (entry.type === "mr" && (method === "read" || method === "write")) return mrBytes(entry.obj as Mr, method, args);
+    if (entry.type === "pd" && method === "regMr") {
+      // The learner's buffer is copied: over the bridge it could not be shared anyway, and
+      // in-process it must behave the same (read and write through mr.read/mr.write).
+      const [memory, access] = args;
+      const mem = memory instanceof Uint8Array ? new Uint8Array(memory) : memory;
+      return (entry.obj as { regMr: (m: unknown, a: unknown) => unknown }).regMr(mem, access);
+    }
+    if (entry.type === "verbs" && method === "sleep") return backend.sleep(args[0] as number);
+    const fn = obj[method];
+    if (typeof fn !== "function") throw new TypeError(`${entry.type} has no method "${method}"`);
+    return await fn.apply(entry.obj, args);
+  }
+
+  function mrBytes(mr: Mr, method: string, args: unknown[]): unknown {
+    const offset = (args[0] as number | undefined) ?? 0;
+    if (!Number.isInteger(offset) || offset < 0 || offset > mr.length)
+      throw new RangeError(`offset ${offset} is outside the MR (length ${mr.length})`);
+    if (method === "read") {
+      const len = (args[1] as number | undefined) ?? mr.length - offset;
+      if (!Number.isInteger(len) || len < 0 || offset + len > mr.length)
+        throw new RangeError(`reading ${len} bytes at ${offset} runs past the MR (length ${mr.length})`);
+      return mr.bytes.slice(offset, offset + len);
+    }
+    const data = args[1];
+    const bytes =
+      data instanceof Uint8Array ? data : Array.isArray(data) ? Uint8Array.from(data as number[]) : undefined;
+    if (!bytes) throw new TypeError("mr.write(offset, data): data must be bytes, an array of numbers, or a string");
+    if (offset + bytes.length > mr.length)
+      throw new RangeError(`writing ${bytes.length} bytes at ${offset} runs past the MR (length ${mr.length})`);
+    mr.bytes.set(bytes, offset);
+    return null;
+  }
+
+  function log(message: string): void {
+    append({ kind: "log", seq: events.length + 1, clock: backend.now(), message });
+    options.onLog?.(message);
+  }
+
+  function end(outcome: "ok" | "error" | "stopped", error?: unknown): void {
+    if (ended) return;
+    ended = true;
+    append({
+      kind: "end",
+      seq: events.length + 1,
+      clock: backend.now(),
+      outcome,
+      ...(error !== undefined && { error: errorJson(error) }),
+    });
+  }
+
+  const session: Session = {
+    backend,
+    gate,
+    header,
+    call,
+    verbs: undefined as never,
+    events: () => events.slice(),
+    transcript: () => ({ header, events: events.slice() }),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    qps(): QpModelView[] {
+      return liveQpsAll().map((e) => ({
+        qp: e.handle,
+        qp_num: (e.obj as Qp).qp_num,
+        qp_type: (e.obj as Qp).qp_type,
+        state: modelState(e),
+        observed: e.observed ?? 0,
+        destroyed: e.destroyed,
+      }));
+    },
+    async run(program) {
+      try {
+        await program(session.verbs);
+        end("ok");
+        return { outcome: "ok" };
+      } catch (e) {
+        const stopped = e instanceof SessionStoppedError;
+        end(stopped ? "stopped" : "error", stopped ? undefined : e);
+        return stopped ? { outcome: "stopped" } : { outcome: "error", error: e };
+      }
+    },
+    end,
+    log,
+  };
+  const liveQpsAll = () => [...entries.values()].filter((e) => e.type === "qp");
+  (session as { verbs: unknown }).verbs = createVerbsFacade(session, backend.kind);
+  return session;
+}

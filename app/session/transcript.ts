@@ -1,0 +1,277 @@
+/**
+ * The transcript: one JSON object a line, append-only. Line 1 is the header (schema name
+ * and version); every following line is one event, numbered from 1. All exports are pure
+ * functions of this log. Browser-safe: reading and writing files is in transcript-file.ts.
+ *
+ * Versioning: `version` is bumped when a field changes meaning or goes away; new optional
+ * fields may be added within a version (readers ignore what they do not know).
+ */
+import type { VerbsErrorDetails } from "../../verbs/errors.js";
+import type { Pitfall } from "../../state-machines/qp.js";
+import type { QpAttr, Wc } from "../../verbs/types.js";
+import type { HandleType, Ref, WireValue } from "./wire.js";
+
+export const TRANSCRIPT_SCHEMA = "verbslab.transcript";
+export const TRANSCRIPT_VERSION = 1;
+
+export interface TranscriptHeader {
+  kind: "header";
+  schema: typeof TRANSCRIPT_SCHEMA;
+  version: typeof TRANSCRIPT_VERSION;
+  /** ISO time the session started. */
+  created: string;
+  backend: "sim" | "native";
+  /** The simulator's seed, so a replay on the simulator gives the same keys and QPNs. */
+  seed?: number;
+  /** The learner program's file name or lesson id, if known. */
+  program?: string;
+}
+
+/** A verbs error as JSON (VerbsError.toJSON), or a non-verbs error (TypeError, …) by name and message. */
+export type ErrorJson = {
+  name: string;
+  message: string;
+  verb?: string;
+  code?: string;
+  errno?: number;
+} & VerbsErrorDetails;
+
+/** One field of ibv_query_qp that differs between before and after ("ah_attr.grh.dgid"). */
+export interface FieldChange {
+  field: string;
+  before: WireValue;
+  after: WireValue;
+}
+
+/** ibv_query_qp of one QP around a call. `before`/`after` null: the QP did not exist (yet / any more). */
+export interface QpSnapshot {
+  qp: number;
+  qp_num: number;
+  before: QpAttr | null;
+  after: QpAttr | null;
+  changes: FieldChange[];
+}
+
+/** What the model said before the call. */
+export interface Prediction {
+  /** The QP (handle) the prediction is about. */
+  qp: number;
+  /** "ok": the call succeeds and the QP ends in `state`; otherwise the errno name predicted. */
+  outcome: "ok" | string;
+  /** IBV_QPS_* value the QP should be in after the call. */
+  state: number;
+  reason?: string;
+  attribute?: string;
+  warnings: Pitfall[];
+}
+
+/** How prediction and reality compared. Disagreements are kept and shown, never hidden. */
+export interface Check {
+  agree: boolean;
+  /** What the model expected, in words ("INIT → RTR"; "EINVAL: RTR needs …"). */
+  expected: string;
+  /** What happened ("INIT → RTR"; "EINVAL"). */
+  actual: string;
+  note?: string;
+}
+
+/** A QP that changed state without a modify (an error completion, a flush, a fatal event). */
+export interface StateMove {
+  qp: number;
+  qp_num: number;
+  from: number;
+  to: number;
+  /** Why the model thinks it moved ("a completion with status 12 (IBV_WC_RETRY_EXC_ERR)"), or "unexplained". */
+  cause: string;
+}
+
+export interface VerbEvent {
+  kind: "verb";
+  seq: number;
+  /** The C function (`ibv_modify_qp`), or `verbslab_*` for what has none (sleep, mr read/write). */
+  verb: string;
+  /** The object called and the method, as on the call surface. */
+  target: { $handle: number; type: HandleType };
+  method: string;
+  args: WireValue[];
+  /** The backend's clock when the call started, and how far it moved during the call (ms). */
+  clock: number;
+  clockAdvance: number;
+  /** Wall time the call took, in ms. */
+  durationMs: number;
+  result?: WireValue;
+  error?: ErrorJson;
+  /** Objects the call created (their handles), so replays and exports can name them. */
+  created?: Ref[];
+  prediction?: Prediction;
+  check?: Check;
+  qps: QpSnapshot[];
+  moves?: StateMove[];
+  /** Completions the call returned (poll, pollWait), with the CQ they came from. */
+  completions?: { cq: number; wc: Wc }[];
+  /** Hardware counter deltas over the call, per context, only the non-zero ones. */
+  counters?: { context: number; delta: Record<string, number> }[];
+}
+
+export interface LogEvent {
+  kind: "log";
+  seq: number;
+  clock: number;
+  message: string;
+}
+
+/** The program ended: normally, with an error, or stopped from the step gate. */
+export interface EndEvent {
+  kind: "end";
+  seq: number;
+  clock: number;
+  outcome: "ok" | "error" | "stopped";
+  error?: ErrorJson;
+}
+
+export type TranscriptEvent = VerbEvent | LogEvent | EndEvent;
+export type TranscriptLine = TranscriptHeader | TranscriptEvent;
+
+export interface Transcript {
+  header: TranscriptHeader;
+  events: TranscriptEvent[];
+}
+
+/** A transcript that failed validation: names the line (1-based) and field. */
+export class TranscriptError extends Error {
+  readonly line: number;
+  readonly field?: string;
+  constructor(line: number, message: string, field?: string) {
+    super(`transcript line ${line}${field ? `, field "${field}"` : ""}: ${message}`);
+    this.name = "TranscriptError";
+    this.line = line;
+    if (field !== undefined) this.field = field;
+  }
+}
+
+/** The transcript as JSON lines (header first), each line ending in "\n". */
+export function toJsonLines(t: Transcript): string {
+  return [t.header, ...t.events].map((l) => JSON.stringify(l) + "\n").join("");
+}
+
+type Json = Record<string, unknown>;
+
+function need(line: number, o: Json, field: string, type: "string" | "number" | "object" | "boolean"): void {
+  const v = o[field];
+  if (v === undefined) throw new TranscriptError(line, `missing (expected a ${type})`, field);
+  if (type === "object" ? typeof v !== "object" || v === null : typeof v !== type)
+    throw new TranscriptError(line, `expected a ${type}, got ${JSON.stringify(v)?.slice(0, 40)}`, field);
+}
+
+/** Checks one parsed line; returns it typed or throws a TranscriptError naming the line and field. */
+export function validateLine(o: unknown, line: number): TranscriptLine {
+  if (typeof o !== "object" || o === null || Array.isArray(o))
+    throw new TranscriptError(line, "expected a JSON object");
+  const j = o as Json;
+  need(line, j, "kind", "string");
+  if (line === 1 || j.kind === "header") {
+    if (j.kind !== "header")
+      throw new TranscriptError(line, `the first line must be the header, got "${j.kind}"`, "kind");
+    if (line !== 1) throw new TranscriptError(line, "a header may only be the first line", "kind");
+    if (j.schema !== TRANSCRIPT_SCHEMA)
+      throw new TranscriptError(line, `not a VerbsLab transcript (schema ${JSON.stringify(j.schema)})`, "schema");
+    need(line, j, "version", "number");
+    if (j.version !== TRANSCRIPT_VERSION)
+      throw new TranscriptError(
+        line,
+        `version ${j.version} is not supported (this VerbsLab reads version ${TRANSCRIPT_VERSION})`,
+        "version",
+      );
+    need(line, j, "created", "string");
+    if (j.backend !== "sim" && j.backend !== "native")
+      throw new TranscriptError(line, `expected "sim" or "native", got ${JSON.stringify(j.backend)}`, "backend");
+    return j as unknown as TranscriptHeader;
+  }
+  need(line, j, "seq", "number");
+  if (j.seq !== line - 1)
+    throw new TranscriptError(line, `events are numbered in order: expected ${line - 1}, got ${j.seq}`, "seq");
+  need(line, j, "clock", "number");
+  switch (j.kind) {
+    case "verb": {
+      need(line, j, "verb", "string");
+      need(line, j, "method", "string");
+      need(line, j, "target", "object");
+      const t = j.target as Json;
+      if (typeof t.$handle !== "number") throw new TranscriptError(line, "expected a handle number", "target.$handle");
+      if (!Array.isArray(j.args)) throw new TranscriptError(line, "expected an array", "args");
+      need(line, j, "clockAdvance", "number");
+      need(line, j, "durationMs", "number");
+      if (!Array.isArray(j.qps)) throw new TranscriptError(line, "expected an array", "qps");
+      (j.qps as Json[]).forEach((q, i) => {
+        if (typeof q?.qp !== "number") throw new TranscriptError(line, "expected a handle number", `qps[${i}].qp`);
+        if (!Array.isArray(q.changes)) throw new TranscriptError(line, "expected an array", `qps[${i}].changes`);
+      });
+      if (j.error !== undefined) {
+        const e = j.error as Json;
+        if (typeof e?.name !== "string" || typeof e.message !== "string")
+          throw new TranscriptError(line, "expected { name, message, … }", "error");
+      }
+      if (j.created !== undefined && !Array.isArray(j.created))
+        throw new TranscriptError(line, "expected an array of refs", "created");
+      return j as unknown as VerbEvent;
+    }
+    case "log":
+      need(line, j, "message", "string");
+      return j as unknown as LogEvent;
+    case "end":
+      if (j.outcome !== "ok" && j.outcome !== "error" && j.outcome !== "stopped")
+        throw new TranscriptError(line, `expected "ok", "error" or "stopped"`, "outcome");
+      return j as unknown as EndEvent;
+    default:
+      throw new TranscriptError(line, `unknown event kind "${j.kind}" (expected verb, log or end)`, "kind");
+  }
+}
+
+/** Parses JSON lines (blank lines ignored, a torn last line from a crash reported as such). */
+export function parseTranscript(text: string): Transcript {
+  const lines = text.split("\n");
+  const parsed: TranscriptLine[] = [];
+  let n = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!.trim();
+    if (raw === "") continue;
+    n++;
+    let o: unknown;
+    try {
+      o = JSON.parse(raw);
+    } catch (e) {
+      const last = lines.slice(i + 1).every((l) => l.trim() === "");
+      throw new TranscriptError(
+        n,
+        last
+          ? `not valid JSON (the line is cut short: was the program killed while writing? delete the line to keep the rest)`
+          : `not valid JSON: ${(e as Error).message}`,
+      );
+    }
+    parsed.push(validateLine(o, n));
+  }
+  if (parsed.length === 0) throw new TranscriptError(1, "the transcript is empty (expected a header line)");
+  const [header, ...events] = parsed;
+  return { header: header as TranscriptHeader, events: events as TranscriptEvent[] };
+}
+
+/** Parses a whole-transcript JSON export ({ header, events }) or JSON lines, validating every entry. */
+export function importTranscript(text: string): Transcript {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith("{") && !trimmed.includes("\n{")) {
+    let o: unknown;
+    try {
+      o = JSON.parse(trimmed);
+    } catch (e) {
+      throw new TranscriptError(1, `not valid JSON: ${(e as Error).message}`);
+    }
+    const j = o as Json;
+    if (j && typeof j === "object" && "header" in j) {
+      if (!Array.isArray(j.events)) throw new TranscriptError(1, "expected an array", "events");
+      const header = validateLine(j.header, 1) as TranscriptHeader;
+      const events = (j.events as unknown[]).map((e, i) => validateLine(e, i + 2) as TranscriptEvent);
+      return { header, events };
+    }
+  }
+  return parseTranscript(text);
+}
