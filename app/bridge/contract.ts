@@ -105,10 +105,10 @@ export interface StateSnapshot {
   seq: number;
   /** The QP model of each QP, in creation order (the diagram's current state). */
   qps: QpModelView[];
-  /** The first bytes (at most 4 KiB) of each registered MR, by handle, for the hex view. */
-  mrBytes: { handle: number; bytes: Uint8Array }[];
-  /** hw_counters per open context, by handle. */
-  counters: { handle: number; device: string; counters: PortCounters }[];
+  /** The first bytes (at most 4 KiB) of each registered MR, by handle, for the hex view (when the session can tell). */
+  mrBytes?: { handle: number; bytes: Uint8Array }[];
+  /** hw_counters per open device, by context handle (when the session can tell; deltas are in each verb event). */
+  counters?: { handle: number; device: string; counters: PortCounters }[];
 }
 
 /** One lesson in the course list. */

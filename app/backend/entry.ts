@@ -1,0 +1,61 @@
+/**
+ * The backend process: run by the supervisor as an Electron utilityProcess (messages on
+ * `process.parentPort`) or a Node child process (messages on `process.send`). It waits for
+ * "init", starts the service, then answers requests one message at a time.
+ */
+import { errorData } from "../bridge/contract.js";
+import { fromWire, toWire, type Json } from "../bridge/wire.js";
+import { defaultProvider } from "./backends.js";
+import type { BackendToHost, HostToBackend } from "./protocol.js";
+import { createBackendService, type BackendService } from "./service.js";
+
+interface ParentPort {
+  on(event: "message", listener: (e: { data: unknown }) => void): void;
+  postMessage(message: unknown): void;
+}
+
+const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
+
+function send(message: BackendToHost): void {
+  if (parentPort) parentPort.postMessage(message);
+  else process.send?.(message);
+}
+
+function onMessage(listener: (message: HostToBackend) => void): void {
+  if (parentPort) parentPort.on("message", (e) => listener(e.data as HostToBackend));
+  else process.on("message", (m) => listener(m as HostToBackend));
+}
+
+let service: BackendService | null = null;
+
+onMessage(async (message) => {
+  if (message.type === "init") {
+    if (service) return;
+    try {
+      service = createBackendService(message.init, {
+        provider: defaultProvider,
+        emit: (event, payload) => send({ type: "event", event, payload: toWire(payload) }),
+        sessionChanged: (info) => send({ type: "session", ...info }),
+      });
+      const started = await service.start();
+      send({ type: "ready", pid: process.pid, ...started });
+    } catch (err) {
+      send({ type: "fatal", error: errorData(err) });
+      process.exitCode = 1;
+    }
+    return;
+  }
+  if (message.type === "request") {
+    const { id, method, params } = message;
+    try {
+      if (!service) throw new Error("the backend process has not been initialised");
+      const result = await service.handle(method, fromWire(params));
+      send({ type: "response", id, ok: true, result: toWire(result ?? null) as Json });
+    } catch (err) {
+      send({ type: "response", id, ok: false, error: errorData(err) });
+    }
+  }
+});
+
+// Without a host the process has nothing to do: leave when the channel closes.
+if (!parentPort) process.on("disconnect", () => process.exit(0));

@@ -1,0 +1,35 @@
+/**
+ * Messages between a host (Electron main or the web server) and the backend process it
+ * supervises. Requests arrive here already validated by the host (bridge/contract.ts);
+ * params, results and event payloads are wire-encoded (bridge/wire.ts) exactly as they
+ * go on to the renderer, so the host relays them without re-encoding.
+ */
+import type { BackendKind, BridgeErrorData, EventName } from "../bridge/contract.js";
+import type { Json } from "../bridge/wire.js";
+
+/** How the host asks the backend process to begin. */
+export interface BackendInit {
+  /** Which backend to start on; null: native when a device exists, else the simulator. */
+  backend: BackendKind | null;
+  seed?: number;
+  /** Where transcripts (one JSONL file per session) and lesson progress are written. */
+  dataDir: string;
+  /**
+   * Set after a crash: the transcript the dead process was writing. The new process
+   * re-opens it (never rewrites it), records that the backend died if the run had not
+   * ended, and serves it until the learner starts again.
+   */
+  resume?: { transcriptPath: string; backend: BackendKind; seed?: number; reason: string };
+}
+
+export type HostToBackend =
+  { type: "init"; init: BackendInit } | { type: "request"; id: number; method: string; params: Json };
+
+export type BackendToHost =
+  | { type: "ready"; kind: BackendKind; pid: number; transcriptPath?: string }
+  | ({ type: "response"; id: number } & ({ ok: true; result: Json } | { ok: false; error: BridgeErrorData }))
+  | { type: "event"; event: EventName; payload: Json }
+  /** The session the process now writes (the supervisor re-opens it after a crash). */
+  | { type: "session"; transcriptPath: string; backend: BackendKind; seed?: number }
+  /** The backend process could not start at all. */
+  | { type: "fatal"; error: BridgeErrorData };

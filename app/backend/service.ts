@@ -1,0 +1,355 @@
+/**
+ * What the backend process does with each bridge request: it owns the verbs backend, the
+ * current session (one transcript file per session, appended as it goes), the step gate,
+ * lessons and transcripts. Requests arrive validated by the host; results and events go
+ * back as plain values (the process entry wire-encodes them).
+ */
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { VerbsError } from "../../verbs/errors.js";
+import type { VerbsBackend } from "../../verbs/backend.js";
+import { loadCourse, type Course } from "../../lessons/load.js";
+import { createJsonFileProgressStore } from "../../lessons/progress-file.js";
+import {
+  appendFileSink,
+  createSession,
+  importTranscript,
+  toJsonLines,
+  type Session,
+  type Transcript,
+} from "../session/index.js";
+import type {
+  BackendKind,
+  BridgeEvents,
+  EventName,
+  GateState,
+  LessonSummary,
+  RequestMethod,
+  RequestParams,
+  RequestResults,
+  SessionInfo,
+  StateSnapshot,
+} from "../bridge/contract.js";
+import { defaultKind, listBackends, nativeOrReason, type BackendProvider } from "./backends.js";
+import type { BackendInit } from "./protocol.js";
+
+export interface ServiceDeps {
+  provider: BackendProvider;
+  emit<E extends EventName>(event: E, payload: BridgeEvents[E]): void;
+  /** Tells the supervisor which transcript to re-open if this process dies. */
+  sessionChanged(info: { transcriptPath: string; backend: BackendKind; seed?: number }): void;
+}
+
+type Handlers = { [M in RequestMethod]: (params: RequestParams<M>) => Promise<RequestResults[M]> | RequestResults[M] };
+
+/** An error with a name the renderer can tell apart (kept by errorData). */
+function named(name: string, message: string): Error {
+  const e = new Error(message);
+  e.name = name;
+  return e;
+}
+
+const LEARNER = "default";
+
+export function createBackendService(init: BackendInit, deps: ServiceDeps) {
+  const transcriptsDir = join(init.dataDir, "transcripts");
+  mkdirSync(transcriptsDir, { recursive: true });
+  const progress = createJsonFileProgressStore(join(init.dataDir, "progress.json"));
+
+  let kind: BackendKind = "sim";
+  let seed: number | undefined = init.seed;
+  let backend: VerbsBackend | null = null;
+  let session: Session | null = null;
+  let sessionInfo: SessionInfo | null = null;
+  /** A transcript shown but not being written: the one re-opened after a crash. */
+  let reopened: Transcript | null = null;
+  let imported: Transcript | null = null;
+  let run: {
+    id: string;
+    finish: (error?: unknown) => void;
+    outcome: Promise<{ outcome: "ok" | "error" | "stopped" }>;
+  } | null = null;
+  let runCount = 0;
+  let sessionCount = 0;
+  let unsubscribe: (() => void)[] = [];
+  let course: Course | null = null;
+
+  async function makeBackend(k: BackendKind): Promise<VerbsBackend> {
+    if (k === "sim") return deps.provider.sim(seed);
+    const native = await nativeOrReason(deps.provider);
+    if ("reason" in native)
+      throw named("BackendUnavailableError", `The native backend is not available: ${native.reason}`);
+    return native.backend;
+  }
+
+  function gateState(): GateState {
+    if (!session) return { mode: "idle", pending: null, stopped: false };
+    return { mode: run ? session.gate.mode : "idle", pending: session.gate.pending, stopped: session.gate.stopped };
+  }
+
+  function snapshot(): StateSnapshot | null {
+    if (!session || !backend) return null;
+    return { backend: kind, clock: backend.now(), seq: session.events().length, qps: session.qps() };
+  }
+
+  function endSession(): void {
+    if (run) {
+      session?.gate.stop();
+      run.finish(named("SessionStoppedError", "the session was stopped"));
+    }
+    for (const off of unsubscribe) off();
+    unsubscribe = [];
+    session = null;
+  }
+
+  /** A new session and transcript file on `k` (the previous one is ended, its file kept). */
+  async function startSession(k: BackendKind, program?: string): Promise<SessionInfo> {
+    endSession();
+    const b = await makeBackend(k);
+    kind = k;
+    backend = b;
+    reopened = null;
+    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    const transcriptPath = join(transcriptsDir, `${stamp}-${k}-${process.pid}-${++sessionCount}.jsonl`);
+    const s = createSession({
+      backend: b,
+      sink: appendFileSink(transcriptPath),
+      ...(seed !== undefined && { seed }),
+      ...(program !== undefined && { program }),
+    });
+    session = s;
+    unsubscribe.push(
+      s.subscribe((event) => {
+        deps.emit("transcript", event);
+        if (event.kind === "verb") {
+          const snap = snapshot();
+          if (snap) deps.emit("snapshot", snap);
+        }
+      }),
+      s.gate.subscribe(() => deps.emit("gate", gateState())),
+    );
+    sessionInfo = {
+      sessionId: `${process.pid}-${sessionCount}`,
+      backend: k,
+      devices: b.getDeviceList(),
+      ...(seed !== undefined && { seed }),
+      transcriptPath,
+    };
+    deps.sessionChanged({ transcriptPath, backend: k, ...(seed !== undefined && { seed }) });
+    deps.emit("session", { ...sessionInfo, header: s.header, resumed: false });
+    return sessionInfo;
+  }
+
+  /** After a crash: read the dead process's transcript, never rewriting what it wrote. */
+  function reopen(resume: NonNullable<BackendInit["resume"]>): void {
+    kind = resume.backend;
+    seed = resume.seed;
+    let text: string;
+    try {
+      text = readFileSync(resume.transcriptPath, "utf8");
+    } catch {
+      return; // nothing was written yet
+    }
+    // A line torn by the kill is left in the file as it is; only whole lines are shown.
+    const whole = text.endsWith("\n") ? text : text.slice(0, text.lastIndexOf("\n") + 1);
+    let t: Transcript;
+    try {
+      t = importTranscript(whole);
+    } catch {
+      return;
+    }
+    const last = t.events.at(-1);
+    if (text === whole && last?.kind !== "end") {
+      // The run did not end: say how it ended, as one more line (what was written stays byte for byte).
+      const end = {
+        kind: "end" as const,
+        seq: t.events.length + 1,
+        clock: last?.clock ?? 0,
+        outcome: "error" as const,
+        error: {
+          name: "BackendDiedError",
+          message: `the backend process died (${resume.reason}) during this run; VerbsLab restarted it, and the objects this run created are gone`,
+        },
+      };
+      appendFileSync(resume.transcriptPath, JSON.stringify(end) + "\n");
+      t.events.push(end);
+    }
+    reopened = t;
+    sessionInfo = {
+      sessionId: `${process.pid}-reopened`,
+      backend: resume.backend,
+      devices: [],
+      ...(resume.seed !== undefined && { seed: resume.seed }),
+      transcriptPath: resume.transcriptPath,
+    };
+    deps.sessionChanged({
+      transcriptPath: resume.transcriptPath,
+      backend: resume.backend,
+      ...(seed !== undefined && { seed }),
+    });
+  }
+
+  function currentTranscript(): Transcript | null {
+    return session ? session.transcript() : reopened;
+  }
+
+  function lessons(): Course {
+    course ??= loadCourse();
+    return course;
+  }
+
+  function rebuildError(data: unknown): Error {
+    const d = (data ?? {}) as Record<string, unknown>;
+    if (typeof d.verb === "string" && typeof d.errno === "number") {
+      return new VerbsError(d.verb, d.errno, {
+        ...(typeof d.reason === "string" && { reason: d.reason }),
+        ...(typeof d.attribute === "string" && { attribute: d.attribute }),
+        ...(typeof d.badWrIndex === "number" && { badWrIndex: d.badWrIndex }),
+      });
+    }
+    return named(
+      typeof d.name === "string" ? d.name : "Error",
+      typeof d.message === "string" ? d.message : String(data),
+    );
+  }
+
+  const handlers: Partial<Handlers> = {
+    "backend.list": async () => ({ current: backend ? kind : null, backends: await listBackends(deps.provider) }),
+    "backend.choose": async ({ kind: k, seed: s }) => {
+      if (s !== undefined) seed = s;
+      return startSession(k);
+    },
+    "session.start": async ({ backend: k, seed: s, program }) => {
+      if (s !== undefined) seed = s;
+      return startSession(k ?? kind, program);
+    },
+    "session.stop": () => {
+      const had = session !== null;
+      endSession();
+      deps.emit("gate", gateState());
+      return { stopped: had };
+    },
+    "session.reset": () => startSession(kind),
+    "run.start": async ({ stepping, program }) => {
+      if (run) throw named("RunInProgressError", "a program is already running: stop it first");
+      // A session records one program: a second run gets a fresh session and transcript.
+      if (!session || session.events().length > 0 || session.gate.stopped) await startSession(kind, program);
+      const s = session!;
+      if (stepping) s.gate.pause();
+      else s.gate.continue();
+      let finish!: (error?: unknown) => void;
+      const program$ = new Promise<void>((resolve, reject) => {
+        finish = (error) => (error === undefined ? resolve() : reject(error));
+      });
+      const id = `run-${++runCount}`;
+      const outcome = s
+        .run(() => program$)
+        .then((r) => {
+          if (run?.id === id) run = null;
+          deps.emit("gate", gateState());
+          return { outcome: r.outcome };
+        });
+      run = { id, finish, outcome };
+      deps.emit("gate", gateState());
+      return { runId: id };
+    },
+    "run.end": async ({ runId, ok, error }) => {
+      if (!run || run.id !== runId) throw named("NoSuchRunError", `run ${runId} is not running`);
+      const r = run;
+      r.finish(ok ? undefined : rebuildError(error));
+      return r.outcome;
+    },
+    "verbs.call": async ({ handle, method, args }) => {
+      if (!session) await startSession(kind);
+      return { value: await session!.call(handle, method, args) };
+    },
+    "gate.step": () => (session?.gate.step(), gateState()),
+    "gate.continue": () => (session?.gate.continue(), gateState()),
+    "gate.runTo": ({ method }) => (session?.gate.runTo(method), gateState()),
+    "gate.pause": () => (session?.gate.pause(), gateState()),
+    "gate.stop": () => (session?.gate.stop(), gateState()),
+    "gate.state": () => gateState(),
+    "state.snapshot": () => snapshot(),
+    "lessons.list": () => {
+      const c = lessons();
+      const summaries: LessonSummary[] = c.lessons.map((l) => ({
+        id: l.id,
+        folder: l.folder,
+        order: l.order,
+        title: l.title,
+        level: l.level,
+        prerequisites: l.prerequisites,
+        steps: l.steps.length,
+      }));
+      return { lessons: summaries, problems: c.problems };
+    },
+    "lessons.load": ({ id }) => {
+      const lesson = lessons().lessons.find((l) => l.id === id);
+      if (!lesson) throw named("NoSuchLessonError", `there is no lesson "${id}"`);
+      return { lesson };
+    },
+    "lessons.progress.get": () => {
+      const snapshots: Record<string, unknown> = {};
+      for (const l of lessons().lessons) {
+        const snap = progress.load(LEARNER, l.id);
+        if (snap !== undefined) snapshots[l.id] = snap;
+      }
+      return { snapshots };
+    },
+    "lessons.progress.save": ({ lessonId, snapshot: snap }) => {
+      if (!lessons().lessons.some((l) => l.id === lessonId))
+        throw named("NoSuchLessonError", `there is no lesson "${lessonId}"`);
+      if (typeof snap !== "object" || snap === null) throw new TypeError("snapshot must be an object");
+      progress.save(LEARNER, lessonId, snap as Parameters<typeof progress.save>[2]);
+      return { saved: true as const };
+    },
+    "transcript.get": ({ sinceSeq }) => {
+      const t = currentTranscript();
+      if (!t) return { header: null, events: [] };
+      return { header: t.header, events: sinceSeq === undefined ? t.events : t.events.filter((e) => e.seq > sinceSeq) };
+    },
+    "transcript.import": ({ content }) => {
+      imported = importTranscript(content);
+      return { header: imported.header, events: imported.events };
+    },
+  };
+
+  /** Exports that are pure functions of the transcript (the session's exporters). */
+  handlers["transcript.export"] = ({ format }) => {
+    const t = currentTranscript();
+    if (!t) throw named("NoTranscriptError", "nothing has been recorded yet");
+    const base = `verbslab-${t.header.created.replace(/[:.]/g, "-")}`;
+    if (format === "json")
+      return { filename: `${base}.json`, mime: "application/json", content: JSON.stringify(t, null, 2) + "\n" };
+    void toJsonLines;
+    throw named("ExportUnavailableError", `export to ${format} is not available yet`);
+  };
+
+  return {
+    async start(): Promise<{ kind: BackendKind; transcriptPath?: string }> {
+      if (init.resume) {
+        reopen(init.resume);
+        backend = await makeBackend(kind).catch(() => deps.provider.sim(seed));
+        if (sessionInfo) {
+          sessionInfo.devices = backend.getDeviceList();
+          if (reopened) deps.emit("session", { ...sessionInfo, header: reopened.header, resumed: true });
+        }
+        return { kind, ...(sessionInfo?.transcriptPath && { transcriptPath: sessionInfo.transcriptPath }) };
+      }
+      kind = init.backend ?? (await defaultKind(deps.provider));
+      const info = await startSession(kind);
+      return { kind, ...(info.transcriptPath && { transcriptPath: info.transcriptPath }) };
+    },
+    async handle(method: string, params: unknown): Promise<unknown> {
+      const h = handlers[method as RequestMethod] as ((p: unknown) => unknown) | undefined;
+      if (!h) throw named("UnknownRequestError", `the backend does not handle "${method}"`);
+      return h(params);
+    },
+    /** For the imported transcript's replay (not wired yet). */
+    get imported() {
+      return imported;
+    },
+  };
+}
+
+export type BackendService = ReturnType<typeof createBackendService>;

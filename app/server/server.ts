@@ -1,0 +1,206 @@
+/**
+ * Web mode: the built renderer over HTTP and the bridge over a WebSocket, on 127.0.0.1
+ * only, behind a random per-run token. Every HTTP request and every WebSocket upgrade must
+ * carry the token (in `?token=`, an `Authorization: Bearer` header, or the HttpOnly cookie
+ * set when the page was first opened with it); anything else gets 401/403 and no content.
+ * The Host header must name this server (no DNS rebinding) and a socket's Origin, when
+ * sent, must be this server's.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createReadStream, statSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { extname, join, normalize, resolve, sep } from "node:path";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import { TOKEN_PARAM, WS_PATH, type EventFrame, type RequestFrame, type ResponseFrame } from "../bridge/contract.js";
+import { contentSecurityPolicy } from "../bridge/csp.js";
+import type { HostCore } from "../backend/host.js";
+
+export const TOKEN_COOKIE = "verbslab_token";
+
+export interface WebServerOptions {
+  core: HostCore;
+  /** The built renderer (holding index.html). */
+  staticDir: string;
+  /** 0 (default): any free port. */
+  port?: number;
+  /** Default: 32 random bytes, hex. */
+  token?: string;
+}
+
+export interface WebServer {
+  /** The URL to open, with the token. */
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  close(): Promise<void>;
+}
+
+const HOST = "127.0.0.1";
+
+const MIME: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".map": "application/json; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".woff": "font/woff",
+  ".woff2": "font/woff2",
+  ".ttf": "font/ttf",
+  ".wasm": "application/wasm",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+function securityHeaders(port: number): Record<string, string> {
+  return {
+    "Content-Security-Policy": contentSecurityPolicy({ connect: [`ws://${HOST}:${port}`, `ws://localhost:${port}`] }),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), usb=(), serial=(), hid=()",
+    "Cache-Control": "no-store",
+  };
+}
+
+function sameToken(given: string | null | undefined, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieToken(req: IncomingMessage): string | null {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === TOKEN_COOKIE) return decodeURIComponent(v.join("="));
+  }
+  return null;
+}
+
+/** Which way the request proved it holds the token, or null. */
+function tokenSource(req: IncomingMessage, url: URL, token: string): "query" | "header" | "cookie" | null {
+  if (sameToken(url.searchParams.get(TOKEN_PARAM), token)) return "query";
+  const auth = req.headers.authorization;
+  if (auth?.startsWith("Bearer ") && sameToken(auth.slice(7), token)) return "header";
+  if (sameToken(cookieToken(req), token)) return "cookie";
+  return null;
+}
+
+function hostAllowed(req: IncomingMessage, port: number): boolean {
+  return req.headers.host === `${HOST}:${port}` || req.headers.host === `localhost:${port}`;
+}
+
+export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
+  const token = options.token ?? randomBytes(32).toString("hex");
+  const root = resolve(options.staticDir);
+  let port = 0;
+
+  const refuse = (res: ServerResponse, status: number, text: string) => {
+    res.writeHead(status, { ...securityHeaders(port), "Content-Type": "text/plain; charset=utf-8" });
+    res.end(text + "\n");
+  };
+
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", `http://${HOST}:${port}`);
+    if (!hostAllowed(req, port)) return refuse(res, 403, "Forbidden: unexpected Host header.");
+    const source = tokenSource(req, url, token);
+    if (!source) return refuse(res, 401, "Unauthorized: open the URL VerbsLab printed (it carries the access token).");
+    if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "Method not allowed.");
+
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      return refuse(res, 400, "Bad path.");
+    }
+    if (path.endsWith("/")) path += "index.html";
+    const file = normalize(join(root, path));
+    if (file !== root && !file.startsWith(root + sep)) return refuse(res, 403, "Forbidden.");
+    let size: number;
+    try {
+      const st = statSync(file);
+      if (!st.isFile()) return refuse(res, 404, "Not found.");
+      size = st.size;
+    } catch {
+      return refuse(res, 404, "Not found.");
+    }
+    const headers: Record<string, string> = {
+      ...securityHeaders(port),
+      "Content-Type": MIME[extname(file).toLowerCase()] ?? "application/octet-stream",
+      "Content-Length": String(size),
+    };
+    // The page was opened with the token in its URL: keep it in a cookie so its own
+    // scripts, styles and workers (which do not carry the query) are let in too.
+    if (source === "query")
+      headers["Set-Cookie"] = `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
+    res.writeHead(200, headers);
+    if (req.method === "HEAD") return res.end();
+    createReadStream(file).pipe(res);
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  const sockets = new Set<WebSocket>();
+
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? "/", `http://${HOST}:${port}`);
+    const deny = (status: number, text: string) => {
+      socket.write(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.destroy();
+    };
+    if (url.pathname !== WS_PATH) return deny(404, "Not Found");
+    if (!hostAllowed(req, port)) return deny(403, "Forbidden");
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${HOST}:${port}` && origin !== `http://localhost:${port}`)
+      return deny(403, "Forbidden");
+    if (!tokenSource(req, url, token)) return deny(401, "Unauthorized");
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+  });
+
+  wss.on("connection", (ws: WebSocket) => {
+    sockets.add(ws);
+    ws.on("close", () => sockets.delete(ws));
+    ws.on("message", async (data) => {
+      let frame: RequestFrame;
+      try {
+        frame = JSON.parse(String(data)) as RequestFrame;
+      } catch {
+        return ws.close(1003, "not JSON");
+      }
+      if (frame?.type !== "request" || !Number.isSafeInteger(frame.id)) return ws.close(1003, "not a request frame");
+      const envelope = (await options.core.handle(frame.method, frame.params)) as object;
+      const response = { type: "response", id: frame.id, ...envelope } as ResponseFrame;
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(response));
+    });
+  });
+
+  const offEvents = options.core.onEvent((event, payload) => {
+    const frame: EventFrame = { type: "event", event, payload };
+    const text = JSON.stringify(frame);
+    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+  });
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, HOST, () => resolveListen());
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://${HOST}:${port}/?${TOKEN_PARAM}=${token}`,
+    port,
+    token,
+    async close() {
+      offEvents();
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
