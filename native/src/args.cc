@@ -1,0 +1,123 @@
+#include <arpa/inet.h>
+#include <endian.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+
+#include "common.h"
+
+void ThrowVerbs(Napi::Env env, const char* verb, int err, const std::string& reason, const std::string& attribute,
+                int badWrIndex) {
+  VerbsAddon* addon = AddonOf(env);
+  Napi::Object details = Napi::Object::New(env);
+  if (!reason.empty()) details.Set("reason", reason);
+  if (!attribute.empty()) details.Set("attribute", attribute);
+  if (badWrIndex >= 0) details.Set("badWrIndex", badWrIndex);
+  if (addon != nullptr && !addon->verbsError.IsEmpty()) {
+    Napi::Object e = addon->verbsError.New({Napi::String::New(env, verb), Napi::Number::New(env, err), details});
+    throw Napi::Error(env, e);
+  }
+  Napi::Error e = Napi::Error::New(env, std::string(verb) + ": errno " + std::to_string(err) +
+                                            (reason.empty() ? "" : ": " + reason));
+  e.Set("verb", verb);
+  e.Set("errno", Napi::Number::New(env, err));
+  e.Set("details", details);
+  throw e;
+}
+
+void ThrowType(Napi::Env env, const std::string& message) { throw Napi::TypeError::New(env, message); }
+
+int ErrnoOf(int ret) {
+  if (ret == -1) return errno != 0 ? errno : EINVAL;
+  return ret < 0 ? -ret : ret;
+}
+
+namespace {
+std::string Show(double d) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.17g", d);
+  return buf;
+}
+}  // namespace
+
+uint64_t Arg::Uint(Napi::Value v, const std::string& name, uint64_t max, bool optional) const {
+  if (optional && v.IsUndefined()) return 0;
+  if (v.IsBigInt()) {
+    bool lossless = false;
+    uint64_t u = v.As<Napi::BigInt>().Uint64Value(&lossless);
+    if (!lossless || u > max) ThrowVerbs(env, verb, EINVAL, name + " is out of range", name);
+    return u;
+  }
+  if (!v.IsNumber()) ThrowType(env, verb + std::string(": ") + name + " must be a number");
+  double d = v.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(d) || std::trunc(d) != d) {
+    ThrowType(env, verb + std::string(": ") + name + " must be an integer, not " + Show(d));
+  }
+  if (d < 0 || d > static_cast<double>(max)) {
+    ThrowVerbs(env, verb, EINVAL, name + " = " + Show(d) + " is out of range (0.." + std::to_string(max) + ")", name);
+  }
+  return static_cast<uint64_t>(d);
+}
+
+int64_t Arg::Int(Napi::Value v, const std::string& name, int64_t min, int64_t max, bool optional) const {
+  if (optional && v.IsUndefined()) return 0;
+  if (!v.IsNumber()) ThrowType(env, verb + std::string(": ") + name + " must be a number");
+  double d = v.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(d) || std::trunc(d) != d) {
+    ThrowType(env, verb + std::string(": ") + name + " must be an integer, not " + Show(d));
+  }
+  if (d < static_cast<double>(min) || d > static_cast<double>(max)) {
+    ThrowVerbs(env, verb, EINVAL,
+               name + " = " + Show(d) + " is out of range (" + std::to_string(min) + ".." + std::to_string(max) + ")",
+               name);
+  }
+  return static_cast<int64_t>(d);
+}
+
+uint64_t Arg::Big(Napi::Value v, const std::string& name, bool optional) const {
+  if (optional && v.IsUndefined()) return 0;
+  if (v.IsBigInt()) {
+    bool lossless = false;
+    uint64_t u = v.As<Napi::BigInt>().Uint64Value(&lossless);
+    if (!lossless) {
+      // Negative bigints wrap like C's conversion to uint64_t; wider ones are refused.
+      int64_t s = v.As<Napi::BigInt>().Int64Value(&lossless);
+      if (!lossless) ThrowVerbs(env, verb, EINVAL, name + " does not fit in 64 bits", name);
+      u = static_cast<uint64_t>(s);
+    }
+    return u;
+  }
+  return Safe(v, name, optional);
+}
+
+Napi::Object Arg::Obj(Napi::Value v, const std::string& name) const {
+  if (!v.IsObject()) ThrowType(env, verb + std::string(": ") + name + " must be an object");
+  return v.As<Napi::Object>();
+}
+
+bool Arg::Gid(Napi::Value v, const std::string& name, union ibv_gid* out, bool optional) const {
+  memset(out, 0, sizeof *out);
+  if (optional && v.IsUndefined()) return false;
+  if (!v.IsString()) ThrowType(env, verb + std::string(": ") + name + " must be a GID string like \"fe80::1\"");
+  std::string s = v.As<Napi::String>().Utf8Value();
+  if (inet_pton(AF_INET6, s.c_str(), out->raw) != 1) {
+    ThrowType(env, verb + std::string(": ") + name + " = \"" + s + "\" is not a GID (IPv6 text)");
+  }
+  return true;
+}
+
+std::string GidText(const union ibv_gid& gid) {
+  char buf[INET6_ADDRSTRLEN];
+  if (inet_ntop(AF_INET6, gid.raw, buf, sizeof buf) == nullptr) return "::";
+  return buf;
+}
+
+std::string GuidText(__be64 guid) {
+  uint64_t g = be64toh(guid);
+  char buf[32];
+  snprintf(buf, sizeof buf, "%04x:%04x:%04x:%04x", static_cast<unsigned>(g >> 48) & 0xffff,
+           static_cast<unsigned>(g >> 32) & 0xffff, static_cast<unsigned>(g >> 16) & 0xffff,
+           static_cast<unsigned>(g) & 0xffff);
+  return buf;
+}

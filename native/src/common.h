@@ -1,0 +1,161 @@
+// Shared pieces of the addon: the per-addon state, the Resource base every wrapped verbs
+// object derives from, argument readers and the VerbsError thrower.
+#pragma once
+
+#include <infiniband/verbs.h>
+#include <napi.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "poller.h"
+
+class MemoryRegion;
+
+// Per-addon state (no static globals): constructors, the VerbsError class handed over by
+// the TypeScript layer, the poller thread, and the live MRs (for inline-data checks).
+class VerbsAddon : public Napi::Addon<VerbsAddon> {
+ public:
+  VerbsAddon(Napi::Env env, Napi::Object exports);
+  ~VerbsAddon();
+
+  Napi::FunctionReference contextCtor, pdCtor, mrCtor, cqCtor, channelCtor, qpCtor, ahCtor;
+  Napi::FunctionReference verbsError;
+  Poller poller;
+  std::vector<MemoryRegion*> liveMrs;
+
+ private:
+  Napi::Value SetErrorClass(const Napi::CallbackInfo& info);
+  Napi::Value GetDeviceList(const Napi::CallbackInfo& info);
+  Napi::Value OpenDevice(const Napi::CallbackInfo& info);
+};
+
+inline VerbsAddon* AddonOf(Napi::Env env) { return env.GetInstanceData<VerbsAddon>(); }
+
+// Throws the VerbsError the TypeScript layer registered (plain Error with the same fields
+// before that): `verb`, errno by number (the class names it), and the details.
+[[noreturn]] void ThrowVerbs(Napi::Env env, const char* verb, int err, const std::string& reason = "",
+                             const std::string& attribute = "", int badWrIndex = -1);
+[[noreturn]] void ThrowType(Napi::Env env, const std::string& message);
+
+// libibverbs returns errors three ways (-1 with errno, a positive errno, a negative errno).
+int ErrnoOf(int ret);
+
+// Argument readers. A wrong JavaScript type (not a number, NaN, fractional) is a TypeError;
+// an integer that does not fit the C field is EINVAL naming the field, since passing it on
+// would silently truncate. `undefined` reads as 0 where `optional`, like a zeroed C struct.
+struct Arg {
+  Napi::Env env;
+  const char* verb;
+  uint64_t Uint(Napi::Value v, const std::string& name, uint64_t max, bool optional = false) const;
+  int64_t Int(Napi::Value v, const std::string& name, int64_t min, int64_t max, bool optional = false) const;
+  uint32_t U32(Napi::Value v, const std::string& name, bool optional = false) const {
+    return static_cast<uint32_t>(Uint(v, name, UINT32_MAX, optional));
+  }
+  uint16_t U16(Napi::Value v, const std::string& name, bool optional = false) const {
+    return static_cast<uint16_t>(Uint(v, name, UINT16_MAX, optional));
+  }
+  uint8_t U8(Napi::Value v, const std::string& name, bool optional = false) const {
+    return static_cast<uint8_t>(Uint(v, name, UINT8_MAX, optional));
+  }
+  int32_t I32(Napi::Value v, const std::string& name, bool optional = false) const {
+    return static_cast<int32_t>(Int(v, name, INT32_MIN, INT32_MAX, optional));
+  }
+  // A JavaScript number that must be a safe integer (wr_id, addresses): 0 .. 2^53-1.
+  uint64_t Safe(Napi::Value v, const std::string& name, bool optional = false) const {
+    return Uint(v, name, (1ULL << 53) - 1, optional);
+  }
+  // A 64-bit value given as bigint (or a safe-integer number).
+  uint64_t Big(Napi::Value v, const std::string& name, bool optional = false) const;
+  Napi::Object Obj(Napi::Value v, const std::string& name) const;
+  bool Gid(Napi::Value v, const std::string& name, union ibv_gid* out, bool optional = false) const;
+};
+
+std::string GidText(const union ibv_gid& gid);
+std::string GuidText(__be64 guid);
+
+// A wrapped verbs object. It knows what depends on it (its children, the QPs on a CQ, the
+// CQs on a channel) so that a finalizer or ctx.close() can take the graph down child-first,
+// and it holds references to what it depends on, which keeps those JS objects (and so
+// their C objects) alive while it lives. A parent is therefore never freed under a child.
+class Resource {
+ public:
+  virtual ~Resource() = default;
+  Resource(const Resource&) = delete;
+  Resource& operator=(const Resource&) = delete;
+
+  bool destroyed() const { return destroyed_; }
+  // Explicit destroy: 0, or the errno libibverbs returned (nothing changes then).
+  int Destroy();
+  // Child-first teardown for finalizers and ctx.close(); cannot fail. If libibverbs still
+  // refuses, the C object leaks rather than being freed under something that uses it.
+  void ForceDestroy();
+
+ protected:
+  Resource() = default;
+  // Releases the C object: 0 or an errno. `force`: the JS side is gone or the device closes.
+  virtual int Release(bool force) = 0;
+  void DependOn(Resource* on, Napi::Object onJs);
+  const std::vector<Resource*>& dependents() const { return dependents_; }
+
+ private:
+  void Detach();
+  bool destroyed_ = false;
+  std::vector<Resource*> dependents_;
+  struct Dependency {
+    Resource* on;
+    Napi::ObjectReference ref;
+  };
+  std::vector<Dependency> dependencies_;
+};
+
+// Per-class type tags: a method called with `this` of another class is a TypeError, never
+// a reinterpretation of one C++ object as another.
+extern const napi_type_tag kContextTag, kPdTag, kMrTag, kCqTag, kChannelTag, kQpTag, kAhTag;
+
+// Unwraps `this` after checking its type tag and that the object is not destroyed; `verb`
+// names the C function in the error.
+template <typename T>
+T* Self(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  Napi::Value self = info.This();
+  if (!self.IsObject() || !self.As<Napi::Object>().CheckTypeTag(&T::kTag)) {
+    ThrowType(env, std::string(verb) + ": illegal invocation: this is not a " + T::kName);
+  }
+  T* obj = Napi::ObjectWrap<T>::Unwrap(self.As<Napi::Object>());
+  if (obj->destroyed()) ThrowVerbs(env, verb, EINVAL, std::string(T::kName) + " was already destroyed");
+  return obj;
+}
+
+// A method trampoline: `M` runs only on a live object of class T. The verb rides in the
+// function's data pointer.
+template <typename T, Napi::Value (T::*M)(const Napi::CallbackInfo&, const char* verb)>
+Napi::Value Method(const Napi::CallbackInfo& info) {
+  const char* verb = static_cast<const char*>(info.Data());
+  return (Self<T>(info, verb)->*M)(info, verb);
+}
+
+struct MethodSpec {
+  const char* name;
+  const char* verb;
+  Napi::Function::Callback fn;
+};
+
+// Defines a wrapped class whose methods are plain prototype functions that check `this`
+// (see Self) before touching any C++ object. Its constructor only accepts calls from C++.
+template <typename T>
+Napi::Function DefineVerbsClass(Napi::Env env, const char* name, std::initializer_list<MethodSpec> methods) {
+  Napi::Function ctor = Napi::ObjectWrap<T>::DefineClass(env, name, {});
+  Napi::Object proto = ctor.Get("prototype").As<Napi::Object>();
+  for (const MethodSpec& m : methods) {
+    proto.Set(m.name, Napi::Function::New(env, m.fn, m.name, const_cast<char*>(m.verb)));
+  }
+  return ctor;
+}
+
+// The token C++ passes to a wrapped class's constructor; `new` from JS lacks it and fails.
+bool ConstructedByAddon(const Napi::CallbackInfo& info);
+Napi::Object NewInstance(Napi::FunctionReference& ctor);

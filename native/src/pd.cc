@@ -1,0 +1,211 @@
+// ProtectionDomain (struct ibv_pd): memory registration, QP and AH creation.
+#include <cerrno>
+
+#include "objects.h"
+
+Napi::Function ProtectionDomain::Define(Napi::Env env) {
+  return DefineVerbsClass<ProtectionDomain>(
+      env, "ProtectionDomain",
+      {
+          {"regMr", "ibv_reg_mr", Method<ProtectionDomain, &ProtectionDomain::RegMr>},
+          {"createQp", "ibv_create_qp", Method<ProtectionDomain, &ProtectionDomain::CreateQp>},
+          {"createAh", "ibv_create_ah", Method<ProtectionDomain, &ProtectionDomain::CreateAh>},
+          {"dealloc", "ibv_dealloc_pd", Method<ProtectionDomain, &ProtectionDomain::Dealloc>},
+      });
+}
+
+ProtectionDomain::ProtectionDomain(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ProtectionDomain>(info) {
+  if (!ConstructedByAddon(info)) ThrowType(info.Env(), "ProtectionDomain objects come from allocPd()");
+  info.This().As<Napi::Object>().TypeTag(&kTag);
+}
+
+void ProtectionDomain::Attach(Context* ctx, Napi::Object ctxJs, ibv_pd* pd) {
+  pd_ = pd;
+  context_ = ctx;
+  DependOn(ctx, ctxJs);
+}
+
+int ProtectionDomain::Release(bool force) {
+  int err = ErrnoOf(ibv_dealloc_pd(pd_));
+  if (err == 0) pd_ = nullptr;
+  return err;
+}
+
+Napi::Value ProtectionDomain::Dealloc(const Napi::CallbackInfo& info, const char* verb) {
+  return DestroyResult(info.Env(), verb, Destroy(), "the PD still has an MR, QP or AH");
+}
+
+// regMr(arrayBuffer, byteOffset, length, access): registers V8-owned memory (Electron's
+// memory cage forbids external buffers) and keeps the ArrayBuffer alive while registered.
+Napi::Value ProtectionDomain::RegMr(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  Arg arg{env, verb};
+  if (!info[0].IsArrayBuffer()) ThrowType(env, std::string(verb) + ": memory must be an ArrayBuffer");
+  Napi::ArrayBuffer buffer = info[0].As<Napi::ArrayBuffer>();
+  uint64_t offset = arg.Safe(info[1], "offset");
+  uint64_t length = arg.Safe(info[2], "length");
+  int access = static_cast<int>(arg.U32(info[3], "access"));
+  size_t size = buffer.ByteLength();
+  if (offset > size || length > size - offset) {
+    ThrowVerbs(env, verb, EINVAL, "the range lies outside the ArrayBuffer (" + std::to_string(size) + " bytes)",
+               "length");
+  }
+  auto* base = static_cast<uint8_t*>(buffer.Data());
+  void* addr = base != nullptr ? base + offset : nullptr;
+  errno = 0;
+  ibv_mr* mr = ibv_reg_mr(pd_, addr, length, access);
+  if (mr == nullptr) ThrowVerbs(env, verb, errno != 0 ? errno : EINVAL);
+  Napi::Object obj = NewInstance(AddonOf(env)->mrCtor);
+  MemoryRegion::Unwrap(obj)->Attach(this, Value(), mr, buffer);
+  obj.Set("lkey", Napi::Number::New(env, mr->lkey));
+  obj.Set("rkey", Napi::Number::New(env, mr->rkey));
+  obj.Set("addr", Napi::Number::New(env, static_cast<double>(reinterpret_cast<uintptr_t>(mr->addr))));
+  obj.Set("length", Napi::Number::New(env, static_cast<double>(mr->length)));
+  return obj;
+}
+
+namespace {
+CompletionQueue* CqArg(Napi::Env env, const char* verb, Napi::Value v, const char* name, Context* ctx) {
+  // libibverbs 44 dereferences recv_cq unchecked: a missing CQ must never reach it.
+  if (v.IsUndefined() || v.IsNull()) ThrowVerbs(env, verb, EINVAL, std::string(name) + " is required", name);
+  if (!v.IsObject() || !v.As<Napi::Object>().CheckTypeTag(&kCqTag)) {
+    ThrowType(env, std::string(verb) + ": " + name + " must be a completion queue");
+  }
+  CompletionQueue* cq = CompletionQueue::Unwrap(v.As<Napi::Object>());
+  if (cq->destroyed()) ThrowVerbs(env, verb, EINVAL, std::string(name) + " was already destroyed", name);
+  if (cq->context() != ctx) ThrowVerbs(env, verb, EINVAL, std::string(name) + " belongs to another device", name);
+  return cq;
+}
+}  // namespace
+
+// createQp({ send_cq, recv_cq, cap, qp_type, sq_sig_all }) → QueuePair with qp_num and the
+// cap ibv_create_qp wrote back.
+Napi::Value ProtectionDomain::CreateQp(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  Arg arg{env, verb};
+  Napi::Object init = arg.Obj(info[0], "init_attr");
+  CompletionQueue* scq = CqArg(env, verb, init.Get("send_cq"), "send_cq", context_);
+  CompletionQueue* rcq = CqArg(env, verb, init.Get("recv_cq"), "recv_cq", context_);
+  ibv_qp_init_attr a;
+  memset(&a, 0, sizeof a);
+  a.send_cq = scq->cq();
+  a.recv_cq = rcq->cq();
+  Napi::Value capv = init.Get("cap");
+  if (!capv.IsUndefined()) {
+    Napi::Object cap = arg.Obj(capv, "cap");
+    a.cap.max_send_wr = arg.U32(cap.Get("max_send_wr"), "cap.max_send_wr", true);
+    a.cap.max_recv_wr = arg.U32(cap.Get("max_recv_wr"), "cap.max_recv_wr", true);
+    a.cap.max_send_sge = arg.U32(cap.Get("max_send_sge"), "cap.max_send_sge", true);
+    a.cap.max_recv_sge = arg.U32(cap.Get("max_recv_sge"), "cap.max_recv_sge", true);
+    a.cap.max_inline_data = arg.U32(cap.Get("max_inline_data"), "cap.max_inline_data", true);
+  }
+  uint32_t type = arg.U32(init.Get("qp_type"), "qp_type");
+  // XRC receive QPs need ibv_create_qp_ex with an XRC domain; other numbers are not QP
+  // types at all. Both are refused here rather than handed to code paths that expect more.
+  if (type != IBV_QPT_RC && type != IBV_QPT_UC && type != IBV_QPT_UD && type != IBV_QPT_RAW_PACKET &&
+      type != IBV_QPT_XRC_SEND) {
+    ThrowVerbs(env, verb, type == IBV_QPT_XRC_RECV ? EOPNOTSUPP : EINVAL,
+               "qp_type " + std::to_string(type) + " cannot be created with ibv_create_qp here", "qp_type");
+  }
+  a.qp_type = static_cast<ibv_qp_type>(type);
+  a.sq_sig_all = arg.I32(init.Get("sq_sig_all"), "sq_sig_all", true);
+  errno = 0;
+  ibv_qp* qp = ibv_create_qp(pd_, &a);
+  if (qp == nullptr) ThrowVerbs(env, verb, errno != 0 ? errno : EINVAL);
+  Napi::Object obj = NewInstance(AddonOf(env)->qpCtor);
+  QueuePair::Unwrap(obj)->Attach(this, Value(), scq, scq->Value(), rcq, rcq->Value(), qp);
+  obj.Set("qp_num", Napi::Number::New(env, qp->qp_num));
+  Napi::Object cap = Napi::Object::New(env);
+  cap.Set("max_send_wr", Napi::Number::New(env, a.cap.max_send_wr));
+  cap.Set("max_recv_wr", Napi::Number::New(env, a.cap.max_recv_wr));
+  cap.Set("max_send_sge", Napi::Number::New(env, a.cap.max_send_sge));
+  cap.Set("max_recv_sge", Napi::Number::New(env, a.cap.max_recv_sge));
+  cap.Set("max_inline_data", Napi::Number::New(env, a.cap.max_inline_data));
+  obj.Set("cap", cap);
+  return obj;
+}
+
+Napi::Value ProtectionDomain::CreateAh(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  Arg arg{env, verb};
+  ibv_ah_attr a;
+  ReadAhAttr(arg, info[0], "ah_attr", &a);
+  errno = 0;
+  ibv_ah* ah = ibv_create_ah(pd_, &a);
+  if (ah == nullptr) ThrowVerbs(env, verb, errno != 0 ? errno : EINVAL);
+  Napi::Object obj = NewInstance(AddonOf(env)->ahCtor);
+  AddressHandle::Unwrap(obj)->Attach(this, Value(), ah);
+  return obj;
+}
+
+// ---------------------------------------------------------------------------------------
+// AddressHandle
+
+Napi::Function AddressHandle::Define(Napi::Env env) {
+  return DefineVerbsClass<AddressHandle>(env, "AddressHandle",
+                                         {
+                                             {"destroy", "ibv_destroy_ah", Method<AddressHandle, &AddressHandle::Destroy>},
+                                         });
+}
+
+AddressHandle::AddressHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AddressHandle>(info) {
+  if (!ConstructedByAddon(info)) ThrowType(info.Env(), "AddressHandle objects come from createAh()");
+  info.This().As<Napi::Object>().TypeTag(&kTag);
+}
+
+void AddressHandle::Attach(ProtectionDomain* pd, Napi::Object pdJs, ibv_ah* ah) {
+  ah_ = ah;
+  DependOn(pd, pdJs);
+}
+
+int AddressHandle::Release(bool force) {
+  int err = ErrnoOf(ibv_destroy_ah(ah_));
+  if (err == 0) ah_ = nullptr;
+  return err;
+}
+
+Napi::Value AddressHandle::Destroy(const Napi::CallbackInfo& info, const char* verb) {
+  return DestroyResult(info.Env(), verb, Resource::Destroy(), "");
+}
+
+// ---------------------------------------------------------------------------------------
+// struct ibv_ah_attr in and out
+
+void ReadAhAttr(const Arg& arg, Napi::Value v, const std::string& name, ibv_ah_attr* a) {
+  memset(a, 0, sizeof *a);
+  if (v.IsUndefined()) return;
+  Napi::Object o = arg.Obj(v, name);
+  a->dlid = arg.U16(o.Get("dlid"), name + ".dlid", true);
+  a->sl = arg.U8(o.Get("sl"), name + ".sl", true);
+  a->src_path_bits = arg.U8(o.Get("src_path_bits"), name + ".src_path_bits", true);
+  a->static_rate = arg.U8(o.Get("static_rate"), name + ".static_rate", true);
+  a->is_global = arg.U8(o.Get("is_global"), name + ".is_global", true);
+  a->port_num = arg.U8(o.Get("port_num"), name + ".port_num", true);
+  Napi::Value gv = o.Get("grh");
+  if (!gv.IsUndefined()) {
+    Napi::Object g = arg.Obj(gv, name + ".grh");
+    arg.Gid(g.Get("dgid"), name + ".grh.dgid", &a->grh.dgid, true);
+    a->grh.flow_label = arg.U32(g.Get("flow_label"), name + ".grh.flow_label", true);
+    a->grh.sgid_index = arg.U8(g.Get("sgid_index"), name + ".grh.sgid_index", true);
+    a->grh.hop_limit = arg.U8(g.Get("hop_limit"), name + ".grh.hop_limit", true);
+    a->grh.traffic_class = arg.U8(g.Get("traffic_class"), name + ".grh.traffic_class", true);
+  }
+}
+
+Napi::Object AhAttrObject(Napi::Env env, const ibv_ah_attr& a) {
+  Napi::Object g = Napi::Object::New(env);
+  g.Set("dgid", GidText(a.grh.dgid));
+  g.Set("flow_label", Napi::Number::New(env, a.grh.flow_label));
+  g.Set("sgid_index", Napi::Number::New(env, a.grh.sgid_index));
+  g.Set("hop_limit", Napi::Number::New(env, a.grh.hop_limit));
+  g.Set("traffic_class", Napi::Number::New(env, a.grh.traffic_class));
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("grh", g);
+  o.Set("dlid", Napi::Number::New(env, a.dlid));
+  o.Set("sl", Napi::Number::New(env, a.sl));
+  o.Set("src_path_bits", Napi::Number::New(env, a.src_path_bits));
+  o.Set("static_rate", Napi::Number::New(env, a.static_rate));
+  o.Set("is_global", Napi::Number::New(env, a.is_global));
+  o.Set("port_num", Napi::Number::New(env, a.port_num));
+  return o;
+}

@@ -1,0 +1,311 @@
+// QueuePair (struct ibv_qp): modify, query, post.
+#include <cerrno>
+
+#include "objects.h"
+
+Napi::Function QueuePair::Define(Napi::Env env) {
+  return DefineVerbsClass<QueuePair>(env, "QueuePair",
+                                     {
+                                         {"modify", "ibv_modify_qp", Method<QueuePair, &QueuePair::Modify>},
+                                         {"query", "ibv_query_qp", Method<QueuePair, &QueuePair::Query>},
+                                         {"postSend", "ibv_post_send", Method<QueuePair, &QueuePair::PostSend>},
+                                         {"postRecv", "ibv_post_recv", Method<QueuePair, &QueuePair::PostRecv>},
+                                         {"destroy", "ibv_destroy_qp", Method<QueuePair, &QueuePair::Destroy>},
+                                     });
+}
+
+QueuePair::QueuePair(const Napi::CallbackInfo& info) : Napi::ObjectWrap<QueuePair>(info) {
+  if (!ConstructedByAddon(info)) ThrowType(info.Env(), "QueuePair objects come from createQp()");
+  info.This().As<Napi::Object>().TypeTag(&kTag);
+}
+
+void QueuePair::Attach(ProtectionDomain* pd, Napi::Object pdJs, CompletionQueue* scq, Napi::Object scqJs,
+                       CompletionQueue* rcq, Napi::Object rcqJs, ibv_qp* qp) {
+  qp_ = qp;
+  addon_ = AddonOf(pdJs.Env());
+  DependOn(pd, pdJs);
+  DependOn(scq, scqJs);
+  if (rcq != scq) DependOn(rcq, rcqJs);
+}
+
+int QueuePair::Release(bool force) {
+  int err = ErrnoOf(ibv_destroy_qp(qp_));
+  if (err == 0) qp_ = nullptr;
+  return err;
+}
+
+Napi::Value QueuePair::Destroy(const Napi::CallbackInfo& info, const char* verb) {
+  return DestroyResult(info.Env(), verb, Resource::Destroy(), "");
+}
+
+// modify(attr, mask): reads only the fields `mask` names (absent ones are 0, as in a zeroed
+// struct) and hands the call to libibverbs unchanged: the kernel decides what is legal.
+Napi::Value QueuePair::Modify(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  Arg arg{env, verb};
+  Napi::Object o = arg.Obj(info[0], "attr");
+  uint32_t mask = arg.U32(info[1], "attr_mask");
+  ibv_qp_attr a;
+  memset(&a, 0, sizeof a);
+  auto has = [&](int bit) { return (mask & static_cast<uint32_t>(bit)) != 0; };
+  if (has(IBV_QP_STATE)) a.qp_state = static_cast<ibv_qp_state>(arg.U32(o.Get("qp_state"), "qp_state", true));
+  if (has(IBV_QP_CUR_STATE)) {
+    a.cur_qp_state = static_cast<ibv_qp_state>(arg.U32(o.Get("cur_qp_state"), "cur_qp_state", true));
+  }
+  if (has(IBV_QP_EN_SQD_ASYNC_NOTIFY)) {
+    a.en_sqd_async_notify = arg.U8(o.Get("en_sqd_async_notify"), "en_sqd_async_notify", true);
+  }
+  if (has(IBV_QP_ACCESS_FLAGS)) a.qp_access_flags = arg.U32(o.Get("qp_access_flags"), "qp_access_flags", true);
+  if (has(IBV_QP_PKEY_INDEX)) a.pkey_index = arg.U16(o.Get("pkey_index"), "pkey_index", true);
+  if (has(IBV_QP_PORT)) a.port_num = arg.U8(o.Get("port_num"), "port_num", true);
+  if (has(IBV_QP_QKEY)) a.qkey = arg.U32(o.Get("qkey"), "qkey", true);
+  if (has(IBV_QP_AV)) ReadAhAttr(arg, o.Get("ah_attr"), "ah_attr", &a.ah_attr);
+  if (has(IBV_QP_PATH_MTU)) a.path_mtu = static_cast<ibv_mtu>(arg.U32(o.Get("path_mtu"), "path_mtu", true));
+  if (has(IBV_QP_TIMEOUT)) a.timeout = arg.U8(o.Get("timeout"), "timeout", true);
+  if (has(IBV_QP_RETRY_CNT)) a.retry_cnt = arg.U8(o.Get("retry_cnt"), "retry_cnt", true);
+  if (has(IBV_QP_RNR_RETRY)) a.rnr_retry = arg.U8(o.Get("rnr_retry"), "rnr_retry", true);
+  if (has(IBV_QP_RQ_PSN)) a.rq_psn = arg.U32(o.Get("rq_psn"), "rq_psn", true);
+  if (has(IBV_QP_MAX_QP_RD_ATOMIC)) a.max_rd_atomic = arg.U8(o.Get("max_rd_atomic"), "max_rd_atomic", true);
+  if (has(IBV_QP_ALT_PATH)) {
+    ReadAhAttr(arg, o.Get("alt_ah_attr"), "alt_ah_attr", &a.alt_ah_attr);
+    a.alt_pkey_index = arg.U16(o.Get("alt_pkey_index"), "alt_pkey_index", true);
+    a.alt_port_num = arg.U8(o.Get("alt_port_num"), "alt_port_num", true);
+    a.alt_timeout = arg.U8(o.Get("alt_timeout"), "alt_timeout", true);
+  }
+  if (has(IBV_QP_MIN_RNR_TIMER)) a.min_rnr_timer = arg.U8(o.Get("min_rnr_timer"), "min_rnr_timer", true);
+  if (has(IBV_QP_SQ_PSN)) a.sq_psn = arg.U32(o.Get("sq_psn"), "sq_psn", true);
+  if (has(IBV_QP_MAX_DEST_RD_ATOMIC)) {
+    a.max_dest_rd_atomic = arg.U8(o.Get("max_dest_rd_atomic"), "max_dest_rd_atomic", true);
+  }
+  if (has(IBV_QP_PATH_MIG_STATE)) {
+    a.path_mig_state = static_cast<ibv_mig_state>(arg.U32(o.Get("path_mig_state"), "path_mig_state", true));
+  }
+  if (has(IBV_QP_CAP)) {
+    Napi::Value cv = o.Get("cap");
+    if (!cv.IsUndefined()) {
+      Napi::Object c = arg.Obj(cv, "cap");
+      a.cap.max_send_wr = arg.U32(c.Get("max_send_wr"), "cap.max_send_wr", true);
+      a.cap.max_recv_wr = arg.U32(c.Get("max_recv_wr"), "cap.max_recv_wr", true);
+      a.cap.max_send_sge = arg.U32(c.Get("max_send_sge"), "cap.max_send_sge", true);
+      a.cap.max_recv_sge = arg.U32(c.Get("max_recv_sge"), "cap.max_recv_sge", true);
+      a.cap.max_inline_data = arg.U32(c.Get("max_inline_data"), "cap.max_inline_data", true);
+    }
+  }
+  if (has(IBV_QP_DEST_QPN)) a.dest_qp_num = arg.U32(o.Get("dest_qp_num"), "dest_qp_num", true);
+  if (has(IBV_QP_RATE_LIMIT)) a.rate_limit = arg.U32(o.Get("rate_limit"), "rate_limit", true);
+  int err = ibv_modify_qp(qp_, &a, static_cast<int>(mask));
+  if (err) ThrowVerbs(env, verb, ErrnoOf(err));
+  return env.Undefined();
+}
+
+namespace {
+Napi::Object CapObject(Napi::Env env, const ibv_qp_cap& c) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("max_send_wr", Napi::Number::New(env, c.max_send_wr));
+  o.Set("max_recv_wr", Napi::Number::New(env, c.max_recv_wr));
+  o.Set("max_send_sge", Napi::Number::New(env, c.max_send_sge));
+  o.Set("max_recv_sge", Napi::Number::New(env, c.max_recv_sge));
+  o.Set("max_inline_data", Napi::Number::New(env, c.max_inline_data));
+  return o;
+}
+}  // namespace
+
+// query(mask) → { attr, init_attr }
+Napi::Value QueuePair::Query(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  uint32_t mask = Arg{env, verb}.U32(info[0], "attr_mask");
+  ibv_qp_attr a;
+  ibv_qp_init_attr init;
+  memset(&a, 0, sizeof a);
+  memset(&init, 0, sizeof init);
+  int err = ibv_query_qp(qp_, &a, static_cast<int>(mask), &init);
+  if (err) ThrowVerbs(env, verb, ErrnoOf(err));
+  Napi::Object o = Napi::Object::New(env);
+  auto num = [&](const char* k, double v) { o.Set(k, Napi::Number::New(env, v)); };
+  num("qp_state", a.qp_state);
+  num("cur_qp_state", a.cur_qp_state);
+  num("path_mtu", a.path_mtu);
+  num("path_mig_state", a.path_mig_state);
+  num("qkey", a.qkey);
+  num("rq_psn", a.rq_psn);
+  num("sq_psn", a.sq_psn);
+  num("dest_qp_num", a.dest_qp_num);
+  num("qp_access_flags", a.qp_access_flags);
+  o.Set("cap", CapObject(env, a.cap));
+  o.Set("ah_attr", AhAttrObject(env, a.ah_attr));
+  o.Set("alt_ah_attr", AhAttrObject(env, a.alt_ah_attr));
+  num("pkey_index", a.pkey_index);
+  num("alt_pkey_index", a.alt_pkey_index);
+  num("en_sqd_async_notify", a.en_sqd_async_notify);
+  num("sq_draining", a.sq_draining);
+  num("max_rd_atomic", a.max_rd_atomic);
+  num("max_dest_rd_atomic", a.max_dest_rd_atomic);
+  num("min_rnr_timer", a.min_rnr_timer);
+  num("port_num", a.port_num);
+  num("timeout", a.timeout);
+  num("retry_cnt", a.retry_cnt);
+  num("rnr_retry", a.rnr_retry);
+  num("alt_port_num", a.alt_port_num);
+  num("alt_timeout", a.alt_timeout);
+  num("rate_limit", a.rate_limit);
+  Napi::Object i = Napi::Object::New(env);
+  i.Set("qp_type", Napi::Number::New(env, init.qp_type));
+  i.Set("sq_sig_all", Napi::Number::New(env, init.sq_sig_all));
+  i.Set("cap", CapObject(env, init.cap));
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("attr", o);
+  result.Set("init_attr", i);
+  return result;
+}
+
+namespace {
+std::string At(const char* list, uint32_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
+
+// Appends a WR's sg_list to `sges`; returns how many.
+int ReadSgList(const Arg& arg, Napi::Object w, const std::string& p, std::vector<ibv_sge>& sges) {
+  Napi::Value v = w.Get("sg_list");
+  if (v.IsUndefined() || v.IsNull()) return 0;
+  if (!v.IsArray()) ThrowType(arg.env, std::string(arg.verb) + ": " + p + ".sg_list must be an array");
+  Napi::Array list = v.As<Napi::Array>();
+  uint32_t n = list.Length();
+  for (uint32_t j = 0; j < n; j++) {
+    std::string q = p + ".sg_list[" + std::to_string(j) + "]";
+    Napi::Object s = arg.Obj(list.Get(j), q);
+    ibv_sge sge;
+    sge.addr = arg.Big(s.Get("addr"), q + ".addr");
+    sge.length = arg.U32(s.Get("length"), q + ".length");
+    sge.lkey = arg.U32(s.Get("lkey"), q + ".lkey");
+    sges.push_back(sge);
+  }
+  return static_cast<int>(n);
+}
+
+// Throws with bad_wr's index (the first WR not posted) when a post failed.
+template <typename Wr>
+void CheckPost(Napi::Env env, const char* verb, int ret, Wr* first, Wr* bad) {
+  if (ret == 0) return;
+  int index = bad != nullptr && first != nullptr ? static_cast<int>(bad - first) : 0;
+  ThrowVerbs(env, verb, ErrnoOf(ret), "", "", index);
+}
+}  // namespace
+
+// postSend(wrs[]): every WR is read and type-checked before anything is posted. Values that
+// rxe itself judges (lkeys, addresses, opcodes, lengths) pass through untouched: they
+// become post errors or completion statuses there. Refused here are only the WRs that
+// would make libibverbs dereference garbage: a UD send without a live address handle and
+// inline data outside every registered MR. Like rxe's own checks, such a WR stops the
+// list there: the WRs before it are posted, and err.badWrIndex names it.
+Napi::Value QueuePair::PostSend(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  Arg arg{env, verb};
+  if (!info[0].IsArray()) ThrowType(env, std::string(verb) + ": the work requests must be an array");
+  Napi::Array list = info[0].As<Napi::Array>();
+  uint32_t n = list.Length();
+  sendWrs_.assign(n, ibv_send_wr{});
+  sgeStart_.assign(n, 0);
+  sges_.clear();
+  bool ud = qp_->qp_type == IBV_QPT_UD;
+  int firstBad = -1;
+  std::string badReason, badAttribute;
+  for (uint32_t i = 0; i < n; i++) {
+    std::string p = At("wr", i);
+    Napi::Object w = arg.Obj(list.Get(i), p);
+    ibv_send_wr& wr = sendWrs_[i];
+    wr.wr_id = arg.Safe(w.Get("wr_id"), p + ".wr_id", true);
+    wr.opcode = static_cast<ibv_wr_opcode>(arg.U32(w.Get("opcode"), p + ".opcode"));
+    wr.send_flags = arg.U32(w.Get("send_flags"), p + ".send_flags", true);
+    wr.imm_data = arg.U32(w.Get("imm_data"), p + ".imm_data", true);  // raw, as the learner wrote it
+    sgeStart_[i] = sges_.size();
+    wr.num_sge = ReadSgList(arg, w, p, sges_);
+    Napi::Value rdma = w.Get("rdma"), atomic = w.Get("atomic"), udv = w.Get("ud");
+    AddressHandle* ah = nullptr;
+    if (!udv.IsUndefined()) {
+      Napi::Object u = arg.Obj(udv, p + ".ud");
+      Napi::Value ahv = u.Get("ah");
+      if (!ahv.IsUndefined() && !ahv.IsNull()) {
+        if (!ahv.IsObject() || !ahv.As<Napi::Object>().CheckTypeTag(&kAhTag)) {
+          ThrowType(env, std::string(verb) + ": " + p + ".ud.ah must be an address handle");
+        }
+        ah = AddressHandle::Unwrap(ahv.As<Napi::Object>());
+      }
+      if (ud) {
+        wr.wr.ud.remote_qpn = arg.U32(u.Get("remote_qpn"), p + ".ud.remote_qpn", true);
+        wr.wr.ud.remote_qkey = arg.U32(u.Get("remote_qkey"), p + ".ud.remote_qkey", true);
+      }
+    }
+    if (ud) {
+      if (ah == nullptr || ah->destroyed()) {
+        if (firstBad < 0) {
+          firstBad = static_cast<int>(i);
+          badAttribute = p + ".ud.ah";
+          badReason = ah == nullptr ? "a send on a UD QP needs wr.ud.ah" : "wr.ud.ah was already destroyed";
+        }
+      } else {
+        wr.wr.ud.ah = ah->ah();
+      }
+    } else if (!atomic.IsUndefined()) {
+      Napi::Object a = arg.Obj(atomic, p + ".atomic");
+      wr.wr.atomic.remote_addr = arg.Big(a.Get("remote_addr"), p + ".atomic.remote_addr");
+      wr.wr.atomic.compare_add = arg.Big(a.Get("compare_add"), p + ".atomic.compare_add", true);
+      wr.wr.atomic.swap = arg.Big(a.Get("swap"), p + ".atomic.swap", true);
+      wr.wr.atomic.rkey = arg.U32(a.Get("rkey"), p + ".atomic.rkey", true);
+    } else if (!rdma.IsUndefined()) {
+      Napi::Object r = arg.Obj(rdma, p + ".rdma");
+      wr.wr.rdma.remote_addr = arg.Big(r.Get("remote_addr"), p + ".rdma.remote_addr");
+      wr.wr.rdma.rkey = arg.U32(r.Get("rkey"), p + ".rdma.rkey", true);
+    }
+    // Inline data is copied by the library from the SGE addresses themselves.
+    if ((wr.send_flags & IBV_SEND_INLINE) && firstBad < 0) {
+      for (int j = 0; j < wr.num_sge; j++) {
+        const ibv_sge& s = sges_[sgeStart_[i] + j];
+        bool inside = s.length == 0;
+        for (const MemoryRegion* mr : addon_->liveMrs) inside = inside || mr->Covers(s.addr, s.length);
+        if (!inside) {
+          firstBad = static_cast<int>(i);
+          badAttribute = p + ".sg_list[" + std::to_string(j) + "]";
+          badReason = "inline data is copied from sg_list addresses: they must lie inside a registered MR here";
+          break;
+        }
+      }
+    }
+  }
+  uint32_t post = firstBad >= 0 ? static_cast<uint32_t>(firstBad) : n;
+  for (uint32_t i = 0; i < post; i++) {
+    ibv_send_wr& wr = sendWrs_[i];
+    wr.sg_list = wr.num_sge > 0 ? &sges_[sgeStart_[i]] : nullptr;
+    wr.next = i + 1 < post ? &sendWrs_[i + 1] : nullptr;
+  }
+  if (post > 0 || n == 0) {
+    ibv_send_wr* first = n > 0 ? sendWrs_.data() : nullptr;
+    ibv_send_wr* bad = nullptr;
+    CheckPost(env, verb, ibv_post_send(qp_, first, &bad), first, bad);
+  }
+  if (firstBad >= 0) ThrowVerbs(env, verb, EINVAL, badReason, badAttribute, firstBad);
+  return env.Undefined();
+}
+
+Napi::Value QueuePair::PostRecv(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  Arg arg{env, verb};
+  if (!info[0].IsArray()) ThrowType(env, std::string(verb) + ": the work requests must be an array");
+  Napi::Array list = info[0].As<Napi::Array>();
+  uint32_t n = list.Length();
+  recvWrs_.assign(n, ibv_recv_wr{});
+  sgeStart_.assign(n, 0);
+  sges_.clear();
+  for (uint32_t i = 0; i < n; i++) {
+    std::string p = At("wr", i);
+    Napi::Object w = arg.Obj(list.Get(i), p);
+    recvWrs_[i].wr_id = arg.Safe(w.Get("wr_id"), p + ".wr_id", true);
+    sgeStart_[i] = sges_.size();
+    recvWrs_[i].num_sge = ReadSgList(arg, w, p, sges_);
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    recvWrs_[i].sg_list = recvWrs_[i].num_sge > 0 ? &sges_[sgeStart_[i]] : nullptr;
+    recvWrs_[i].next = i + 1 < n ? &recvWrs_[i + 1] : nullptr;
+  }
+  ibv_recv_wr* first = n > 0 ? recvWrs_.data() : nullptr;
+  ibv_recv_wr* bad = nullptr;
+  CheckPost(env, verb, ibv_post_recv(qp_, first, &bad), first, bad);
+  return env.Undefined();
+}
