@@ -1,0 +1,192 @@
+/** The whole window: lesson on the left, the editor and transcript in the middle, the live views on the right. */
+import { Suspense, lazy, useCallback, useEffect, useMemo, useState } from "react";
+import type { Language } from "../../../lessons/schema.js";
+import type { Verdict } from "../../../lessons/checks.js";
+import type { LabStore } from "./lab/store.js";
+import { useLabState, useLabView } from "./lab/useLab.js";
+import { useLessonFlow } from "./lab/useLessonFlow.js";
+import { useRunner } from "./lab/useRunner.js";
+import { download } from "./lab/download.js";
+import { DEFAULT_PROGRAM } from "./lab/default-program.js";
+import { objectLabel } from "./model/reduce.js";
+import { TopBar } from "./panes/TopBar.js";
+import { LessonPane } from "./panes/LessonPane.js";
+import { Toolbar } from "./panes/Toolbar.js";
+import { ErrorBanner } from "./panes/ErrorBanner.js";
+import { Inspector } from "./panes/Inspector.js";
+import { Tabs } from "./panes/Tabs.js";
+import { TranscriptPane } from "./panes/TranscriptPane.js";
+import { LogPane } from "./panes/LogPane.js";
+import { Notices } from "./panes/Notices.js";
+import { Progress } from "./panes/Progress.js";
+
+const EditorPane = lazy(() => import("./panes/EditorPane.js"));
+
+export function App({ store }: { store: LabStore }) {
+  const state = useLabState(store);
+  const view = useLabView(state);
+  const bridge = store.bridge;
+  const course = useLessonFlow(bridge);
+  const [lang, setLang] = useState<Language>("en");
+  const [codeByStep, setCodeByStep] = useState<Record<string, string>>({});
+  const [compile, setCompile] = useState<(() => Promise<string>) | null>(null);
+  const [verdict, setVerdict] = useState<Verdict | undefined>();
+
+  const step = course.lesson?.steps[course.flow.step];
+  const stepKey = course.lesson && step ? `${course.lesson.id}/${step.number}` : "free";
+  const code = codeByStep[stepKey] ?? step?.starter ?? DEFAULT_PROGRAM;
+  const setCode = useCallback((c: string) => setCodeByStep((m) => ({ ...m, [stepKey]: c })), [stepKey]);
+  useEffect(() => setVerdict(undefined), [stepKey]);
+
+  const onFinished = useCallback(async () => {
+    if (!course.lesson || !step) return;
+    try {
+      const v = await bridge.request("lessons.check", { lessonId: course.lesson.id, step: step.number });
+      setVerdict(v);
+      course.actor?.send({
+        type: "CHECKED",
+        passed: v.passed,
+        failures: v.results.filter((r) => !r.passed).map((r) => r.detail),
+      });
+    } catch (err) {
+      store.notice("warn", `Could not check the step: ${(err as Error).message}`);
+    }
+  }, [bridge, course.lesson, course.actor, step, store]);
+
+  const runner = useRunner({
+    store,
+    compile,
+    gate: state.gate,
+    kind: state.header?.backend ?? state.session?.backend ?? "sim",
+    program: course.lesson && step ? `${course.lesson.id} step ${step.number}` : "main.ts",
+    onFinished,
+  });
+
+  // Keyboard shortcuts anywhere in the window (the editor forwards its own).
+  const shortcut = useCallback(
+    (a: "run" | "step" | "continue") => (a === "run" ? runner.run() : a === "step" ? runner.step() : runner.continue()),
+    [runner],
+  );
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "F10") shortcut("step");
+      else if (e.key === "F8") shortcut("continue");
+      else if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) shortcut("run");
+      else if (e.key === "F5" && e.shiftKey) runner.stop();
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [shortcut, runner]);
+
+  const focus = useMemo(() => {
+    const pending = state.gate?.pending?.target;
+    const lastVerb = [...state.events].reverse().find((e) => e.kind === "verb");
+    const target = pending ?? (lastVerb?.kind === "verb" ? lastVerb.target : undefined);
+    if (target?.type !== "qp") return view.qps[view.qps.length - 1]?.handle;
+    const index = state.events
+      .filter((e) => e.kind === "verb")
+      .flatMap((e) => (e.kind === "verb" ? (e.created ?? []) : []))
+      .filter((r) => r.type === "qp")
+      .findIndex((r) => r.$handle === target.$handle);
+    return index >= 0 ? objectLabel({ type: "qp", index }) : undefined;
+  }, [state.gate, state.events, view.qps]);
+
+  const lastSeq = state.events[state.events.length - 1]?.seq ?? 0;
+  return (
+    <div className="app" data-seq={lastSeq} data-paused={String(runner.paused)} data-running={String(runner.running)}>
+      <TopBar
+        lessons={course.lessons}
+        lessonId={course.lessonId}
+        lang={lang}
+        onLesson={course.setLessonId}
+        backend={state.backend}
+        backendKind={state.header?.backend}
+        connected={state.connected}
+      />
+      <main className="main">
+        <section className="panel" aria-label="lesson">
+          <div className="panel-body">
+            <LessonPane
+              lesson={course.lesson}
+              flow={course.flow}
+              lang={lang}
+              verdict={verdict}
+              onLang={setLang}
+              onStep={(i) => course.actor?.send({ type: "GO_TO_STEP", step: i })}
+              onHint={() => course.actor?.send({ type: "SHOW_HINT" })}
+              onSolution={() => {
+                if (step) setCode(step.solution);
+                course.actor?.send({ type: "REVEAL_SOLUTION" });
+              }}
+              onNext={() => course.actor?.send({ type: "NEXT_STEP" })}
+            />
+          </div>
+        </section>
+        <div className="column">
+          <section className="panel grow" aria-label="editor" style={{ flex: 3 }}>
+            <Toolbar
+              ready={compile !== null}
+              running={runner.running}
+              paused={runner.paused}
+              pausedBefore={view.pausedBefore?.detail}
+              onRun={runner.run}
+              onStep={runner.step}
+              onContinue={runner.continue}
+              onStop={runner.stop}
+              onReset={() => void runner.reset()}
+            />
+            <Suspense fallback={<div className="panel-body muted">Loading the editor…</div>}>
+              <EditorPane code={code} onChange={setCode} onReady={(c) => setCompile(() => c)} onShortcut={shortcut} />
+            </Suspense>
+            <ErrorBanner error={runner.error} />
+            {state.progress && (
+              <div className="panel-body">
+                <Progress
+                  label={state.progress.label}
+                  fraction={state.progress.total ? state.progress.done / state.progress.total : undefined}
+                />
+              </div>
+            )}
+          </section>
+          <Tabs
+            className="grow"
+            tabs={[
+              {
+                id: "transcript",
+                label: `Transcript (${view.transcript.length})`,
+                render: () => (
+                  <TranscriptPane
+                    rows={view.transcript}
+                    onExport={async (format) => {
+                      const out = await bridge.request("transcript.export", { format });
+                      download(out.filename, out.mime, out.content);
+                    }}
+                    onImport={async (content) => {
+                      const t = await bridge.request("transcript.import", { content });
+                      store.showImported(t.header, t.events);
+                      store.notice("info", `Imported ${t.events.length} events. Replaying them on a fresh session…`);
+                      const r = await bridge.request("transcript.replay", {});
+                      store.notice(
+                        r.divergences ? "warn" : "info",
+                        `Replayed ${r.events} events, ${r.divergences} divergences.`,
+                      );
+                    }}
+                  />
+                ),
+              },
+              {
+                id: "log",
+                label: `Log${view.logs.length ? ` (${view.logs.length})` : ""}`,
+                render: () => <LogPane lines={view.logs} />,
+              },
+            ]}
+          />
+        </div>
+        <Inspector view={view} focus={focus} />
+      </main>
+      <Notices notices={state.notices} onDismiss={(id) => store.dismiss(id)} />
+    </div>
+  );
+}

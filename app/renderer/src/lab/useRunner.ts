@@ -1,0 +1,67 @@
+/**
+ * Run / Step / Continue / Stop for the editor's program. Step with nothing running starts the
+ * program paused before its first verb; Step while paused lets one verb through.
+ */
+import { useCallback, useRef, useState } from "react";
+import type { BridgeErrorData, GateState } from "../../../bridge/contract.js";
+import type { LabStore } from "./store.js";
+import { startRun, type RunHandle } from "../runner/runner.js";
+
+export interface RunnerOptions {
+  store: LabStore;
+  compile: (() => Promise<string>) | null;
+  gate: GateState | null;
+  kind: "sim" | "native";
+  program: string;
+  /** Called after every run with how it ended (the lesson checks it then). */
+  onFinished: (result: { ok: boolean; error?: BridgeErrorData }) => void | Promise<void>;
+}
+
+export function useRunner({ store, compile, gate, kind, program, onFinished }: RunnerOptions) {
+  const run = useRef<RunHandle | null>(null);
+  const [running, setRunning] = useState(false);
+  const [error, setError] = useState<BridgeErrorData | undefined>();
+  const bridge = store.bridge;
+
+  const launch = useCallback(
+    async (stepping: boolean) => {
+      if (!compile || run.current) return;
+      setError(undefined);
+      let js: string;
+      try {
+        js = await compile();
+      } catch (err) {
+        setError({ name: "CompileError", message: (err as Error).message });
+        return;
+      }
+      const handle = startRun({ bridge, js, stepping, kind, program });
+      run.current = handle;
+      setRunning(true);
+      const result = await handle.done;
+      run.current = null;
+      setRunning(false);
+      if (!result.ok) setError(result.error);
+      await onFinished(result);
+    },
+    [bridge, compile, kind, program, onFinished],
+  );
+
+  const paused = !!gate?.pending;
+  return {
+    running,
+    paused,
+    error,
+    run: () => void launch(false),
+    step: () => {
+      if (!run.current) void launch(true);
+      else if (paused) void bridge.request("gate.step", {});
+      else void bridge.request("gate.pause", {});
+    },
+    continue: () => void (run.current && bridge.request("gate.continue", {})),
+    stop: () => void run.current?.stop(),
+    reset: async () => {
+      setError(undefined);
+      await store.reset();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+/** Entry: connect to the host through the bridge, then render. */
+import { createRoot } from "react-dom/client";
+import { getBridge } from "../../bridge/index.js";
+import { App } from "./App.js";
+import { LabStore } from "./lab/store.js";
+import "./styles.css";
+
+const store = new LabStore(getBridge());
+const root = createRoot(document.getElementById("root")!);
+root.render(<App store={store} />);
+store.start().catch((err: Error) => store.notice("error", `Could not reach the VerbsLab host: ${err.message}`));

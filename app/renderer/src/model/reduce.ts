@@ -1,0 +1,308 @@
+/**
+ * Builds what the panes draw (LabView) from what the host sends: the session's transcript
+ * events (objects created, QP snapshots, completions, counter deltas), the latest state
+ * snapshot (the QP models, MR bytes, counters) and the step gate. Pure, so every pane can be
+ * tested with plain data and the same view comes back after a reload or a backend restart.
+ */
+import type { GateState, StateSnapshot } from "../../../bridge/contract.js";
+import type { Ref, WireValue } from "../../../session/wire.js";
+import type { TranscriptEvent, VerbEvent } from "../../../session/transcript.js";
+import { predictModify } from "../../../../state-machines/qp.js";
+import { flagNames, ibv_qp_attr_mask, ibv_qp_state, IBV_WC_RECV } from "../../../../verbs/constants.js";
+import type { QpAttr, QpAttrInput, QpCap, Wc } from "../../../../verbs/types.js";
+import { changedOffsets } from "./hexdump.js";
+import { stateName } from "./format.js";
+import type { CounterView, DeviceView, LabView, Prediction, QpView, SweepPoint, TranscriptRow } from "./view.js";
+import { emptyView } from "./view.js";
+
+export interface ViewInputs {
+  events: readonly TranscriptEvent[];
+  snapshot?: StateSnapshot | null;
+  /** The snapshot before it, for byte-level MR highlights. */
+  previousSnapshot?: StateSnapshot | null;
+  gate?: GateState | null;
+}
+
+const isVerb = (e: TranscriptEvent): e is VerbEvent => e.kind === "verb";
+type Props = Record<string, WireValue>;
+const refHandle = (v: unknown): number | undefined =>
+  v && typeof v === "object" && typeof (v as Ref).$handle === "number" ? (v as Ref).$handle : undefined;
+
+/** A one-line summary of a verb's arguments for the transcript pane. */
+export function describeCall(method: string, args: readonly unknown[]): string {
+  switch (method) {
+    case "modify": {
+      const attr = (args[0] ?? {}) as Partial<QpAttr>;
+      const mask = Number(args[1] ?? 0);
+      const to =
+        mask & ibv_qp_attr_mask.IBV_QP_STATE && attr.qp_state !== undefined ? `→ ${stateName(attr.qp_state)}, ` : "";
+      const names = flagNames(ibv_qp_attr_mask, mask).map((n) => n.replace("IBV_QP_", ""));
+      return `${to}mask ${names.join("|") || "0"}`;
+    }
+    case "postSend":
+    case "postRecv": {
+      const wrs = Array.isArray(args[0]) ? args[0] : [args[0]];
+      return `${wrs.length} WR${wrs.length === 1 ? "" : "s"}`;
+    }
+    case "regMr":
+      return typeof args[0] === "number" ? `${args[0]} bytes, access ${args[1]}` : `access ${args[1]}`;
+    case "log":
+      return args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" ");
+    default:
+      return args
+        .filter((x) => typeof x === "number" || typeof x === "string")
+        .map(String)
+        .join(", ");
+  }
+}
+
+export function transcriptRow(e: VerbEvent): TranscriptRow {
+  return {
+    seq: e.seq,
+    verb: e.verb,
+    detail: describeCall(e.method, e.args),
+    outcome: e.error ? (e.error.code ?? e.error.name) : "ok",
+    ...(e.error?.attribute !== undefined && { attribute: e.error.attribute }),
+    ...(e.error?.reason !== undefined && { reason: e.error.reason }),
+    ...(e.check &&
+      !e.check.agree && { divergence: `model expected ${e.check.expected}; the device did ${e.check.actual}` }),
+    ms: e.durationMs,
+  };
+}
+
+/** `sweep {"bytes":4096,"gbps":9.3}` (or `sweep 4096 9.3`) logged by the throughput lesson. */
+export function parseSweep(message: string): SweepPoint | undefined {
+  const m = /^sweep\b[:\s]*(.*)$/.exec(message.trim());
+  if (!m) return undefined;
+  try {
+    const o = JSON.parse(m[1]) as Record<string, unknown>;
+    const bytes = o.bytes ?? o.size;
+    const gbps = o.gbps ?? o.Gbps;
+    if (typeof bytes === "number" && typeof gbps === "number") return { bytes, gbps };
+  } catch {
+    const nums = m[1].match(/[\d.]+/g);
+    if (nums && nums.length >= 2) return { bytes: Number(nums[0]), gbps: Number(nums[1]) };
+  }
+  return undefined;
+}
+
+interface Obj {
+  handle: number;
+  type: string;
+  props: Props;
+  alive: boolean;
+  /** Index among objects of its type, in creation order (lessons count QPs and MRs this way). */
+  index: number;
+}
+
+const LABEL: Record<string, string> = {
+  context: "ctx",
+  pd: "pd",
+  mr: "mr",
+  cq: "cq",
+  qp: "qp",
+  channel: "ch",
+  ah: "ah",
+};
+export const objectLabel = (o: { type: string; index: number }) => `${LABEL[o.type] ?? o.type}${o.index}`;
+
+export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInputs): LabView {
+  const view = emptyView();
+  const objs = new Map<number, Obj>();
+  const perType = new Map<string, number>();
+  const attrs = new Map<number, QpAttr | null>();
+  const polled = new Map<number, Wc[]>();
+  const lastMove = new Map<number, { from: number; to: number; seq: number }>();
+  const diverged = new Map<number, string>();
+  const sqPosted = new Map<number, number>();
+  const rqPosted = new Map<number, number>();
+  const ports = new Map<number, DeviceView["ports"][number]>();
+  let lastVerb: VerbEvent | undefined;
+
+  for (const e of events) {
+    if (e.kind === "log") {
+      view.logs.push(e.message);
+      const pt = parseSweep(e.message);
+      if (pt) view.sweep.push(pt);
+      continue;
+    }
+    if (e.kind === "end") {
+      if (e.error) view.logs.push(`program ended: ${e.error.code ?? e.error.name}: ${e.error.message}`);
+      continue;
+    }
+    if (!isVerb(e)) continue;
+    lastVerb = e;
+    view.transcript.push(transcriptRow(e));
+    for (const r of e.created ?? []) {
+      const index = perType.get(r.type) ?? 0;
+      perType.set(r.type, index + 1);
+      objs.set(r.$handle, { handle: r.$handle, type: r.type, props: (r.props ?? {}) as Props, alive: true, index });
+    }
+    const target = objs.get(e.target.$handle);
+    if (!e.error && target && ["destroy", "dereg", "dealloc", "close"].includes(e.method)) target.alive = false;
+    for (const q of e.qps ?? []) {
+      attrs.set(q.qp, q.after);
+      if (q.before && q.after && q.before.qp_state !== q.after.qp_state) {
+        lastMove.set(q.qp, { from: q.before.qp_state, to: q.after.qp_state, seq: e.seq });
+        if (q.after.qp_state === ibv_qp_state.IBV_QPS_RESET) {
+          sqPosted.set(q.qp, 0);
+          rqPosted.set(q.qp, 0);
+        }
+      }
+    }
+    for (const m of e.moves ?? []) lastMove.set(m.qp, { from: m.from, to: m.to, seq: e.seq });
+    if (e.check && !e.check.agree && e.prediction)
+      diverged.set(e.prediction.qp, `model expected ${e.check.expected}; the device did ${e.check.actual}`);
+    for (const c of e.completions ?? []) {
+      const list = polled.get(c.cq) ?? [];
+      list.push(c.wc);
+      polled.set(c.cq, list);
+    }
+    if (!e.error && (e.method === "postSend" || e.method === "postRecv")) {
+      const n = Array.isArray(e.args[0]) ? e.args[0].length : 1;
+      const m = e.method === "postSend" ? sqPosted : rqPosted;
+      m.set(e.target.$handle, (m.get(e.target.$handle) ?? 0) + n);
+    }
+    if (!e.error && e.method === "queryPort" && e.result && typeof e.result === "object") {
+      const pa = e.result as Record<string, number>;
+      ports.set(e.target.$handle, {
+        port_num: Number(e.args[0] ?? 1),
+        state: pa.state,
+        active_mtu: pa.active_mtu,
+        link_layer: pa.link_layer,
+        gids: [],
+      });
+    }
+  }
+  if (lastVerb?.error) view.lastError = transcriptRow(lastVerb);
+
+  const live = (type: string) => [...objs.values()].filter((o) => o.type === type && o.alive);
+  const label = (h: unknown) => {
+    const n = refHandle(h);
+    const o = n === undefined ? undefined : objs.get(n);
+    return o ? objectLabel(o) : undefined;
+  };
+  const contextDevice = new Map<number, string>();
+  for (const c of live("context")) {
+    const dev = (c.props.device as { name?: string } | undefined)?.name ?? "?";
+    contextDevice.set(c.handle, dev);
+    const gids = Array.isArray(c.props.gids)
+      ? (c.props.gids as { gid_index: number; gid: string; gid_type: number }[])
+      : [];
+    const port = ports.get(c.handle);
+    if (!view.devices.some((d) => d.name === dev))
+      view.devices.push({
+        handle: objectLabel(c),
+        name: dev,
+        ports: [
+          {
+            port_num: port?.port_num ?? 1,
+            state: port?.state ?? 4,
+            active_mtu: port?.active_mtu ?? 0,
+            link_layer: port?.link_layer ?? 0,
+            gids: gids.map((g) => ({ index: g.gid_index, gid: g.gid, type: g.gid_type })),
+          },
+        ],
+      });
+  }
+  const deviceOfPd = (pd: unknown) => contextDevice.get(refHandle(objs.get(refHandle(pd) ?? -1)?.props.context) ?? -1);
+  view.pds = live("pd").map((p) => ({
+    handle: objectLabel(p),
+    device: contextDevice.get(refHandle(p.props.context) ?? -1),
+  }));
+
+  const bytesNow = new Map((snapshot?.mrBytes ?? []).map((m) => [m.handle, m.bytes]));
+  const bytesBefore = new Map((previousSnapshot?.mrBytes ?? []).map((m) => [m.handle, m.bytes]));
+  view.mrs = live("mr").map((m) => {
+    const bytes = bytesNow.get(m.handle);
+    return {
+      handle: objectLabel(m),
+      pd: label(m.props.pd),
+      addr: Number(m.props.addr ?? 0),
+      length: Number(m.props.length ?? 0),
+      lkey: Number(m.props.lkey ?? 0),
+      rkey: Number(m.props.rkey ?? 0),
+      access: Number(m.props.access ?? 0),
+      ...(bytes && { bytes, changedBytes: changedOffsets(bytesBefore.get(m.handle), bytes) }),
+    };
+  });
+  view.cqs = live("cq").map((c) => ({
+    handle: objectLabel(c),
+    cqe: Number(c.props.cqe ?? 0),
+    device: contextDevice.get(refHandle(c.props.context) ?? -1),
+    entries: polled.get(c.handle) ?? [],
+  }));
+
+  // The verb just performed highlights what it changed; older changes fade back to normal.
+  const justChanged = new Map((lastVerb?.qps ?? []).filter((q) => q.changes.length).map((q) => [q.qp, q]));
+  const models = new Map((snapshot?.qps ?? []).map((m) => [m.qp, m]));
+  const pending = gate?.pending;
+  const qpObjs = live("qp");
+  view.qps = qpObjs.map((o): QpView => {
+    const attr = attrs.get(o.handle) ?? undefined;
+    const cap = (o.props.cap ?? {}) as unknown as QpCap;
+    const qpType = Number(o.props.qp_type);
+    const qpNum = Number(o.props.qp_num);
+    const init_attr = { qp_type: qpType, sq_sig_all: 0, cap };
+    const change = justChanged.get(o.handle);
+    const model = models.get(o.handle);
+    const state = attr?.qp_state ?? model?.observed ?? ibv_qp_state.IBV_QPS_RESET;
+    const sendCq = refHandle(o.props.send_cq);
+    const recvCq = refHandle(o.props.recv_cq);
+    const sendDone = (polled.get(sendCq ?? -1) ?? []).filter(
+      (w) => w.qp_num === qpNum && w.opcode < IBV_WC_RECV,
+    ).length;
+    const recvDone = (polled.get(recvCq ?? -1) ?? []).filter(
+      (w) => w.qp_num === qpNum && w.opcode >= IBV_WC_RECV,
+    ).length;
+    let prediction: Prediction | undefined;
+    if (pending && pending.target.$handle === o.handle && pending.method === "modify") {
+      const [a, mask] = pending.args as [QpAttrInput, number];
+      const p = predictModify(qpType, state, a ?? {}, Number(mask ?? 0), {
+        qp_num: qpNum,
+        known_qpns: qpObjs.map((x) => Number(x.props.qp_num)),
+      });
+      prediction = p.ok ? { to: p.to } : { errno: p.code, reason: p.reason, missing: p.missing };
+    }
+    return {
+      handle: objectLabel(o),
+      qp_num: qpNum,
+      qp_type: qpType,
+      device: deviceOfPd(o.props.pd) ?? "",
+      state,
+      ...(attr && { query: { attr, init_attr } }),
+      ...(change?.before && attr && { previous: { attr: change.before, init_attr } }),
+      changed: change ? change.changes.map((c) => `attr.${c.field}`) : [],
+      ...(lastMove.has(o.handle) && { lastTransition: lastMove.get(o.handle) }),
+      ...(prediction && { pending: prediction }),
+      ...(diverged.has(o.handle) && { divergence: diverged.get(o.handle) }),
+      sqOutstanding: Math.max(0, (sqPosted.get(o.handle) ?? 0) - sendDone),
+      rqOutstanding: Math.max(0, (rqPosted.get(o.handle) ?? 0) - recvDone),
+      sendCq: label(o.props.send_cq),
+      recvCq: label(o.props.recv_cq),
+      pd: label(o.props.pd),
+    };
+  });
+
+  // Counters: values from the snapshot, the delta from the last verb that moved any.
+  const lastDelta = new Map<string, number>();
+  const lastCounterEvent = [...events].reverse().find((e) => isVerb(e) && e.counters?.length) as VerbEvent | undefined;
+  for (const c of lastCounterEvent?.counters ?? [])
+    for (const [name, d] of Object.entries(c.delta)) lastDelta.set(`${c.context}/${name}`, d);
+  const counters: CounterView[] = [];
+  for (const c of snapshot?.counters ?? [])
+    for (const [name, value] of Object.entries(c.counters))
+      counters.push({ device: c.device, name, value, delta: lastDelta.get(`${c.handle}/${name}`) ?? 0 });
+  view.counters = counters;
+
+  const extra = (snapshot as { packets?: unknown } | null | undefined)?.packets;
+  if (Array.isArray(extra)) view.packets = extra.filter((m) => m && typeof m.t === "number");
+  if (pending) {
+    const t = objs.get(pending.target.$handle);
+    view.pausedBefore = {
+      verb: pending.verb,
+      detail: `${t ? objectLabel(t) + "." : "verbs."}${pending.method}(${describeCall(pending.method, pending.args)})`,
+    };
+  }
+  return view;
+}

@@ -1,0 +1,42 @@
+/** The Monaco editor over main.ts, with the verbs API typings. Loaded lazily with Monaco itself. */
+import { Editor } from "@monaco-editor/react";
+import { useEffect } from "react";
+import { MAIN_URI, emitJavaScript, monaco } from "../monaco/setup.js";
+
+export interface EditorPaneProps {
+  code: string;
+  onChange: (code: string) => void;
+  /** Called once the editor exists, with a function that compiles the current program. */
+  onReady?: (compile: () => Promise<string>) => void;
+  /** Keyboard shortcuts that must also work while the editor has focus. */
+  onShortcut?: (action: "run" | "step" | "continue") => void;
+}
+
+export default function EditorPane({ code, onChange, onReady, onShortcut }: EditorPaneProps) {
+  useEffect(() => () => monaco.editor.getModel(MAIN_URI)?.dispose(), []);
+  return (
+    <Editor
+      className="editor-host"
+      height="100%"
+      language="typescript"
+      path={MAIN_URI.toString()}
+      value={code}
+      onChange={(v) => onChange(v ?? "")}
+      options={{
+        minimap: { enabled: false },
+        fontSize: 13,
+        fontFamily: "'DejaVu Sans Mono', ui-monospace, monospace",
+        scrollBeyondLastLine: false,
+        automaticLayout: true,
+        tabSize: 2,
+        renderLineHighlight: "line",
+      }}
+      onMount={(editor) => {
+        editor.addCommand(monaco.KeyCode.F10, () => onShortcut?.("step"));
+        editor.addCommand(monaco.KeyCode.F8, () => onShortcut?.("continue"));
+        editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => onShortcut?.("run"));
+        onReady?.(emitJavaScript);
+      }}
+    />
+  );
+}

@@ -1,0 +1,77 @@
+/** The right-hand column: the QP diagram, the live query table, and the other views in tabs. */
+import type { LabView } from "../model/view.js";
+import { QpDiagram } from "./QpDiagram.js";
+import { QpQueryTable } from "./QpQueryTable.js";
+import { ConnectionPane } from "./ConnectionPane.js";
+import { ResourcesTree } from "./ResourcesTree.js";
+import { CqEntries } from "./CqEntries.js";
+import { MrHex } from "./MrHex.js";
+import { Counters } from "./Counters.js";
+import { PacketTimeline } from "./PacketTimeline.js";
+import { ThroughputPlot } from "./ThroughputPlot.js";
+import { Tabs } from "./Tabs.js";
+
+export function Inspector({ view, focus }: { view: LabView; focus?: string }) {
+  const f = view.qps.find((q) => q.handle === focus);
+  const pair = view.qps.slice(-2);
+  const wcs = view.cqs.reduce((n, c) => n + c.entries.length, 0);
+  return (
+    <div className="column">
+      <section className="panel" aria-label="QP state diagram">
+        <h2>
+          QP state machine
+          {f?.divergence && <span className="badge bad">diverged</span>}
+          {f?.pending && (
+            <span className={`badge ${f.pending.to === undefined ? "bad" : ""}`} data-testid="prediction">
+              {f.pending.to === undefined ? `predicts ${f.pending.errno}` : "prediction shown"}
+            </span>
+          )}
+        </h2>
+        <div className="panel-body" style={{ paddingBottom: 4 }}>
+          <QpDiagram qps={view.qps} focus={focus} />
+          {f?.divergence && (
+            <div className="mismatch" style={{ padding: "2px 6px", borderRadius: 4 }}>
+              {f.divergence}
+            </div>
+          )}
+          <div className="legend">
+            <span>
+              <i style={{ borderColor: "#15803d", borderTopStyle: "dashed" }} />
+              transition just taken
+            </span>
+            <span>
+              <i style={{ borderColor: "#2f6fde", borderTopStyle: "dotted" }} />
+              predicted next
+            </span>
+            <span>
+              <i style={{ borderColor: "#2f6fde" }} />
+              legal from here
+            </span>
+          </div>
+        </div>
+      </section>
+      <section className="panel grow" aria-label="ibv_query_qp">
+        <h2>ibv_query_qp {pair.length === 2 && <span className="muted">both ends side by side</span>}</h2>
+        <div className="panel-body">
+          <QpQueryTable qps={pair} />
+        </div>
+      </section>
+      <Tabs
+        className="grow"
+        tabs={[
+          {
+            id: "connection",
+            label: "Connection",
+            render: () => <ConnectionPane qps={view.qps} devices={view.devices} mrs={view.mrs} />,
+          },
+          { id: "resources", label: "Resources", render: () => <ResourcesTree {...view} /> },
+          { id: "cq", label: `Completions${wcs ? ` (${wcs})` : ""}`, render: () => <CqEntries cqs={view.cqs} /> },
+          { id: "mr", label: "Memory", render: () => <MrHex mrs={view.mrs} /> },
+          { id: "counters", label: "Counters", render: () => <Counters counters={view.counters} /> },
+          { id: "packets", label: "Packets", render: () => <PacketTimeline packets={view.packets} /> },
+          { id: "plot", label: "Throughput", render: () => <ThroughputPlot points={view.sweep} /> },
+        ]}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,135 @@
+/** The lesson: title, steps with progress, the step's text (English or 中文), its goal checks turning green, hints. */
+import type { Language, Lesson } from "../../../../lessons/schema.js";
+import { describeCheck, type Verdict } from "../../../../lessons/checks.js";
+import { Markdown } from "./Markdown.js";
+
+/** Where the learner is, as the lesson flow machine (state-machines/lesson.ts) says. */
+export interface LessonFlowView {
+  /** The step on screen, 0-based. */
+  step: number;
+  passed: boolean[];
+  hintsShown: number[];
+  solutionRevealed: boolean[];
+  completed: boolean;
+}
+
+export interface LessonPaneProps {
+  lesson?: Lesson;
+  flow: LessonFlowView;
+  lang: Language;
+  /** The verdict on the last run of the current step; undefined before any run. */
+  verdict?: Verdict;
+  /** A check is being evaluated or a program is running. */
+  busy?: boolean;
+  onStep: (index: number) => void;
+  onLang: (lang: Language) => void;
+  onHint: () => void;
+  onSolution: () => void;
+  onNext: () => void;
+}
+
+const UI = {
+  en: {
+    goals: "Goals",
+    hint: "Show a hint",
+    more: "Another hint",
+    solution: "Load the solution",
+    next: "Next step →",
+    done: "Lesson complete",
+    none: "No lesson loaded.",
+    passed: "Step passed",
+  },
+  zh: {
+    goals: "目标",
+    hint: "显示提示",
+    more: "更多提示",
+    solution: "载入参考答案",
+    next: "下一步 →",
+    done: "课程完成",
+    none: "未加载课程。",
+    passed: "本步已通过",
+  },
+};
+
+export function LessonPane(p: LessonPaneProps) {
+  const { lesson, flow, lang, verdict } = p;
+  const ui = UI[lang];
+  if (!lesson) return <p className="empty">{ui.none}</p>;
+  const step = lesson.steps[flow.step];
+  if (!step) return <p className="empty">{ui.none}</p>;
+  const done = flow.passed.filter(Boolean).length;
+  const hints = flow.hintsShown[flow.step] ?? 0;
+  const isLast = flow.step === lesson.steps.length - 1;
+  return (
+    <div className="lesson" data-lesson={lesson.id} data-step={step.number}>
+      <div style={{ display: "flex", alignItems: "center", gap: 8 }}>
+        <h1 style={{ flex: 1 }}>{lesson.title[lang]}</h1>
+        <select value={lang} onChange={(e) => p.onLang(e.target.value as Language)} aria-label="language">
+          <option value="en">English</option>
+          <option value="zh">中文</option>
+        </select>
+      </div>
+      <div className="progress" title={`${done}/${lesson.steps.length}`} data-testid="lesson-progress">
+        <div style={{ width: `${(100 * done) / lesson.steps.length}%` }} />
+      </div>
+      <ol className="steps">
+        {lesson.steps.map((s, i) => {
+          const reachable = i === 0 || flow.passed[i - 1] || flow.passed[i];
+          return (
+            <li
+              key={s.id}
+              className={i === flow.step ? "current" : undefined}
+              aria-disabled={!reachable}
+              style={reachable ? undefined : { opacity: 0.5, cursor: "default" }}
+              onClick={() => reachable && p.onStep(i)}
+            >
+              <span className={`dot${flow.passed[i] ? " done" : ""}`}>{flow.passed[i] ? "✓" : s.number}</span>
+              {s.title[lang]}
+            </li>
+          );
+        })}
+      </ol>
+      <Markdown text={step.text[lang]} />
+      <h4 style={{ margin: "10px 0 4px" }}>{ui.goals}</h4>
+      <ul className="checks" data-testid="checks">
+        {step.checks.map((c, i) => {
+          const r = verdict?.results[i];
+          const cls = r === undefined ? undefined : r.passed ? "pass" : "fail";
+          return (
+            <li key={i} className={cls} data-pass={r === undefined ? undefined : String(r.passed)}>
+              <span className="mark">{r === undefined ? "○" : r.passed ? "✓" : "✗"}</span>
+              <span>
+                {describeCheck(c, lang)}
+                {r && !r.passed && r.detail && <div className="muted">{r.detail}</div>}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+      {verdict?.unexpectedError && (
+        <div className="hint bad-hint">
+          <code>{verdict.unexpectedError.code ?? "Error"}</code> {verdict.unexpectedError.message}
+        </div>
+      )}
+      {flow.passed[flow.step] && (
+        <div className="passed-banner" data-testid="step-passed">
+          ✓ {flow.completed ? ui.done : ui.passed}
+        </div>
+      )}
+      {step.hints.slice(0, hints).map((h, i) => (
+        <div key={i} className="hint">
+          <Markdown text={h[lang]} />
+        </div>
+      ))}
+      <div style={{ display: "flex", gap: 6, flexWrap: "wrap", marginTop: 6 }}>
+        {hints < step.hints.length && <button onClick={p.onHint}>{hints === 0 ? ui.hint : ui.more}</button>}
+        <button onClick={p.onSolution}>{ui.solution}</button>
+        {flow.passed[flow.step] && !isLast && (
+          <button className="primary" onClick={p.onNext} data-testid="next-step">
+            {ui.next}
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,9 @@
+/** What the program logged with verbs.log, oldest first. */
+export function LogPane({ lines }: { lines: string[] }) {
+  if (lines.length === 0) return <p className="empty">verbs.log(…) lines appear here.</p>;
+  return (
+    <pre className="mono" style={{ margin: 0, whiteSpace: "pre-wrap" }}>
+      {lines.join("\n")}
+    </pre>
+  );
+}

@@ -1,0 +1,18 @@
+/** Host notices (backend died / restarted, lost connection), dismissable. */
+import type { Notice } from "../lab/store.js";
+
+export function Notices({ notices, onDismiss }: { notices: Notice[]; onDismiss: (id: number) => void }) {
+  if (notices.length === 0) return null;
+  return (
+    <div className="notices" aria-live="polite">
+      {notices.map((n) => (
+        <div key={n.id} className={`toast ${n.level}`} data-level={n.level}>
+          <span>{n.text}</span>
+          <button onClick={() => onDismiss(n.id)} aria-label="dismiss">
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,102 @@
+/** The QP state diagram: states and legal transitions from the table, each QP as a chip on its state. */
+import { EDGES, NODES, NODE_H, NODE_W } from "../model/qp-graph.js";
+import { stateName } from "../model/format.js";
+import type { QpView } from "../model/view.js";
+
+export interface QpDiagramProps {
+  qps: QpView[];
+  /** The QP whose transition, prediction and legal next moves are emphasised. */
+  focus?: string;
+}
+
+const label = (qp: QpView) => `QP ${qp.qp_num.toString(16)}`;
+
+export function QpDiagram({ qps, focus }: QpDiagramProps) {
+  const f = qps.find((q) => q.handle === focus) ?? qps[qps.length - 1];
+  const taken = f?.lastTransition;
+  const predictedTo = f?.pending?.to;
+  const predictedError = f?.pending && f.pending.to === undefined;
+  const divergedAt = f?.divergence ? f.state : undefined;
+  return (
+    <svg className="qp-diagram" viewBox="0 0 510 200" role="img" aria-label="QP state diagram">
+      <defs>
+        <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto">
+          <path d="M0,0 L10,5 L0,10 z" fill="#9aa4b5" />
+        </marker>
+        <marker id="arrow-taken" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto">
+          <path d="M0,0 L10,5 L0,10 z" fill="#15803d" />
+        </marker>
+      </defs>
+      {EDGES.map((e) => {
+        const isTaken = taken && taken.from === e.from && taken.to === e.to;
+        const isPredicted = f && predictedTo !== undefined && e.from === f.state && e.to === predictedTo;
+        const available = f && e.from === f.state;
+        if (!e.primary && !available && !isTaken) return null;
+        const cls = [
+          "edge",
+          e.primary && "primary",
+          available && "available",
+          isPredicted && "predicted",
+          isTaken && "taken",
+        ]
+          .filter(Boolean)
+          .join(" ");
+        return (
+          <path
+            key={`${e.from}-${e.to}-${isTaken ? taken!.seq : 0}`}
+            className={cls}
+            d={e.path}
+            markerEnd={isTaken ? "url(#arrow-taken)" : "url(#arrow)"}
+            data-edge={`${stateName(e.from)}-${stateName(e.to)}`}
+          />
+        );
+      })}
+      {NODES.map((n) => {
+        const name = stateName(n.state);
+        const cls = [
+          "node",
+          `state-${name}`,
+          f?.state === n.state && "current",
+          predictedTo === n.state && predictedTo !== f?.state && "predicted",
+          divergedAt === n.state && "diverged",
+        ]
+          .filter(Boolean)
+          .join(" ");
+        const here = qps.filter((q) => q.state === n.state);
+        return (
+          <g key={n.state} className={cls} data-state={name}>
+            <rect x={n.x - NODE_W / 2} y={n.y - NODE_H / 2} width={NODE_W} height={NODE_H} rx={7} />
+            <text x={n.x} y={n.y + 4} textAnchor="middle">
+              {name}
+            </text>
+            {here.map((q, i) => (
+              <g
+                key={q.handle}
+                className="chip"
+                transform={`translate(${n.x - NODE_W / 2 + i * 38}, ${n.y + NODE_H / 2 + 3})`}
+              >
+                <rect width={36} height={13} rx={3} />
+                <text x={18} y={10} textAnchor="middle">
+                  {label(q)}
+                </text>
+              </g>
+            ))}
+            {f && predictedTo === n.state && predictedTo !== f.state && (
+              <g className="chip ghost" transform={`translate(${n.x - NODE_W / 2}, ${n.y - NODE_H / 2 - 16})`}>
+                <rect width={NODE_W} height={13} rx={3} />
+                <text x={NODE_W / 2} y={10} textAnchor="middle">
+                  predicted
+                </text>
+              </g>
+            )}
+          </g>
+        );
+      })}
+      {f && predictedError && (
+        <text x={255} y={195} textAnchor="middle" className="predicted-error" fill="#c92a2a" fontSize={11}>
+          predicted: {f.pending?.errno} — {f.pending?.reason}
+        </text>
+      )}
+    </svg>
+  );
+}

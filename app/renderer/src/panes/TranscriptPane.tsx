@@ -1,0 +1,70 @@
+/** Every verb the program called, with its outcome; export in four formats, import a transcript to replay. */
+import { useRef } from "react";
+import type { TranscriptRow } from "../model/view.js";
+
+export type ExportFormat = "md" | "html" | "json" | "c";
+
+export interface TranscriptPaneProps {
+  rows: TranscriptRow[];
+  onExport?: (format: ExportFormat) => void;
+  onImport?: (text: string) => void;
+}
+
+export function TranscriptPane({ rows, onExport, onImport }: TranscriptPaneProps) {
+  const file = useRef<HTMLInputElement>(null);
+  return (
+    <div className="transcript">
+      <div className="toolbar" style={{ padding: "0 0 6px", border: "none" }}>
+        <span className="muted">Export</span>
+        {(["md", "html", "json", "c"] as const).map((f) => (
+          <button key={f} onClick={() => onExport?.(f)} disabled={!onExport || rows.length === 0} data-export={f}>
+            {f === "md" ? "Markdown" : f === "c" ? "C program" : f.toUpperCase()}
+          </button>
+        ))}
+        <span style={{ flex: 1 }} />
+        <button onClick={() => file.current?.click()} disabled={!onImport}>
+          Import & replay…
+        </button>
+        <input
+          ref={file}
+          type="file"
+          accept=".json,.jsonl"
+          hidden
+          data-testid="transcript-import"
+          onChange={async (e) => {
+            const f = e.target.files?.[0];
+            if (f && onImport) onImport(await f.text());
+            e.target.value = "";
+          }}
+        />
+      </div>
+      {rows.length === 0 ? (
+        <p className="empty">Run or step through the program: every verb call lands here.</p>
+      ) : (
+        <table className="grid">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>verb</th>
+              <th>what</th>
+              <th>result</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.seq} className={r.divergence ? "diverged" : undefined} title={r.divergence}>
+                <td className="muted">{r.seq}</td>
+                <td className="field">{r.verb}</td>
+                <td className="mono">{r.detail}</td>
+                <td className={r.outcome === "ok" ? "ok" : "err"}>
+                  {r.outcome}
+                  {r.attribute && <code> {r.attribute}</code>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
