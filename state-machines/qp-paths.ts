@@ -124,7 +124,7 @@ export function shortestPathsToEveryState(qpType: TableQpType, peer: PeerAddress
   const out = new Map<QpStateName, QpModelEvent[]>();
   for (const p of paths) {
     const name = p.state.value as QpStateName;
-    const events = p.steps.map((s) => s.event).filter((e) => e.type !== "xstate.init");
+    const events = p.steps.map((s) => s.event as { type: string }).filter((e) => e.type !== "xstate.init");
     const known = out.get(name);
     if (!known || known.length > events.length) out.set(name, events as QpModelEvent[]);
   }

@@ -6,3 +6,15 @@ export * from "./transcript.js";
 export * from "./wire.js";
 export type * from "./verbs-api.js";
 export { appendFileSink, readTranscriptFile } from "./transcript-file.js";
+export { replayTranscript, type ReplayOptions, type ReplayResult, type Divergence } from "./replay.js";
+export {
+  exportTranscript,
+  EXPORT_FORMATS,
+  toC,
+  toHtml,
+  toJson,
+  toMarkdown,
+  type ExportFormat,
+} from "./export/index.js";
+export { summarize, formatCall, formatOutcome, formatWc } from "./describe.js";
+export { objectsOf, symbolize, resolveSymbols, type ObjectInfo, type Sym } from "./symbols.js";

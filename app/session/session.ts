@@ -136,6 +136,14 @@ interface Entry {
 function errorJson(e: unknown): ErrorJson {
   if (e instanceof VerbsError) return e.toJSON();
   if (e instanceof Error) return { name: e.name, message: e.message };
+  // Already JSON (a recorded error being replayed, or one that crossed the bridge).
+  if (
+    e &&
+    typeof e === "object" &&
+    typeof (e as ErrorJson).name === "string" &&
+    typeof (e as ErrorJson).message === "string"
+  )
+    return { ...(e as ErrorJson) };
   return { name: "Error", message: String(e) };
 }
 
