@@ -3,10 +3,22 @@
 # command in the caller's directory with the caller's environment. Exits with its exit code.
 #
 # Network layout (the simulator mirrors it; change it only together with sim/):
-#   veth0 (root netns) 10.77.0.1/24  <->  veth1 (netns "peer") 10.77.0.2/24, MTU 1500
-#   rxe0 on veth0, rxe1 on veth1 (rdma devices are shared across netns, so both are visible here)
+#   veth0 10.77.0.1/24 <-> veth1 10.77.0.2/24, MTU 1500, both in the VM's one network namespace
+#   rxe0 on veth0, rxe1 on veth1.
+# Linux 6.1's rxe opens its UDP socket in the initial netns only, so an rxe on a netdev in another
+# namespace never receives anything (measured): both ends stay in this one namespace. rxe routes
+# with the netdev as output interface, so 10.77.0.1 -> 10.77.0.2 really leaves through veth0; but
+# the receiving end sees a packet (or ARP request) from one of its own addresses, which Linux drops
+# as martian unless accept_local=1 -- that is why RTR over IPv4 GIDs used to time out. Static
+# neighbour entries spare the ARP round trip.
 set -euo pipefail
 job="$1"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# This script creates network interfaces: never on the host, only in the lab VM.
+grep -q ' vljob=' /proc/cmdline || {
+  echo "guest-job.sh runs only inside the lab VM (use scripts/rxe-vm/run.sh)" >&2
+  exit 2
+}
 ts() { cut -d' ' -f1 /proc/uptime; }
 log() { echo "[rxe-vm] +$(ts)s $*"; }
 since() { awk -v a="$1" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }'; }
@@ -19,19 +31,28 @@ setup_fail() {
 stty -onlcr 2>/dev/null || true
 
 t0="$(ts)"
-{
-  ip link set lo up
-  ip link add veth0 mtu 1500 type veth peer name veth1 mtu 1500
-  ip netns add peer
-  ip link set veth1 netns peer
-  ip -n peer link set lo up
-  ip addr add 10.77.0.1/24 dev veth0
-  ip -n peer addr add 10.77.0.2/24 dev veth1
-  ip link set veth0 up
-  ip -n peer link set veth1 up
-  rdma link add rxe0 type rxe netdev veth0
-  ip netns exec peer rdma link add rxe1 type rxe netdev veth1
-} || setup_fail "network/rdma link commands"
+trap 'setup_fail "line $LINENO: $BASH_COMMAND"' ERR
+ip -batch - <<'EOF'
+link set lo up
+link add veth0 mtu 1500 type veth peer name veth1 mtu 1500
+addr add 10.77.0.1/24 dev veth0
+addr add 10.77.0.2/24 dev veth1
+EOF
+for dev in all default veth0 veth1; do
+  echo 0 >"/proc/sys/net/ipv4/conf/$dev/rp_filter"
+  echo 1 >"/proc/sys/net/ipv4/conf/$dev/accept_local"
+done
+ip -batch - <<EOF
+neigh replace 10.77.0.2 lladdr $(cat /sys/class/net/veth1/address) dev veth0 nud permanent
+neigh replace 10.77.0.1 lladdr $(cat /sys/class/net/veth0/address) dev veth1 nud permanent
+link set veth0 up
+link set veth1 up
+EOF
+rdma -b - <<'EOF'
+link add rxe0 type rxe netdev veth0
+link add rxe1 type rxe netdev veth1
+EOF
+trap - ERR
 
 # Wait until both ports are ACTIVE and both GID tables hold index 0 (fe80::) and 1 (::ffff:10.77.0.x).
 want_ready() {
@@ -59,7 +80,7 @@ if ! want_ready; then
   setup_fail "ports not ACTIVE with GIDs 0 and 1 within 10 s"
 fi
 chmod 666 /dev/infiniband/* 2>/dev/null || true
-log "rxe up in $(since "$t0")s: rxe0/veth0 10.77.0.1, rxe1/veth1 10.77.0.2 (netns peer), ports ACTIVE"
+log "rxe up in $(since "$t0")s: rxe0/veth0 10.77.0.1, rxe1/veth1 10.77.0.2, ports ACTIVE"
 
 mapfile -d '' -t cmd <"$job/cmd"
 cwd="$(cat "$job/cwd")"

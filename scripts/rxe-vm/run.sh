@@ -59,11 +59,11 @@ set +e
 # terminal. panic=-1 + -no-reboot turns a guest kernel panic into a qemu exit.
 timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
   -accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
-  -nographic -no-reboot -nic none \
+  -nographic -no-reboot -nic none -fw_cfg name=etc/sercon-port,string=0 \
   -kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
   -append "console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off rdinit=/init vlrepo=$repo vljob=$job vl9pcache=$cache" \
   -virtfs "local,path=/,mount_tag=hostroot,security_model=passthrough,multidevs=remap" \
-  </dev/null 2>&1 | tee "$job/console.log"
+  </dev/null 2> >(grep -v 'fw_cfg item names should be prefixed' >&2) | tee "$job/console.log"
 status=("${PIPESTATUS[@]}")
 set -e
 elapsed="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')"
