@@ -7,15 +7,16 @@
  * sent, must be this server's.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createReadStream, statSync } from "node:fs";
+import { createReadStream } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { extname, join, normalize, resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { TOKEN_PARAM, WS_PATH, type EventFrame, type RequestFrame, type ResponseFrame } from "../bridge/contract.js";
 import { contentSecurityPolicy } from "../bridge/csp.js";
 import type { HostCore } from "../backend/host.js";
+import { resolveStatic } from "./static.js";
 
 export const TOKEN_COOKIE = "verbslab_token";
 
@@ -38,23 +39,6 @@ export interface WebServer {
 }
 
 const HOST = "127.0.0.1";
-
-const MIME: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json; charset=utf-8",
-  ".map": "application/json; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".woff": "font/woff",
-  ".woff2": "font/woff2",
-  ".ttf": "font/ttf",
-  ".wasm": "application/wasm",
-  ".txt": "text/plain; charset=utf-8",
-};
 
 function securityHeaders(port: number): Record<string, string> {
   return {
@@ -114,27 +98,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     if (!source) return refuse(res, 401, "Unauthorized: open the URL VerbsLab printed (it carries the access token).");
     if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "Method not allowed.");
 
-    let path: string;
-    try {
-      path = decodeURIComponent(url.pathname);
-    } catch {
-      return refuse(res, 400, "Bad path.");
-    }
-    if (path.endsWith("/")) path += "index.html";
-    const file = normalize(join(root, path));
-    if (file !== root && !file.startsWith(root + sep)) return refuse(res, 403, "Forbidden.");
-    let size: number;
-    try {
-      const st = statSync(file);
-      if (!st.isFile()) return refuse(res, 404, "Not found.");
-      size = st.size;
-    } catch {
-      return refuse(res, 404, "Not found.");
-    }
+    const found = resolveStatic(root, url.pathname);
+    if (!found.ok) return refuse(res, found.status, found.status === 404 ? "Not found." : "Forbidden.");
     const headers: Record<string, string> = {
       ...securityHeaders(port),
-      "Content-Type": MIME[extname(file).toLowerCase()] ?? "application/octet-stream",
-      "Content-Length": String(size),
+      "Content-Type": found.contentType,
+      "Content-Length": String(found.size),
     };
     // The page was opened with the token in its URL: keep it in a cookie so its own
     // scripts, styles and workers (which do not carry the query) are let in too.
@@ -142,7 +111,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       headers["Set-Cookie"] = `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
     res.writeHead(200, headers);
     if (req.method === "HEAD") return res.end();
-    createReadStream(file).pipe(res);
+    createReadStream(found.file).pipe(res);
   });
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });

@@ -1,0 +1,27 @@
+/** What the preload exposes: the bridge contract over two IPC channels, and nothing else. */
+import type { contextBridge, ipcRenderer, IpcRendererEvent } from "electron";
+import { IPC_EVENT_CHANNEL, IPC_REQUEST_CHANNEL, PRELOAD_GLOBAL } from "../bridge/contract.js";
+import type { PreloadApi } from "../bridge/client-electron.js";
+import type { Json } from "../bridge/wire.js";
+
+export function createPreloadApi(ipc: Pick<typeof ipcRenderer, "invoke" | "on" | "removeListener">): PreloadApi {
+  return {
+    request(method: string, params: Json): Promise<Json> {
+      // Only the two arguments cross: the page cannot pick the channel.
+      return ipc.invoke(IPC_REQUEST_CHANNEL, String(method), params) as Promise<Json>;
+    },
+    onEvent(listener: (event: string, payload: Json) => void): () => void {
+      if (typeof listener !== "function") throw new TypeError("onEvent needs a function");
+      // The page never sees the IpcRendererEvent (it holds `sender`, i.e. ipcRenderer).
+      const wrapped = (_e: IpcRendererEvent, event: string, payload: Json) => listener(event, payload);
+      ipc.on(IPC_EVENT_CHANNEL, wrapped);
+      return () => {
+        ipc.removeListener(IPC_EVENT_CHANNEL, wrapped);
+      };
+    },
+  };
+}
+
+export function expose(bridge: Pick<typeof contextBridge, "exposeInMainWorld">, ipc: typeof ipcRenderer): void {
+  bridge.exposeInMainWorld(PRELOAD_GLOBAL, createPreloadApi(ipc));
+}
