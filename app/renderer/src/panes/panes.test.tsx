@@ -1,0 +1,160 @@
+/** The panes rendered to static HTML from plain data: what a learner would see. */
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import {
+  IBV_QPS_INIT,
+  IBV_QPS_RESET,
+  IBV_QPS_RTR,
+  IBV_WC_RECV,
+  IBV_WC_REM_ACCESS_ERR,
+  IBV_WC_SUCCESS,
+} from "../../../../verbs/constants.js";
+import type { Wc } from "../../../../verbs/types.js";
+import { qpView } from "../model/fixtures.test-util.js";
+import { QpDiagram } from "./QpDiagram.js";
+import { QpQueryTable } from "./QpQueryTable.js";
+import { CqEntries } from "./CqEntries.js";
+import { ConnectionPane } from "./ConnectionPane.js";
+import { MrHex } from "./MrHex.js";
+import { ErrorBanner } from "./ErrorBanner.js";
+import { ThroughputPlot } from "./ThroughputPlot.js";
+
+const html = (el: React.ReactElement) => renderToStaticMarkup(el);
+/** How often a pattern occurs in the markup. */
+const count = (s: string, re: RegExp) => (s.match(new RegExp(re.source, "g")) ?? []).length;
+
+describe("QpDiagram", () => {
+  it("fills the current state, animates the transition just taken and marks the predicted one", () => {
+    const qp = qpView(17, {
+      state: IBV_QPS_INIT,
+      lastTransition: { from: IBV_QPS_RESET, to: IBV_QPS_INIT, seq: 4 },
+      pending: { to: IBV_QPS_RTR },
+    });
+    const s = html(<QpDiagram qps={[qp]} focus="qp17" />);
+    expect(s).toMatch(/class="node state-INIT current"/);
+    expect(s).toMatch(/class="edge primary taken" [^>]*data-edge="RESET-INIT"/);
+    expect(s).toMatch(/class="edge primary available predicted" [^>]*data-edge="INIT-RTR"/);
+    expect(s).toMatch(/class="node state-RTR predicted"/);
+    expect(s).toContain("QP 11"); // the chip names the QP by its hex QPN
+  });
+  it("shows a predicted error instead of a target", () => {
+    const qp = qpView(17, {
+      state: IBV_QPS_INIT,
+      pending: {
+        errno: "EINVAL",
+        reason: "INIT → RTR needs …; missing: IBV_QP_DEST_QPN",
+        missing: ["IBV_QP_DEST_QPN"],
+      },
+    });
+    expect(html(<QpDiagram qps={[qp]} />)).toContain("predicted: EINVAL");
+  });
+  it("marks a divergence on the state reality reached", () => {
+    const qp = qpView(17, { state: IBV_QPS_RTR, divergence: "model expected INIT" }, { qp_state: IBV_QPS_RTR });
+    expect(html(<QpDiagram qps={[qp]} />)).toMatch(/class="node state-RTR current diverged"/);
+  });
+});
+
+describe("QpQueryTable", () => {
+  it("highlights the fields the last verb changed, with their old value", () => {
+    const before = qpView(17, {}, { qp_state: IBV_QPS_RESET }).query!;
+    const qp = qpView(
+      17,
+      { changed: ["attr.qp_state", "attr.port_num"], previous: before },
+      { qp_state: IBV_QPS_INIT },
+    );
+    const s = html(<QpQueryTable qps={[qp]} />);
+    expect(s).toContain(
+      '<td class="value changed" data-field="attr.qp_state"><span class="was">IBV_QPS_RESET</span>IBV_QPS_INIT</td>',
+    );
+    expect(count(s, /class="value changed"/)).toBe(2);
+  });
+  it("puts two QPs side by side", () => {
+    const s = html(<QpQueryTable qps={[qpView(17), qpView(18)]} />);
+    expect(s).toContain("QP 17");
+    expect(s).toContain("QP 18");
+  });
+});
+
+describe("ConnectionPane", () => {
+  it("flags the side whose dest_qp_num is not the peer's QPN", () => {
+    const a = qpView(17, { state: IBV_QPS_RTR }, { qp_state: IBV_QPS_RTR, dest_qp_num: 99 });
+    const b = qpView(18, { state: IBV_QPS_RTR }, { qp_state: IBV_QPS_RTR, dest_qp_num: 17 });
+    const s = html(<ConnectionPane qps={[a, b]} devices={[]} mrs={[]} />);
+    expect(s).toContain("QP 17: dest_qp_num is 99, the peer says 18");
+    expect(count(s, /class="value mismatch"/)).toBe(1);
+  });
+});
+
+describe("CqEntries", () => {
+  const wc = (status: number, opcode = IBV_WC_RECV): Wc => ({
+    wr_id: 1,
+    status,
+    opcode,
+    vendor_err: 0,
+    byte_len: 5,
+    imm_data: 0,
+    qp_num: 17,
+    src_qp: 18,
+    wc_flags: 0,
+    pkey_index: 0,
+    slid: 0,
+    sl: 0,
+    dlid_path_bits: 0,
+  });
+  it("colours by status and explains the errors", () => {
+    const s = html(
+      <CqEntries cqs={[{ handle: "cq0", cqe: 15, entries: [wc(IBV_WC_SUCCESS), wc(IBV_WC_REM_ACCESS_ERR)] }]} />,
+    );
+    expect(s).toMatch(/class="wc ok" data-status="IBV_WC_SUCCESS"/);
+    expect(s).toMatch(/class="wc error" data-status="IBV_WC_REM_ACCESS_ERR"/);
+    expect(s).toContain("rkey");
+  });
+});
+
+describe("MrHex", () => {
+  it("shows bytes in hex with the changed ones highlighted", () => {
+    const bytes = new TextEncoder().encode("hi");
+    const s = html(
+      <MrHex
+        mrs={[{ handle: "mr0", addr: 0x1000, length: 2, lkey: 1, rkey: 0, access: 1, bytes, changedBytes: [1] }]}
+      />,
+    );
+    expect(s).toContain("<span>68 </span>");
+    expect(s).toContain('<span class="chg">69 </span>');
+  });
+});
+
+describe("ErrorBanner", () => {
+  it("names the verb, the errno and the missing attribute", () => {
+    const s = html(
+      <ErrorBanner
+        error={{
+          name: "VerbsError",
+          message: "ibv_modify_qp: EINVAL (22)",
+          verb: "ibv_modify_qp",
+          code: "EINVAL",
+          attribute: "IBV_QP_DEST_QPN",
+          reason: "INIT → RTR needs …",
+        }}
+      />,
+    );
+    expect(s).toContain('data-attribute="IBV_QP_DEST_QPN"');
+    expect(s).toContain("<code>EINVAL</code>");
+  });
+});
+
+describe("ThroughputPlot", () => {
+  it("plots one point per message size", () => {
+    const s = html(
+      <ThroughputPlot
+        points={[
+          { bytes: 64, gbps: 0.5 },
+          { bytes: 4096, gbps: 8 },
+          { bytes: 65536, gbps: 9.5 },
+        ]}
+      />,
+    );
+    expect(count(s, /<circle/)).toBe(3);
+    expect(s).toContain(">64K<");
+  });
+});
