@@ -466,6 +466,12 @@ export function ahTo(s: Scope, from: Endpoint, to: Endpoint): Ah {
 // ---------------------------------------------------------------------------------------
 // Completions and errors
 
+/** A recognisable byte pattern. */
+export function fill(bytes: Uint8Array, seed: number, offset = 0, length = bytes.length - offset): Uint8Array {
+  for (let i = 0; i < length; i++) bytes[offset + i] = (seed + i * 7) & 0xff;
+  return bytes.slice(offset, offset + length);
+}
+
 /** Waits (on the backend's clock) for exactly `n` completions; fails with what did arrive. */
 export async function waitWc(cq: Cq, n = 1, timeoutMs = 500): Promise<Wc[]> {
   const wcs = await cq.pollWait(n, timeoutMs);

@@ -1,0 +1,206 @@
+/**
+ * Reference §5 and §5.1: RNR NAKs and rnr_retry (7 = forever), the local ACK timeout and
+ * retry_cnt (7 = forever on rxe), PSN mismatches. Timings are on the backend's clock and
+ * asserted with tolerances: exact on the simulator, jittery on real rxe in a slow VM.
+ */
+import { expect, it } from "vitest";
+import {
+  IBV_QPS_ERR,
+  IBV_QPS_RTS,
+  IBV_QP_RQ_PSN,
+  IBV_WC_RECV,
+  IBV_WC_RETRY_EXC_ERR,
+  IBV_WC_RNR_RETRY_EXC_ERR,
+  IBV_WC_SUCCESS,
+  IBV_WR_RDMA_READ,
+  IBV_WR_RDMA_WRITE,
+  IBV_WR_SEND,
+} from "../constants.js";
+import type { SendWr } from "../types.js";
+import {
+  B,
+  type Endpoint,
+  LOOPBACK,
+  RNR_USEC,
+  type Scope,
+  endpoint,
+  ackTimeoutMs,
+  expectBetween,
+  expectErrorWc,
+  expectNoWc,
+  expectState,
+  pair,
+  scope,
+  suite,
+  waitWc,
+} from "./harness.js";
+
+/** A QPN that no QP on rxe0 has: QPNs are not reused after destroy. */
+function deadQpn(s: Scope): number {
+  const e = endpoint(s, "rxe0", "ipv4");
+  const n = e.qp.qp_num;
+  e.qp.destroy();
+  return n;
+}
+
+/** Time to RETRY_EXC_ERR ≈ (retry_cnt + 1) × (T + a tick); accept [0.9×, 3×] of that. */
+function expectRetryTiming(elapsed: number, timeout: number, retry_cnt: number) {
+  const T = ackTimeoutMs(timeout);
+  expectBetween(elapsed, 0.9 * (retry_cnt + 1) * T, 3 * (retry_cnt + 1) * (T + 8) + 50);
+}
+
+/** Time to RNR_RETRY_EXC_ERR ≈ rnr_retry × the responder's RNR delay (at least one 4 ms tick). */
+function expectRnrTiming(elapsed: number, rnr_retry: number, responderTimer: number) {
+  const d = RNR_USEC[responderTimer] / 1000;
+  expectBetween(elapsed, 0.9 * rnr_retry * d, 3 * rnr_retry * (Math.max(d, 4) + 8) + 50);
+}
+
+const send = (a: Endpoint): SendWr => ({ wr_id: 77, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 32)] });
+
+suite("RNR: SEND with no recv posted (§5, §5.1)", () => {
+  it("rnr_retry=0: RNR_RETRY_EXC_ERR within a few ms; A ERR, B RTS and sees nothing", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK, { a_rts: { rnr_retry: 0 } });
+    const t0 = B().now();
+    a.qp.postSend(send(a));
+    const [wc] = await waitWc(a.scq, 1, 300);
+    expectErrorWc(wc, IBV_WC_RNR_RETRY_EXC_ERR, a.qp, 77);
+    expect(B().now() - t0).toBeLessThan(100);
+    expectState(a.qp, IBV_QPS_ERR);
+    expectState(b.qp, IBV_QPS_RTS);
+    await expectNoWc(b.rcq, 20);
+  });
+
+  it("rnr_retry=2 with the responder's min_rnr_timer 24 (40.96 ms): RNR_RETRY_EXC_ERR after ≈ 2 × 40.96 ms", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK, { a_rts: { rnr_retry: 2 }, b_rtr: { min_rnr_timer: 24 } });
+    const t0 = B().now();
+    a.qp.postSend(send(a));
+    const [wc] = await waitWc(a.scq, 1, 600);
+    expectErrorWc(wc, IBV_WC_RNR_RETRY_EXC_ERR, a.qp, 77);
+    expectRnrTiming(B().now() - t0, 2, 24);
+    expectState(a.qp, IBV_QPS_ERR);
+    expectState(b.qp, IBV_QPS_RTS);
+  });
+
+  it("the NAK carries the responder's timer: requester min_rnr_timer 31 is ignored, responder 1 makes it fast", async () => {
+    const s = scope();
+    const { a } = pair(s, LOOPBACK, {
+      a_rts: { rnr_retry: 3 },
+      a_rtr: { min_rnr_timer: 31 },
+      b_rtr: { min_rnr_timer: 1 },
+    });
+    const t0 = B().now();
+    a.qp.postSend(send(a));
+    const [wc] = await waitWc(a.scq, 1, 600);
+    expectErrorWc(wc, IBV_WC_RNR_RETRY_EXC_ERR, a.qp, 77);
+    expectRnrTiming(B().now() - t0, 3, 1);
+    // With the requester's own timer (491.52 ms) it would take about 1.5 s.
+    expect(B().now() - t0).toBeLessThan(200);
+  });
+
+  it("rnr_retry=7 retries forever: the SEND succeeds once B posts a recv 150 ms later; both stay RTS", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK, { a_rts: { rnr_retry: 7 }, b_rtr: { min_rnr_timer: 14 } });
+    const t0 = B().now();
+    a.qp.postSend(send(a));
+    await expectNoWc(a.scq, 150);
+    b.qp.postRecv({ wr_id: 5, sg_list: [b.mr.sge(0, 64)] });
+    const [wc] = await waitWc(a.scq, 1, 300);
+    expect(wc).toMatchObject({ status: IBV_WC_SUCCESS, wr_id: 77 });
+    expect(B().now() - t0).toBeGreaterThanOrEqual(150);
+    expect((await waitWc(b.rcq))[0]).toMatchObject({ status: IBV_WC_SUCCESS, opcode: IBV_WC_RECV, wr_id: 5 });
+    expectState(a.qp, IBV_QPS_RTS);
+    expectState(b.qp, IBV_QPS_RTS);
+  });
+});
+
+suite("Retry: the local ACK timeout and retry_cnt (§5, §5.1)", () => {
+  it("a non-existent dest_qp_num: RETRY_EXC_ERR after ≈ (retry_cnt+1) × T (timeout 14, retry_cnt 0 ≈ 69 ms); A ERR", async () => {
+    const s = scope();
+    const { a } = pair(s, LOOPBACK, { a_dest_qp_num: deadQpn(s), a_rts: { timeout: 14, retry_cnt: 0 } });
+    const t0 = B().now();
+    a.qp.postSend({
+      wr_id: 77,
+      opcode: IBV_WR_RDMA_WRITE,
+      sg_list: [a.mr.sge(0, 8)],
+      rdma: { remote_addr: 0, rkey: 0 },
+    });
+    const [wc] = await waitWc(a.scq, 1, 600);
+    expectErrorWc(wc, IBV_WC_RETRY_EXC_ERR, a.qp, 77);
+    expectRetryTiming(B().now() - t0, 14, 0);
+    expectState(a.qp, IBV_QPS_ERR);
+  });
+
+  it("timeout 10 (4.2 ms), retry_cnt 3: RETRY_EXC_ERR after ≈ 4 attempts (measured 31.5 ms)", async () => {
+    const s = scope();
+    const { a: a2 } = pair(s, LOOPBACK, { a_dest_qp_num: deadQpn(s), a_rts: { timeout: 10, retry_cnt: 3 } });
+    const t0 = B().now();
+    a2.qp.postSend(send(a2));
+    const [wc] = await waitWc(a2.scq, 1, 600);
+    expectErrorWc(wc, IBV_WC_RETRY_EXC_ERR, a2.qp, 77);
+    expectRetryTiming(B().now() - t0, 10, 3);
+  });
+
+  it("retry_cnt 7 is infinite on rxe: no WC in 300 ms toward a dead QPN, A stays RTS", async () => {
+    const s = scope();
+    const { a: a2 } = pair(s, LOOPBACK, { a_dest_qp_num: deadQpn(s), a_rts: { timeout: 10, retry_cnt: 7 } });
+    a2.qp.postSend(send(a2));
+    await expectNoWc(a2.scq, 300);
+    expectState(a2.qp, IBV_QPS_RTS);
+  });
+
+  it("timeout 0 means no retransmit timer: no WC in 300 ms toward a dead QPN, A stays RTS", async () => {
+    const s = scope();
+    const { a: a2 } = pair(s, LOOPBACK, { a_dest_qp_num: deadQpn(s), a_rts: { timeout: 0, retry_cnt: 1 } });
+    a2.qp.postSend(send(a2));
+    await expectNoWc(a2.scq, 300);
+    expectState(a2.qp, IBV_QPS_RTS);
+  });
+});
+
+suite("PSN mismatches end in RETRY_EXC_ERR (§5, §8.11)", () => {
+  it("A ahead (sq_psn 300, B expects 200): RETRY_EXC_ERR after ≈ (retry_cnt+1) × T; B stays RTS, rq_psn unchanged", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK, { a_psn: 300, b_rq_psn: 200, a_rts: { timeout: 14, retry_cnt: 1 } });
+    b.qp.postRecv({ wr_id: 5, sg_list: [b.mr.sge(0, 64)] });
+    const t0 = B().now();
+    a.qp.postSend(send(a));
+    const [wc] = await waitWc(a.scq, 1, 800);
+    expectErrorWc(wc, IBV_WC_RETRY_EXC_ERR, a.qp, 77);
+    expectRetryTiming(B().now() - t0, 14, 1);
+    expectState(a.qp, IBV_QPS_ERR);
+    expectState(b.qp, IBV_QPS_RTS);
+    expect(b.qp.query(IBV_QP_RQ_PSN).attr.rq_psn).toBe(200);
+    await expectNoWc(b.rcq, 20);
+  });
+
+  it.each([
+    ["SEND", IBV_WR_SEND],
+    ["RDMA_WRITE", IBV_WR_RDMA_WRITE],
+    ["RDMA_READ", IBV_WR_RDMA_READ],
+  ])(
+    "A behind (sq_psn 100, B expects 200), %s: treated as a duplicate, RETRY_EXC_ERR, data not written, B RTS",
+    async (_n, opcode) => {
+      const s = scope();
+      const { a, b } = pair(s, LOOPBACK, { a_psn: 100, b_rq_psn: 200, a_rts: { timeout: 12, retry_cnt: 1 } });
+      b.qp.postRecv({ wr_id: 5, sg_list: [b.mr.sge(0, 64)] });
+      a.mr.bytes.fill(0xaa, 0, 64);
+      b.mr.bytes.fill(0x11, 0, 64);
+      const t0 = B().now();
+      a.qp.postSend({
+        wr_id: 77,
+        opcode,
+        sg_list: [a.mr.sge(0, 64)],
+        rdma: { remote_addr: b.mr.addr, rkey: b.mr.rkey },
+      });
+      const [wc] = await waitWc(a.scq, 1, 800);
+      expectErrorWc(wc, IBV_WC_RETRY_EXC_ERR, a.qp, 77);
+      expectRetryTiming(B().now() - t0, 12, 1);
+      expect([...b.mr.bytes.slice(0, 64)].every((x) => x === 0x11)).toBe(true);
+      if (opcode === IBV_WR_RDMA_READ) expect([...a.mr.bytes.slice(0, 64)].every((x) => x === 0xaa)).toBe(true);
+      expectState(b.qp, IBV_QPS_RTS);
+      await expectNoWc(b.rcq, 20);
+    },
+  );
+});
