@@ -92,13 +92,15 @@ const PRELUDE = `#include <infiniband/verbs.h>
 #include <time.h>
 #include <unistd.h>
 
-static const char *qp_state_str(int s)
+#define UNUSED __attribute__((unused))
+
+static UNUSED const char *qp_state_str(int s)
 {
     static const char *names[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", "UNKNOWN" };
     return s >= 0 && s <= 7 ? names[s] : "?";
 }
 
-static double now_ms(void)
+static UNUSED double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -106,7 +108,7 @@ static double now_ms(void)
 }
 
 /* Prints a verb's outcome: "ok", or the errno name the way VerbsLab shows it. */
-static void report(const char *step, int rc)
+static UNUSED void report(const char *step, int rc)
 {
     if (rc == 0)
         printf("%s: ok\\n", step);
@@ -114,7 +116,7 @@ static void report(const char *step, int rc)
         printf("%s: error %d (%s)\\n", step, rc, strerror(rc));
 }
 
-static void print_qp_state(const char *name, struct ibv_qp *qp)
+static UNUSED void print_qp_state(const char *name, struct ibv_qp *qp)
 {
     struct ibv_qp_attr attr;
     struct ibv_qp_init_attr init;
@@ -124,14 +126,14 @@ static void print_qp_state(const char *name, struct ibv_qp *qp)
         printf("  %s state %s\\n", name, qp_state_str(attr.qp_state));
 }
 
-static void print_wc(const char *cq, const struct ibv_wc *wc)
+static UNUSED void print_wc(const char *cq, const struct ibv_wc *wc)
 {
     printf("  %s: wr_id %" PRIu64 ", status %s (%d), opcode %d, byte_len %u, qp_num 0x%x\\n", cq, wc->wr_id,
            ibv_wc_status_str(wc->status), wc->status, wc->opcode, wc->byte_len, wc->qp_num);
 }
 
 /* Polls until count completions arrived or timeout_ms passed (VerbsLab's cq.pollWait). */
-static int poll_wait(struct ibv_cq *cq, int count, int timeout_ms, struct ibv_wc *wcs)
+static UNUSED int poll_wait(struct ibv_cq *cq, int count, int timeout_ms, struct ibv_wc *wcs)
 {
     int got = 0;
     double end = now_ms() + timeout_ms;
@@ -148,13 +150,13 @@ static int poll_wait(struct ibv_cq *cq, int count, int timeout_ms, struct ibv_wc
 }
 
 /* Waits up to timeout_ms for fd to become readable (-1: forever). */
-static int wait_fd(int fd, int timeout_ms)
+static UNUSED int wait_fd(int fd, int timeout_ms)
 {
     struct pollfd p = { .fd = fd, .events = POLLIN };
     return poll(&p, 1, timeout_ms);
 }
 
-static void print_bytes(const char *what, const unsigned char *p, size_t n)
+static UNUSED void print_bytes(const char *what, const unsigned char *p, size_t n)
 {
     printf("  %s:", what);
     for (size_t i = 0; i < n; i++)
@@ -253,7 +255,13 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
       w.line(`    if (strcmp(ibv_get_device_name(dev_list[i]), ${cstr(name)}) == 0)`);
       if (created) w.line(`        ${created} = ibv_open_device(dev_list[i]);`);
       else w.line(`        (void)ibv_open_device(dev_list[i]);`);
-      w.line(`printf("%s: %s\\n", ${step}, ${created ?? "NULL"} ? "opened ${name}" : "no such device: ${name}");`);
+      if (created) {
+        w.line(`if (!${created}) {`);
+        w.line(`    printf("%s: no such device: ${name} (stopping)\\n", ${step});`);
+        w.line(`    return 1;`);
+        w.line(`}`);
+        w.line(`printf("%s: opened ${name}\\n", ${step});`);
+      }
       return;
     }
     case "verbs.sleep":

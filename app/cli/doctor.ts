@@ -1,0 +1,323 @@
+/**
+ * `verbslab doctor`: what a learner needs to know before starting, each finding with what
+ * to do about it. Everything it looks at goes through a SystemProbe so tests can show it
+ * a machine without RDMA, one with rxe, and so on.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { networkInterfaces, release } from "node:os";
+
+export interface SystemProbe {
+  kernel: string;
+  uid: number;
+  readFile(path: string): string | null;
+  listDir(path: string): string[] | null;
+  exists(path: string): boolean;
+  /** Runs a command; null if it does not exist. */
+  run(cmd: string, args: string[]): { status: number | null; stdout: string; stderr: string } | null;
+  /** Interface name → IPv4 addresses. */
+  ipv4(): Record<string, string[]>;
+}
+
+export type Status = "ok" | "warn" | "fail" | "info";
+
+export interface Finding {
+  status: Status;
+  title: string;
+  detail?: string[];
+  /** What to do about it. */
+  fix?: string;
+}
+
+export function systemProbe(): SystemProbe {
+  return {
+    kernel: release(),
+    uid: process.getuid?.() ?? -1,
+    readFile: (p) => {
+      try {
+        return readFileSync(p, "utf8");
+      } catch {
+        return null;
+      }
+    },
+    listDir: (p) => {
+      try {
+        return readdirSync(p);
+      } catch {
+        return null;
+      }
+    },
+    exists: (p) => existsSync(p),
+    run: (cmd, args) => {
+      try {
+        const stdout = execFileSync(cmd, args, {
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "pipe"],
+          timeout: 10_000,
+        });
+        return { status: 0, stdout, stderr: "" };
+      } catch (e) {
+        const err = e as { code?: string; status?: number | null; stdout?: string; stderr?: string };
+        if (err.code === "ENOENT") return null;
+        return { status: err.status ?? null, stdout: String(err.stdout ?? ""), stderr: String(err.stderr ?? "") };
+      }
+    },
+    ipv4: () => {
+      const out: Record<string, string[]> = {};
+      for (const [name, addrs] of Object.entries(networkInterfaces()))
+        out[name] = (addrs ?? []).filter((a) => a.family === "IPv4").map((a) => a.address);
+      return out;
+    },
+  };
+}
+
+const IB = "/sys/class/infiniband";
+const MTU_NAMES: Record<string, string> = { "1": "256", "2": "512", "3": "1024", "4": "2048", "5": "4096" };
+
+interface PortInfo {
+  port: number;
+  state?: string;
+  activeMtu?: string;
+  linkLayer?: string;
+}
+
+/** Ports of each device from `ibv_devinfo` (state, active MTU, link layer). */
+function parseDevinfo(text: string): Map<string, PortInfo[]> {
+  const out = new Map<string, PortInfo[]>();
+  let dev = "";
+  let port: PortInfo | null = null;
+  for (const line of text.split("\n")) {
+    let m = /^hca_id:\s*(\S+)/.exec(line);
+    if (m) {
+      dev = m[1]!;
+      out.set(dev, []);
+      continue;
+    }
+    m = /^\s*port:\s*(\d+)/.exec(line);
+    if (m && dev) {
+      port = { port: Number(m[1]) };
+      out.get(dev)!.push(port);
+      continue;
+    }
+    if (!port) continue;
+    m = /^\s*state:\s*(\S+)/.exec(line);
+    if (m) port.state = m[1]!;
+    m = /^\s*active_mtu:\s*(\d+)/.exec(line);
+    if (m) port.activeMtu = m[1]!;
+    m = /^\s*link_layer:\s*(\S+)/.exec(line);
+    if (m) port.linkLayer = m[1]!;
+  }
+  return out;
+}
+
+function gidTable(
+  p: SystemProbe,
+  dev: string,
+  port: number,
+): { index: number; gid: string; type: string; ndev: string }[] {
+  const base = `${IB}/${dev}/ports/${port}`;
+  const out: { index: number; gid: string; type: string; ndev: string }[] = [];
+  const names = p.listDir(`${base}/gids`) ?? [];
+  for (const n of names.map(Number).sort((a, b) => a - b)) {
+    const gid = p.readFile(`${base}/gids/${n}`)?.trim();
+    if (!gid || /^[0:]+$/.test(gid)) continue;
+    out.push({
+      index: n,
+      gid,
+      type: p.readFile(`${base}/gid_attrs/types/${n}`)?.trim() ?? "?",
+      ndev: p.readFile(`${base}/gid_attrs/ndevs/${n}`)?.trim() ?? "?",
+    });
+  }
+  return out;
+}
+
+/** "fe80:0000:…:0a00:0001" style or "::ffff:10.0.0.1": is it an IPv4-mapped GID? */
+function ipv4Mapped(gid: string): string | null {
+  const g = gid.toLowerCase();
+  let m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(g);
+  if (m) return m[1]!;
+  m = /^0000:0000:0000:0000:0000:ffff:([0-9a-f]{4}):([0-9a-f]{4})$/.exec(g);
+  if (m) {
+    const a = parseInt(m[1]!, 16);
+    const b = parseInt(m[2]!, 16);
+    return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+  }
+  return null;
+}
+
+export function doctor(p: SystemProbe): Finding[] {
+  const f: Finding[] = [];
+
+  // libibverbs: the native backend and the C export need it.
+  const ld = p.run("ldconfig", ["-p"]);
+  const hasLib =
+    (ld?.stdout.includes("libibverbs.so.1") ?? false) ||
+    p.exists("/usr/lib/x86_64-linux-gnu/libibverbs.so.1") ||
+    p.exists("/lib/x86_64-linux-gnu/libibverbs.so.1");
+  const hasHeaders = p.exists("/usr/include/infiniband/verbs.h");
+  f.push(
+    hasLib
+      ? {
+          status: hasHeaders ? "ok" : "warn",
+          title: `libibverbs found${hasHeaders ? " (with headers)" : ", but not its headers"}`,
+          ...(!hasHeaders && {
+            fix: "sudo apt-get install libibverbs-dev   (needed to build the native backend and compile exported C)",
+          }),
+        }
+      : {
+          status: "fail",
+          title: "libibverbs not found: only the simulator is available",
+          fix: "sudo apt-get install libibverbs-dev ibverbs-utils rdma-core",
+        },
+  );
+
+  // Devices.
+  const devs = p.listDir(IB) ?? [];
+  const devinfo = p.run("ibv_devinfo", ["-v"]);
+  const ports = devinfo && devinfo.status === 0 ? parseDevinfo(devinfo.stdout) : new Map<string, PortInfo[]>();
+  if (!p.exists(IB)) {
+    f.push({
+      status: "fail",
+      title: "this kernel has no RDMA support (/sys/class/infiniband is missing)",
+      detail: [
+        devinfo
+          ? `ibv_devinfo: ${(devinfo.stderr || devinfo.stdout).trim() || "no devices"}`
+          : "ibv_devinfo not installed",
+      ],
+      fix: `use the simulator (verbslab run --backend sim), or real rxe in the lab VM: scripts/rxe-vm/run.sh`,
+    });
+  } else if (devs.length === 0) {
+    f.push({
+      status: "warn",
+      title: "RDMA is supported but no device exists yet",
+      fix: "add a soft-RoCE device (see the rdma_rxe finding below)",
+    });
+  }
+  for (const dev of devs) {
+    const portNames = (p.listDir(`${IB}/${dev}/ports`) ?? []).map(Number).sort((a, b) => a - b);
+    for (const port of portNames) {
+      const base = `${IB}/${dev}/ports/${port}`;
+      const state = p.readFile(`${base}/state`)?.trim() ?? "?";
+      const link = p.readFile(`${base}/link_layer`)?.trim() ?? "?";
+      const info = ports.get(dev)?.find((x) => x.port === port);
+      const mtu = info?.activeMtu ? (MTU_NAMES[info.activeMtu] ?? info.activeMtu) : undefined;
+      const active = /ACTIVE/.test(state);
+      const gids = gidTable(p, dev, port);
+      const v2ipv4 = gids.filter((g) => /v2/i.test(g.type) && ipv4Mapped(g.gid));
+      f.push({
+        status: active ? "ok" : "warn",
+        title: `${dev} port ${port}: ${state}, link layer ${link}${mtu ? `, active MTU ${mtu}` : ""}`,
+        detail: gids.length
+          ? gids.map(
+              (g) =>
+                `GID[${g.index}] ${g.gid}  ${g.type}  ${g.ndev}${/v2/i.test(g.type) && ipv4Mapped(g.gid) ? "  ← RoCEv2 IPv4" : ""}`,
+            )
+          : ["no GIDs"],
+        ...(!active && {
+          fix: `bring its netdev up: sudo ip link set ${gids[0]?.ndev ?? "<netdev>"} up`,
+        }),
+      });
+      if (active && link === "Ethernet")
+        f.push(
+          v2ipv4.length
+            ? {
+                status: "info",
+                title: `${dev}: use sgid_index ${v2ipv4[0]!.index} for RoCEv2 over IPv4 (${ipv4Mapped(v2ipv4[0]!.gid)})`,
+              }
+            : {
+                status: "warn",
+                title: `${dev}: no RoCEv2 IPv4 GID (only link-local IPv6): use sgid_index 0, or give its netdev an IPv4 address`,
+                fix: `sudo ip addr add 10.0.0.1/24 dev ${gids[0]?.ndev ?? "<netdev>"}`,
+              },
+        );
+    }
+  }
+
+  // rdma_rxe: loaded, loadable, or not here.
+  const loaded = p.exists("/sys/module/rdma_rxe");
+  const modDir = `/lib/modules/${p.kernel}`;
+  const moduleFile =
+    p.exists(`${modDir}/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko`) ||
+    p.exists(`${modDir}/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko.xz`) ||
+    p.exists(`${modDir}/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko.zst`);
+  const candidates = Object.entries(p.ipv4())
+    .filter(([name]) => name !== "lo" && !/^(ifb|docker|virbr|br-|tun|tap)/.test(name))
+    .filter(([name]) => (p.readFile(`/sys/class/net/${name}/type`)?.trim() ?? "1") === "1");
+  const haveRdmaTool = p.run("rdma", ["-V"]) !== null;
+  const existingRxe = devs.filter((d) => d.startsWith("rxe"));
+  const addCommands = candidates.map(
+    ([name], i) => `sudo rdma link add rxe${existingRxe.length + i} type rxe netdev ${name}`,
+  );
+  if (loaded) {
+    f.push({
+      status: "ok",
+      title: `rdma_rxe is loaded${existingRxe.length ? ` (${existingRxe.join(", ")})` : ""}`,
+      ...(!existingRxe.length &&
+        addCommands.length && { fix: `add a device on an Ethernet interface: ${addCommands[0]}` }),
+      ...(addCommands.length > 1 && { detail: addCommands }),
+    });
+  } else if (moduleFile) {
+    f.push({
+      status: "warn",
+      title: "rdma_rxe can be loaded but is not",
+      fix: `sudo modprobe rdma_rxe && ${addCommands[0] ?? "sudo rdma link add rxe0 type rxe netdev <interface>"}`,
+      ...(addCommands.length > 1 && { detail: addCommands }),
+    });
+  } else {
+    f.push({
+      status: "fail",
+      title: `rdma_rxe cannot be loaded here (no module for kernel ${p.kernel})`,
+      detail: addCommands.length ? [`on a kernel with rdma_rxe you would run: ${addCommands.join("; ")}`] : [],
+      fix: "sudo apt-get install linux-image-amd64 (Debian's kernel has rdma_rxe), or use the lab VM: scripts/rxe-vm/run.sh",
+    });
+  }
+  if (!haveRdmaTool)
+    f.push({ status: "warn", title: "the `rdma` tool is missing", fix: "sudo apt-get install iproute2" });
+
+  // Device files.
+  const uverbs = (p.listDir("/dev/infiniband") ?? []).filter((n) => n.startsWith("uverbs"));
+  if (devs.length && !uverbs.length)
+    f.push({
+      status: "fail",
+      title: "no /dev/infiniband/uverbs* device files",
+      fix: "sudo modprobe ib_uverbs",
+    });
+
+  // memlock.
+  const limits = p.readFile("/proc/self/limits") ?? "";
+  const m = /Max locked memory\s+(\S+)\s+(\S+)/.exec(limits);
+  const soft = m?.[1];
+  const bytes = soft === "unlimited" ? Infinity : Number(soft ?? NaN);
+  if (p.uid === 0) {
+    f.push({ status: "ok", title: `memlock limit ${fmtBytes(bytes)} (root: the limit does not apply to ibv_reg_mr)` });
+  } else if (Number.isFinite(bytes) && bytes < 64 * 1024 * 1024) {
+    f.push({
+      status: "warn",
+      title: `memlock limit ${fmtBytes(bytes)}: ibv_reg_mr fails with ENOMEM past it (EPERM if 0)`,
+      fix: "raise it: add '* - memlock unlimited' to /etc/security/limits.conf and log in again, or run `ulimit -l unlimited` as root",
+    });
+  } else {
+    f.push({ status: "ok", title: `memlock limit ${fmtBytes(bytes)}` });
+  }
+  return f;
+}
+
+function fmtBytes(n: number): string {
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? "unknown" : "unlimited";
+  if (n >= 1 << 30) return `${n / (1 << 30)} GiB`;
+  if (n >= 1 << 20) return `${n / (1 << 20)} MiB`;
+  if (n >= 1 << 10) return `${n / (1 << 10)} KiB`;
+  return `${n} bytes`;
+}
+
+const MARK: Record<Status, string> = { ok: "✓", warn: "!", fail: "✗", info: "·" };
+
+export function formatFindings(findings: Finding[]): string {
+  const out: string[] = [];
+  for (const x of findings) {
+    out.push(`${MARK[x.status]} ${x.title}`);
+    for (const d of x.detail ?? []) out.push(`    ${d}`);
+    if (x.fix) out.push(`    → ${x.fix}`);
+  }
+  return out.join("\n") + "\n";
+}
