@@ -235,9 +235,12 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
   const ifCreated = (expr: string, what: string) => {
     if (created) {
       w.line(`${created} = ${expr};`);
-      w.line(
-        `if (!${created}) printf("%s: failed: %s\\n", ${step}, strerror(errno)); else printf("%s: ${what}\\n", ${step}${what.includes("%") ? `, ${createdArgs(e, created)}` : ""});`,
-      );
+      // The transcript's later steps use this object: without it the program cannot go on.
+      w.line(`if (!${created}) {`);
+      w.line(`    printf("%s: failed: %s (the transcript succeeded here; stopping)\\n", ${step}, strerror(errno));`);
+      w.line(`    return 1;`);
+      w.line(`}`);
+      w.line(`printf("%s: ${what}\\n", ${step}${what.includes("%") ? `, ${createdArgs(e, created)}` : ""});`);
     } else {
       w.line(`if (!(${expr})) printf("%s: failed: %s\\n", ${step}, strerror(errno));`);
     }
