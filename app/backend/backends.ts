@@ -6,18 +6,8 @@
 import type { VerbsBackend } from "../../verbs/backend.js";
 import type { BackendChoice, BackendKind } from "../bridge/contract.js";
 
-// Loaded on first use, by specifier, so this process starts (and typechecks) whichever of
-// the two is missing. The shapes are the ones verbs/README and the brief fix.
-const SIM_MODULE = "../../sim/index.js";
-const NATIVE_MODULE = "../../native/index.js";
-interface SimModule {
-  createSimBackend(options: { seed?: number }): VerbsBackend;
-}
-interface NativeModule {
-  loadNativeBackend():
-    { backend: VerbsBackend } | { unavailable: string } | Promise<{ backend: VerbsBackend } | { unavailable: string }>;
-}
-let simModule: SimModule | null = null;
+import { createSimBackend } from "../../sim/index.js";
+import { loadNativeBackend } from "../../native/index.js";
 
 export interface BackendProvider {
   /** A fresh simulator (a new world: same seed, same keys and QPNs). */
@@ -26,17 +16,9 @@ export interface BackendProvider {
   native(): Promise<{ backend: VerbsBackend } | { unavailable: string }>;
 }
 
-/** Loads the simulator module; call once before using `defaultProvider.sim`. */
-export async function loadSimModule(): Promise<void> {
-  simModule ??= (await import(/* @vite-ignore */ SIM_MODULE)) as SimModule;
-}
-
 export const defaultProvider: BackendProvider = {
-  sim: (seed) => {
-    if (!simModule) throw new Error("the simulator module is not loaded (await loadSimModule() first)");
-    return simModule.createSimBackend(seed === undefined ? {} : { seed });
-  },
-  native: async () => ((await import(/* @vite-ignore */ NATIVE_MODULE)) as NativeModule).loadNativeBackend(),
+  sim: (seed) => createSimBackend(seed === undefined ? {} : { seed }),
+  native: async () => loadNativeBackend(),
 };
 
 /** Native if it has a device, else why not. */

@@ -5,7 +5,7 @@
  */
 import { errorData } from "../bridge/contract.js";
 import { fromWire, toWire, type Json } from "../bridge/wire.js";
-import { defaultProvider, loadSimModule } from "./backends.js";
+import { defaultProvider } from "./backends.js";
 import type { BackendToHost, HostToBackend } from "./protocol.js";
 import { createBackendService, type BackendService } from "./service.js";
 
@@ -32,7 +32,6 @@ onMessage(async (message) => {
   if (message.type === "init") {
     if (service) return;
     try {
-      await loadSimModule();
       service = createBackendService(message.init, {
         provider: defaultProvider,
         emit: (event, payload) => send({ type: "event", event, payload: toWire(payload) }),
