@@ -1,0 +1,142 @@
+/**
+ * The raw native module (native/src, built to native/build/Release/verbslab_native.node),
+ * declared in one place. native/index.ts wraps it into the VerbsBackend contract.
+ *
+ * Every class is an ObjectWrap named after the C struct it owns. Methods check `this`
+ * (a TypeError on the wrong object) and liveness (VerbsError EINVAL "… was already
+ * destroyed") before anything else. Errors from libibverbs are thrown as the VerbsError
+ * class handed over with `init` (verb, errno, reason, attribute, badWrIndex); wrong
+ * JavaScript types are TypeErrors; integers that do not fit their C field are EINVAL
+ * naming the field. Children hold references to their parents (a parent lives while a
+ * child does); finalizers and `Context.close()` tear the graph down child-first.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type {
+  AhAttr,
+  DeviceAttr,
+  DeviceInfo,
+  GidEntry,
+  PortAttr,
+  QpAttrInput,
+  QpCap,
+  QpQuery,
+} from "../verbs/types.js";
+import type { VerbsError } from "../verbs/errors.js";
+
+export interface NativeContext {
+  queryDevice(): DeviceAttr;
+  queryPort(port_num: number): PortAttr;
+  queryGid(port_num: number, index: number): string;
+  queryGidEx(port_num: number, index: number): GidEntry;
+  queryGidTable(): GidEntry[];
+  queryPkey(port_num: number, index: number): number;
+  allocPd(): NativePd;
+  createCq(cqe: number, channel: NativeChannel | null, comp_vector: number): NativeCq;
+  createCompChannel(): NativeChannel;
+  /** Resolves with null when the timeout (ms; undefined = forever) passes, or the device closes. */
+  getAsyncEvent(timeoutMs?: number): Promise<{
+    event_type: number;
+    qp_num?: number;
+    cq?: NativeCq;
+    port_num?: number;
+  } | null>;
+  close(): void;
+}
+
+export interface NativePd {
+  /** Registers [offset, offset+length) of a V8-owned ArrayBuffer, kept alive while registered. */
+  regMr(buffer: ArrayBuffer, offset: number, length: number, access: number): NativeMr;
+  createQp(init: {
+    send_cq: NativeCq;
+    recv_cq: NativeCq;
+    cap: Partial<QpCap>;
+    qp_type: number;
+    sq_sig_all?: number;
+  }): NativeQp;
+  createAh(attr: Partial<Omit<AhAttr, "grh">> & { grh?: Partial<AhAttr["grh"]> }): NativeAh;
+  dealloc(): void;
+}
+
+export interface NativeMr {
+  readonly lkey: number;
+  readonly rkey: number;
+  readonly addr: number;
+  readonly length: number;
+  dereg(): void;
+}
+
+export interface NativeCq {
+  readonly cqe: number;
+  /** Fills `out` with up to `num_entries` completions, WC_WORDS numbers each; returns how many. */
+  poll(num_entries: number, out: Uint32Array): number;
+  reqNotify(solicited_only: boolean | number): void;
+  ackEvents(n: number): void;
+  destroy(): void;
+}
+
+export interface NativeChannel {
+  getCqEvent(timeoutMs?: number): Promise<NativeCq | null>;
+  destroy(): void;
+}
+
+export interface NativeSendWr {
+  wr_id?: number;
+  opcode: number;
+  send_flags?: number;
+  sg_list?: { addr: number | bigint; length: number; lkey: number }[];
+  imm_data?: number;
+  rdma?: { remote_addr: number | bigint; rkey: number };
+  atomic?: { remote_addr: number | bigint; compare_add: bigint | number; swap?: bigint | number; rkey: number };
+  ud?: { ah: NativeAh; remote_qpn: number; remote_qkey: number };
+}
+
+export interface NativeQp {
+  readonly qp_num: number;
+  /** What ibv_create_qp wrote back into init_attr.cap. */
+  readonly cap: QpCap;
+  modify(attr: QpAttrInput, mask: number): void;
+  query(mask: number): QpQuery;
+  postSend(wrs: NativeSendWr[]): void;
+  postRecv(wrs: { wr_id?: number; sg_list?: NativeSendWr["sg_list"] }[]): void;
+  destroy(): void;
+}
+
+export interface NativeAh {
+  destroy(): void;
+}
+
+export interface NativeAddon {
+  init(classes: { VerbsError: typeof VerbsError }): void;
+  /** errno is non-zero when ibv_get_device_list returned NULL (ENOSYS: no RDMA in the kernel). */
+  getDeviceList(): { devices: DeviceInfo[]; errno: number };
+  openDevice(name: string): NativeContext;
+  /** Numbers per completion in the array `NativeCq.poll` fills. */
+  readonly WC_WORDS: number;
+}
+
+/** Where the build puts the addon. */
+export const ADDON_PATH = join(dirname(fileURLToPath(import.meta.url)), "build", "Release", "verbslab_native.node");
+
+/** Loads the addon, or says why it cannot be loaded. */
+export function loadAddon(): { addon: NativeAddon } | { missing: string } {
+  if (!existsSync(ADDON_PATH)) {
+    return {
+      missing:
+        "the native addon is not built (native/build/Release/verbslab_native.node is missing): " +
+        "install rdma-core's headers (sudo apt-get install libibverbs-dev cmake g++) and run `npm run build:native`",
+    };
+  }
+  try {
+    const require = createRequire(import.meta.url);
+    return { addon: require(ADDON_PATH) as NativeAddon };
+  } catch (e) {
+    return {
+      missing:
+        `the native addon could not be loaded (${(e as Error).message}): ` +
+        "is libibverbs1 installed (sudo apt-get install libibverbs1)? Rebuild with `npm run build:native`",
+    };
+  }
+}

@@ -1,0 +1,431 @@
+/**
+ * The native backend: the VerbsBackend contract over rdma-core's libibverbs, through the
+ * Node-API addon in native/src (declared in ./addon.ts). Verbs are synchronous calls into
+ * libibverbs; waiting runs on real time (`performance.now`, `setTimeout`), and channel and
+ * async events arrive through the addon's poller thread without blocking the event loop.
+ *
+ * `loadNativeBackend()` never throws: where the addon is not built, or the kernel has no
+ * RDMA, it says so and what to do instead.
+ */
+import { performance } from "node:perf_hooks";
+import { setImmediate as immediate, setTimeout as sleepMs } from "node:timers/promises";
+import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../verbs/backend.js";
+import { IBV_QP_ALL_ATTRS, IBV_QP_STATE } from "../verbs/constants.js";
+import { VerbsError, errnoName } from "../verbs/errors.js";
+import { checkModifyMask } from "../verbs/qp-transitions.js";
+import type {
+  AhAttr,
+  AsyncEvent,
+  DeviceAttr,
+  DeviceInfo,
+  GidEntry,
+  PortAttr,
+  PortCounters,
+  QpAttrInput,
+  QpCap,
+  QpInitAttr,
+  QpQuery,
+  RecvWr,
+  SendWr,
+  Sge,
+  Wc,
+} from "../verbs/types.js";
+import {
+  loadAddon,
+  type NativeAddon,
+  type NativeAh,
+  type NativeChannel,
+  type NativeContext,
+  type NativeCq,
+  type NativeMr,
+  type NativePd,
+  type NativeQp,
+  type NativeSendWr,
+} from "./addon.js";
+import { readHwCounters } from "./counters.js";
+
+export { rdmaResShowQp, readHwCounters, type RdmaResQp } from "./counters.js";
+
+/** How to get real verbs when the kernel has none. */
+const GET_RDMA =
+  "Real verbs run in the lab VM (scripts/rxe-vm/run.sh -- <command>), or on a Linux kernel with soft-RoCE: " +
+  "sudo modprobe rdma_rxe && sudo rdma link add rxe0 type rxe netdev <interface>";
+
+/** Why ibv_get_device_list returned NULL, in words a learner can act on. */
+export function noDevicesReason(errno: number): string {
+  if (errno === 38) {
+    return `ibv_get_device_list: ENOSYS (38): this kernel has no RDMA support (no ib_uverbs in /sys/class/infiniband_verbs). ${GET_RDMA}`;
+  }
+  return `ibv_get_device_list: ${errnoName(errno)} (${errno}): no RDMA devices. ${GET_RDMA}`;
+}
+
+/**
+ * Loads the native backend, or says why it is unavailable: the addon is not built (install
+ * libibverbs-dev and rebuild), the kernel has no RDMA (ENOSYS), or there is no device.
+ */
+export function loadNativeBackend(): { backend: VerbsBackend } | { unavailable: string } {
+  const loaded = loadAddon();
+  if ("missing" in loaded) return { unavailable: loaded.missing };
+  const addon = loaded.addon;
+  addon.init({ VerbsError });
+  const list = addon.getDeviceList();
+  if (list.errno !== 0) return { unavailable: noDevicesReason(list.errno) };
+  if (list.devices.length === 0) return { unavailable: `ibv_get_device_list found no RDMA device. ${GET_RDMA}` };
+  return { backend: new NativeBackend(addon) };
+}
+
+// The native handle behind each contract object, and the contract object for each handle
+// (events come back from the addon as handles).
+const handles = new WeakMap<object, object>();
+const owners = new WeakMap<object, object>();
+function bind<T extends object>(self: T, handle: object): T {
+  handles.set(self, handle);
+  owners.set(handle, self);
+  return self;
+}
+function handleOf<H>(o: unknown, what: string, verb: string): H {
+  const h = typeof o === "object" && o !== null ? handles.get(o) : undefined;
+  if (h === undefined) throw new TypeError(`${verb}: ${what} is not an object of this (native) backend`);
+  return h as H;
+}
+
+class NativeBackend implements VerbsBackend {
+  readonly kind = "native" as const;
+  readonly #addon: NativeAddon;
+  constructor(addon: NativeAddon) {
+    this.#addon = addon;
+  }
+  get unavailableReason(): string | undefined {
+    const { errno, devices } = this.#addon.getDeviceList();
+    if (errno !== 0) return noDevicesReason(errno);
+    return devices.length === 0 ? `ibv_get_device_list found no RDMA device. ${GET_RDMA}` : undefined;
+  }
+  getDeviceList(): DeviceInfo[] {
+    return this.#addon.getDeviceList().devices;
+  }
+  openDevice(name: string): Context {
+    const h = this.#addon.openDevice(name);
+    const info = this.getDeviceList().find((d) => d.name === name) ?? {
+      name,
+      node_guid: "0000:0000:0000:0000",
+      node_type: 0,
+      transport_type: 0,
+    };
+    return bind(new NativeContextImpl(h, info, this.#addon.WC_WORDS), h);
+  }
+  now(): number {
+    return performance.now();
+  }
+  async sleep(ms: number): Promise<void> {
+    await sleepMs(ms);
+  }
+}
+
+class NativeContextImpl implements Context {
+  readonly #h: NativeContext;
+  readonly #wcWords: number;
+  readonly device: DeviceInfo;
+  constructor(h: NativeContext, device: DeviceInfo, wcWords: number) {
+    this.#h = h;
+    this.device = device;
+    this.#wcWords = wcWords;
+  }
+  queryDevice(): DeviceAttr {
+    return this.#h.queryDevice();
+  }
+  queryPort(port_num: number): PortAttr {
+    return this.#h.queryPort(port_num);
+  }
+  queryGid(port_num: number, index: number): string {
+    return this.#h.queryGid(port_num, index);
+  }
+  queryGidEx(port_num: number, index: number): GidEntry {
+    return this.#h.queryGidEx(port_num, index);
+  }
+  queryGidTable(): GidEntry[] {
+    return this.#h.queryGidTable();
+  }
+  queryPkey(port_num: number, index: number): number {
+    return this.#h.queryPkey(port_num, index);
+  }
+  allocPd(): Pd {
+    const h = this.#h.allocPd();
+    return bind(new NativePdImpl(h, this), h);
+  }
+  createCq(cqe: number, options?: { channel?: CompChannel; comp_vector?: number; cq_context?: unknown }): Cq {
+    const channel =
+      options?.channel === undefined ? null : handleOf<NativeChannel>(options.channel, "channel", "ibv_create_cq");
+    const h = this.#h.createCq(cqe, channel, options?.comp_vector ?? 0);
+    return bind(new NativeCqImpl(h, this, options?.cq_context, this.#wcWords), h);
+  }
+  createCompChannel(): CompChannel {
+    const h = this.#h.createCompChannel();
+    return bind(new NativeChannelImpl(h), h);
+  }
+  async getAsyncEvent(timeoutMs?: number): Promise<AsyncEvent | null> {
+    const ev = await this.#h.getAsyncEvent(timeoutMs);
+    if (ev === null) return null;
+    const out: AsyncEvent = { event_type: ev.event_type };
+    if (ev.qp_num !== undefined) out.qp_num = ev.qp_num;
+    if (ev.port_num !== undefined) out.port_num = ev.port_num;
+    if (ev.cq !== undefined) out.cq = owners.get(ev.cq) as Cq | undefined;
+    return out;
+  }
+  queryCounters(port_num = 1): PortCounters {
+    return readHwCounters(this.device.name, port_num);
+  }
+  close(): void {
+    this.#h.close();
+  }
+}
+
+class NativePdImpl implements Pd {
+  readonly #h: NativePd;
+  readonly context: Context;
+  constructor(h: NativePd, context: Context) {
+    this.#h = h;
+    this.context = context;
+  }
+  regMr(memory: ArrayBuffer | ArrayBufferView | number, access: number): Mr {
+    let buffer: ArrayBuffer;
+    let offset = 0;
+    let length: number;
+    if (typeof memory === "number") {
+      if (!Number.isSafeInteger(memory) || memory < 0) {
+        throw new TypeError(`ibv_reg_mr: a length must be a non-negative integer, not ${memory}`);
+      }
+      buffer = new ArrayBuffer(memory);
+      length = memory;
+    } else if (memory instanceof ArrayBuffer) {
+      buffer = memory;
+      length = memory.byteLength;
+    } else if (ArrayBuffer.isView(memory) && memory.buffer instanceof ArrayBuffer) {
+      buffer = memory.buffer;
+      offset = memory.byteOffset;
+      length = memory.byteLength;
+    } else {
+      throw new TypeError("ibv_reg_mr: memory must be an ArrayBuffer, a view of one, or a length");
+    }
+    const h = this.#h.regMr(buffer, offset, length, access);
+    return bind(new NativeMrImpl(h, this, new Uint8Array(buffer, offset, length), access), h);
+  }
+  createQp(init: QpInitAttr): Qp {
+    const verb = "ibv_create_qp";
+    if (typeof init !== "object" || init === null) throw new TypeError(`${verb}: init_attr must be an object`);
+    // A missing recv_cq is refused by the addon (libibverbs 44 would segfault): pass it on as is.
+    const cqHandle = (cq: unknown, what: string) =>
+      cq === undefined || cq === null ? (cq as undefined) : handleOf<NativeCq>(cq, what, verb);
+    const h = this.#h.createQp({
+      send_cq: cqHandle(init.send_cq, "send_cq") as NativeCq,
+      recv_cq: cqHandle(init.recv_cq, "recv_cq") as NativeCq,
+      cap: init.cap,
+      qp_type: init.qp_type,
+      sq_sig_all: init.sq_sig_all,
+    });
+    return bind(new NativeQpImpl(h, this, init), h);
+  }
+  createAh(attr: Partial<Omit<AhAttr, "grh">> & { grh?: Partial<AhAttr["grh"]> }): Ah {
+    const h = this.#h.createAh(attr);
+    return bind(new NativeAhImpl(h, this), h);
+  }
+  dealloc(): void {
+    this.#h.dealloc();
+  }
+}
+
+class NativeMrImpl implements Mr {
+  readonly #h: NativeMr;
+  readonly pd: Pd;
+  readonly bytes: Uint8Array;
+  readonly addr: number;
+  readonly length: number;
+  readonly lkey: number;
+  readonly rkey: number;
+  readonly access: number;
+  constructor(h: NativeMr, pd: Pd, bytes: Uint8Array, access: number) {
+    this.#h = h;
+    this.pd = pd;
+    this.bytes = bytes;
+    this.addr = h.addr;
+    this.length = h.length;
+    this.lkey = h.lkey;
+    this.rkey = h.rkey;
+    this.access = access;
+  }
+  sge(offset = 0, length = this.length - offset): Sge {
+    return { addr: this.addr + offset, length, lkey: this.lkey };
+  }
+  dereg(): void {
+    this.#h.dereg();
+  }
+}
+
+class NativeCqImpl implements Cq {
+  readonly #h: NativeCq;
+  readonly #words: number;
+  #scratch: Uint32Array;
+  readonly context: Context;
+  readonly cqe: number;
+  readonly cq_context?: unknown;
+  constructor(h: NativeCq, context: Context, cq_context: unknown, words: number) {
+    this.#h = h;
+    this.#words = words;
+    this.context = context;
+    this.cqe = h.cqe;
+    if (cq_context !== undefined) this.cq_context = cq_context;
+    this.#scratch = new Uint32Array(16 * words);
+  }
+  poll(num_entries = 1): Wc[] {
+    // Room for every completion the CQ can hold; the addon validates num_entries itself.
+    const want = typeof num_entries === "number" && num_entries > 0 ? Math.min(num_entries, this.cqe + 1) : 1;
+    const words = this.#words;
+    if (this.#scratch.length < want * words) this.#scratch = new Uint32Array(Math.ceil(want) * words);
+    const r = this.#scratch;
+    const got = this.#h.poll(num_entries, r);
+    const out: Wc[] = new Array(got);
+    for (let i = 0, o = 0; i < got; i++, o += words) {
+      out[i] = {
+        wr_id: r[o] + r[o + 1] * 0x1_0000_0000,
+        status: r[o + 2],
+        opcode: r[o + 3],
+        vendor_err: r[o + 4],
+        byte_len: r[o + 5],
+        imm_data: r[o + 6],
+        qp_num: r[o + 7],
+        src_qp: r[o + 8],
+        wc_flags: r[o + 9],
+        pkey_index: r[o + 10],
+        slid: r[o + 11],
+        sl: r[o + 12],
+        dlid_path_bits: r[o + 13],
+      };
+    }
+    return out;
+  }
+  async pollWait(count: number, timeoutMs: number): Promise<Wc[]> {
+    if (!Number.isInteger(count) || count < 0) throw new TypeError(`pollWait: count must be an integer ≥ 0`);
+    if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)) throw new TypeError(`pollWait: timeoutMs`);
+    const out: Wc[] = [];
+    const start = performance.now();
+    for (;;) {
+      if (out.length < count) for (const wc of this.poll(count - out.length)) out.push(wc);
+      if (out.length >= count) return out;
+      const elapsed = performance.now() - start;
+      if (elapsed >= timeoutMs) return out;
+      // Spin through the event loop first (latency), then sleep in 1 ms steps (CPU).
+      if (elapsed < 5) await immediate();
+      else await sleepMs(Math.min(1, timeoutMs - elapsed));
+    }
+  }
+  reqNotify(solicited_only = false): void {
+    this.#h.reqNotify(solicited_only);
+  }
+  ackEvents(n: number): void {
+    this.#h.ackEvents(n);
+  }
+  destroy(): void {
+    this.#h.destroy();
+  }
+}
+
+class NativeChannelImpl implements CompChannel {
+  readonly #h: NativeChannel;
+  constructor(h: NativeChannel) {
+    this.#h = h;
+  }
+  async getCqEvent(timeoutMs?: number): Promise<Cq | null> {
+    const cq = await this.#h.getCqEvent(timeoutMs);
+    return cq === null ? null : ((owners.get(cq) as Cq | undefined) ?? null);
+  }
+  destroy(): void {
+    this.#h.destroy();
+  }
+}
+
+class NativeAhImpl implements Ah {
+  readonly #h: NativeAh;
+  readonly pd: Pd;
+  constructor(h: NativeAh, pd: Pd) {
+    this.#h = h;
+    this.pd = pd;
+  }
+  destroy(): void {
+    this.#h.destroy();
+  }
+}
+
+class NativeQpImpl implements Qp {
+  readonly #h: NativeQp;
+  readonly pd: Pd;
+  readonly qp_num: number;
+  readonly qp_type: number;
+  readonly send_cq: Cq;
+  readonly recv_cq: Cq;
+  readonly cap: QpCap;
+  constructor(h: NativeQp, pd: Pd, init: QpInitAttr) {
+    this.#h = h;
+    this.pd = pd;
+    this.qp_num = h.qp_num;
+    this.qp_type = init.qp_type;
+    this.send_cq = init.send_cq;
+    this.recv_cq = init.recv_cq;
+    this.cap = h.cap;
+  }
+  modify(attr: QpAttrInput, mask: number): void {
+    try {
+      this.#h.modify(attr, mask);
+    } catch (e) {
+      throw this.#explain(e, attr, mask);
+    }
+  }
+  /**
+   * The kernel answers a bad modify with a bare errno. Where the transition table knows
+   * why (a missing or extra mask bit, an illegal transition), the reason is added; the
+   * errno is always the kernel's.
+   */
+  #explain(e: unknown, attr: QpAttrInput, mask: number): unknown {
+    if (!(e instanceof VerbsError) || e.reason !== undefined) return e;
+    if (e.code !== "EINVAL" && e.code !== "EOPNOTSUPP") return e;
+    let current: number;
+    try {
+      current = this.#h.query(IBV_QP_STATE).attr.qp_state;
+    } catch {
+      return e;
+    }
+    const check = checkModifyMask(this.qp_type, current, attr ?? {}, mask);
+    if (check.ok || check.errno !== e.code) return e;
+    const attribute = [...check.missing, ...check.notAllowed].join(" | ") || undefined;
+    return new VerbsError(e.verb, e.errno, { reason: check.reason, ...(attribute && { attribute }) });
+  }
+  query(mask: number = IBV_QP_ALL_ATTRS): QpQuery {
+    return this.#h.query(mask);
+  }
+  postSend(wr: SendWr | SendWr[]): void {
+    const list = Array.isArray(wr) ? wr : [wr];
+    let native: NativeSendWr[] = list as NativeSendWr[];
+    // Only UD sends name an object (the AH) that needs translating to its native handle.
+    if (list.some((w) => typeof w === "object" && w !== null && w.ud !== undefined)) {
+      native = list.map((w) =>
+        typeof w === "object" && w !== null && w.ud !== undefined && w.ud !== null
+          ? {
+              ...w,
+              ud: {
+                ...w.ud,
+                ah:
+                  w.ud.ah === undefined || w.ud.ah === null
+                    ? w.ud.ah
+                    : handleOf<NativeAh>(w.ud.ah, "wr.ud.ah", "ibv_post_send"),
+              },
+            }
+          : w,
+      ) as NativeSendWr[];
+    }
+    this.#h.postSend(native);
+  }
+  postRecv(wr: RecvWr | RecvWr[]): void {
+    this.#h.postRecv(Array.isArray(wr) ? wr : [wr]);
+  }
+  destroy(): void {
+    this.#h.destroy();
+  }
+}
