@@ -1,0 +1,114 @@
+/**
+ * Address vectors (ibv_ah_attr) checked and resolved the way the kernel does for RoCE:
+ * uverbs checks the port, ib_core's rdma_fill_sgid_attr needs a GRH (is_global) and a valid
+ * sgid_index (ENODATA), and ib_resolve_eth_dmac must find the destination (ENETUNREACH for an
+ * unknown IPv6 GID or ::, EINVAL for an unknown IPv4-mapped one). What is stored is what
+ * rxe keeps: hop_limit 64 (route resolution), sl and static_rate dropped (rxe-behavior §3).
+ */
+import { fail } from "../verbs/errors.js";
+import type { AhAttr } from "../verbs/types.js";
+import { int, obj, optInt } from "./check.js";
+import type { SimDevice } from "./device.js";
+import { formatGid, isV4Mapped, isZeroGid, parseGid } from "./gid.js";
+import type { SimWorld } from "./world.js";
+
+export interface ResolvedAv {
+  attr: AhAttr;
+  sgid: Uint8Array;
+  dgid: Uint8Array;
+  destDev: SimDevice;
+}
+
+type AvInput = Partial<Omit<AhAttr, "grh">> & { grh?: Partial<AhAttr["grh"]> };
+
+/** The port check uverbs does on an AV (before anything else looks at it). */
+export function checkAvPort(verb: string, input: unknown, prefix: string): void {
+  const a = obj(verb, prefix, input) as AvInput;
+  const port = optInt(verb, `${prefix}.port_num`, a.port_num, 0);
+  if (port !== 1)
+    fail(verb, "EINVAL", {
+      reason: `${prefix}.port_num must be 1 (rxe has one port), got ${port}`,
+      attribute: `${prefix}.port_num`,
+    });
+}
+
+/** ib_core's checks and route resolution. Throws a VerbsError naming the field at fault. */
+export function resolveAv(world: SimWorld, dev: SimDevice, input: unknown, verb: string, prefix: string): ResolvedAv {
+  const a = obj(verb, prefix, input) as AvInput;
+  const isGlobal = optInt(verb, `${prefix}.is_global`, a.is_global, 0);
+  if (isGlobal !== 1)
+    fail(verb, "EINVAL", {
+      reason: `RoCE needs a GRH: set ${prefix}.is_global = 1 (and grh.dgid, grh.sgid_index)`,
+      attribute: `${prefix}.is_global`,
+    });
+  const g = obj(verb, `${prefix}.grh`, a.grh ?? {});
+  const sgidIndex = optInt(verb, `${prefix}.grh.sgid_index`, g.sgid_index, 0);
+  const slot = sgidIndex >= 0 && sgidIndex < dev.gids.length ? dev.gids[sgidIndex] : null;
+  if (!slot)
+    fail(verb, "ENODATA", {
+      reason: `${dev.name} has no GID at index ${sgidIndex}`,
+      attribute: `${prefix}.grh.sgid_index`,
+    });
+  const dgidText = g.dgid ?? "::";
+  if (typeof dgidText !== "string") throw new TypeError(`${verb}: ${prefix}.grh.dgid must be IPv6 text`);
+  const dgid =
+    parseGid(dgidText) ??
+    fail(verb, "EINVAL", {
+      reason: `${JSON.stringify(dgidText)} is not a GID (IPv6 text)`,
+      attribute: `${prefix}.grh.dgid`,
+    });
+  const flow_label = optInt(verb, `${prefix}.grh.flow_label`, g.flow_label, 0);
+  const traffic_class = optInt(verb, `${prefix}.grh.traffic_class`, g.traffic_class, 0);
+  optInt(verb, `${prefix}.grh.hop_limit`, g.hop_limit, 0);
+  optInt(verb, `${prefix}.sl`, a.sl, 0);
+  optInt(verb, `${prefix}.static_rate`, a.static_rate, 0);
+  optInt(verb, `${prefix}.dlid`, a.dlid, 0);
+  optInt(verb, `${prefix}.src_path_bits`, a.src_path_bits, 0);
+  function unreachable(why: string): never {
+    return fail(verb, isV4Mapped(dgid) && !isZeroGid(dgid) ? "EINVAL" : "ENETUNREACH", {
+      reason: `no route to ${formatGid(dgid)}: ${why}`,
+      attribute: `${prefix}.grh.dgid`,
+    });
+  }
+  if (isZeroGid(dgid)) fail(verb, "ENETUNREACH", { reason: "dgid is :: (not set)", attribute: `${prefix}.grh.dgid` });
+  if (!dev.linkUp) fail(verb, "ENETUNREACH", { reason: `${dev.name}'s link is down`, attribute: `${prefix}.grh.dgid` });
+  const destDev = world.findDeviceByGid(dgid) ?? unreachable("no device has this GID");
+  if (!world.reachable(dev, destDev)) unreachable(`${destDev.name}'s link is down`);
+  return {
+    attr: {
+      grh: {
+        dgid: formatGid(dgid),
+        flow_label: flow_label & 0xfffff,
+        sgid_index: sgidIndex,
+        hop_limit: 64,
+        traffic_class: traffic_class & 0xff,
+      },
+      dlid: 0,
+      sl: 0,
+      src_path_bits: 0,
+      static_rate: 0,
+      is_global: 1,
+      port_num: 1,
+    },
+    sgid: slot.gid,
+    dgid,
+    destDev,
+  };
+}
+
+/** An AV as query_qp shows it before one is set: is_global 1, everything else 0 (rxe-behavior §3). */
+export function emptyAv(): AhAttr {
+  return {
+    grh: { dgid: "::", flow_label: 0, sgid_index: 0, hop_limit: 0, traffic_class: 0 },
+    dlid: 0,
+    sl: 0,
+    src_path_bits: 0,
+    static_rate: 0,
+    is_global: 1,
+    port_num: 0,
+  };
+}
+
+export function intOrThrow(verb: string, name: string, v: unknown): number {
+  return int(verb, name, v);
+}

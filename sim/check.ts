@@ -1,0 +1,53 @@
+/**
+ * Argument checks shared by every verb: wrong JavaScript types are TypeErrors (as the
+ * contract says), values a C program could pass are left to the verb's own rules.
+ */
+import { fail } from "../verbs/errors.js";
+
+/** A finite integer (any sign); TypeError otherwise. */
+export function int(verb: string, name: string, v: unknown): number {
+  if (typeof v !== "number" || !Number.isInteger(v)) {
+    throw new TypeError(`${verb}: ${name} must be an integer, got ${describe(v)}`);
+  }
+  return v;
+}
+
+/** An optional integer with a default. */
+export function optInt(verb: string, name: string, v: unknown, dflt: number): number {
+  return v === undefined || v === null ? dflt : int(verb, name, v);
+}
+
+/** A C unsigned field: integers wrap modulo 2^32 like a C assignment would, but must be integers. */
+export function u32(verb: string, name: string, v: unknown): number {
+  return int(verb, name, v) >>> 0;
+}
+
+export function obj(verb: string, name: string, v: unknown): Record<string, unknown> {
+  if (typeof v !== "object" || v === null)
+    throw new TypeError(`${verb}: ${name} must be an object, got ${describe(v)}`);
+  return v as Record<string, unknown>;
+}
+
+export function bigintOf(verb: string, name: string, v: unknown): bigint {
+  if (typeof v === "bigint") return BigInt.asUintN(64, v);
+  if (typeof v === "number" && Number.isInteger(v)) return BigInt.asUintN(64, BigInt(v));
+  throw new TypeError(`${verb}: ${name} must be a bigint, got ${describe(v)}`);
+}
+
+export function describe(v: unknown): string {
+  if (typeof v === "string") return `the string ${JSON.stringify(v.length > 20 ? v.slice(0, 20) + "…" : v)}`;
+  if (typeof v === "number") return Number.isNaN(v) ? "NaN" : String(v);
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v;
+}
+
+/** Every object with a lifetime carries one of these. */
+export interface Lifetime {
+  destroyed: boolean;
+}
+
+/** Use after destroy: EINVAL "… was already destroyed" (the contract's choice; C would touch freed memory). */
+export function alive(verb: string, what: string, o: Lifetime): void {
+  if (o.destroyed) fail(verb, "EINVAL", { reason: `this ${what} was already destroyed`, attribute: what });
+}

@@ -1,0 +1,217 @@
+/**
+ * The simulator's virtual clock. Virtual milliseconds pass only while the program awaits
+ * (`sleep`, `pollWait`, `getCqEvent`, `getAsyncEvent`): each wait registers a Waiter, and a
+ * macrotask (setImmediate) then jumps straight to the next timer, fires every timer due at
+ * that instant, and stops as soon as some waiter has been satisfied so that its
+ * continuation runs at that very instant. Nothing is stepped: time jumps.
+ */
+
+/** A timer on the heap. Owners keep their Timer objects and re-arm them (no allocation per arm). */
+export class Timer {
+  at = 0;
+  seq = 0;
+  /** Position in the heap, or -1 when not armed. */
+  heapIndex = -1;
+  constructor(readonly fire: () => void) {}
+  get armed(): boolean {
+    return this.heapIndex >= 0;
+  }
+}
+
+/** Something awaiting the clock: it resolves when `check()` says so or when its deadline passes. */
+export interface Waiter {
+  /** Returns true when the wait is over (and settles its promise). */
+  check(): boolean;
+  /** The deadline passed. */
+  expire(): void;
+  deadline: Timer | null;
+  done: boolean;
+}
+
+/** Timer firings per macrotask before yielding to the event loop, so an endless retry loop cannot block it. */
+const FIRINGS_PER_TURN = 20_000;
+
+export class Clock {
+  now = 0;
+  private heap: Timer[] = [];
+  private seq = 0;
+  private waiters = new Set<Waiter>();
+  private scheduled = false;
+  /** Counts settled waits, so a turn stops at the instant any wait ends. */
+  settled = 0;
+  /** Called after timers fire, to let the world process what they started. */
+  afterFire: () => void = () => {};
+
+  /** Arms (or re-arms) `t` to fire at virtual time `at`. */
+  arm(t: Timer, at: number): void {
+    if (t.heapIndex >= 0) this.remove(t);
+    t.at = at;
+    t.seq = this.seq++;
+    t.heapIndex = this.heap.length;
+    this.heap.push(t);
+    this.up(t.heapIndex);
+  }
+
+  cancel(t: Timer): void {
+    if (t.heapIndex >= 0) this.remove(t);
+  }
+
+  /** Registers a waiter; virtual time starts moving on the next macrotask. */
+  addWaiter(w: Waiter): void {
+    this.waiters.add(w);
+    this.schedule();
+  }
+
+  removeWaiter(w: Waiter): void {
+    this.waiters.delete(w);
+    if (w.deadline) this.cancel(w.deadline);
+  }
+
+  /** Re-checks every waiter (after something happened that may satisfy one). */
+  checkWaiters(): boolean {
+    let any = false;
+    for (const w of this.waiters) {
+      if (w.check()) {
+        w.done = true;
+        this.settled++;
+        this.removeWaiter(w);
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  get pendingWaiters(): number {
+    return this.waiters.size;
+  }
+
+  /** Makes sure a turn will run (something happened that may satisfy a waiter). */
+  poke(): void {
+    if (this.waiters.size) this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.turn());
+  }
+
+  private turn(): void {
+    this.scheduled = false;
+    if (this.waiters.size === 0) return;
+    if (this.checkWaiters()) {
+      if (this.waiters.size) this.schedule();
+      return;
+    }
+    for (let n = 0; n < FIRINGS_PER_TURN; n++) {
+      const before = this.settled;
+      const next = this.heap[0];
+      if (!next) return; // nothing scheduled: waits without a deadline stay pending
+      const at = next.at;
+      if (at > this.now) this.now = at;
+      // Fire everything due at this instant, in arming order.
+      while (this.heap.length && this.heap[0].at <= at) {
+        const t = this.heap[0];
+        this.remove(t);
+        t.fire();
+      }
+      this.afterFire();
+      this.checkWaiters();
+      if (this.settled !== before || this.waiters.size === 0) {
+        if (this.waiters.size) this.schedule();
+        return;
+      }
+    }
+    this.schedule();
+  }
+
+  private less(a: Timer, b: Timer): boolean {
+    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+  }
+
+  private remove(t: Timer): void {
+    const i = t.heapIndex;
+    const last = this.heap.pop()!;
+    t.heapIndex = -1;
+    if (last !== t) {
+      this.heap[i] = last;
+      last.heapIndex = i;
+      this.down(i);
+      this.up(last.heapIndex);
+    }
+  }
+
+  private up(i: number): void {
+    const h = this.heap;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.less(h[i], h[p])) break;
+      this.swap(i, p);
+      i = p;
+    }
+  }
+
+  private down(i: number): void {
+    const h = this.heap;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && this.less(h[l], h[m])) m = l;
+      if (r < h.length && this.less(h[r], h[m])) m = r;
+      if (m === i) return;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+
+  private swap(i: number, j: number): void {
+    const h = this.heap;
+    const a = h[i];
+    const b = h[j];
+    h[i] = b;
+    h[j] = a;
+    a.heapIndex = j;
+    b.heapIndex = i;
+  }
+}
+
+/**
+ * Waits on `clock` until `ready()` returns a value other than undefined, or `timeoutMs`
+ * passes (then `onTimeout()` supplies the result). No timeout: waits as long as it takes.
+ */
+export function waitFor<T>(
+  clock: Clock,
+  ready: () => T | undefined,
+  timeoutMs: number | undefined,
+  onTimeout: () => T,
+): Promise<T> {
+  const first = ready();
+  if (first !== undefined) return Promise.resolve(first);
+  if (timeoutMs !== undefined && timeoutMs <= 0) return Promise.resolve(onTimeout());
+  return new Promise<T>((resolve) => {
+    let result: T | undefined;
+    const w: Waiter = {
+      done: false,
+      deadline: null,
+      check() {
+        result = ready();
+        if (result === undefined) return false;
+        resolve(result);
+        return true;
+      },
+      expire() {
+        if (w.done) return;
+        w.done = true;
+        clock.settled++;
+        clock.removeWaiter(w);
+        resolve(onTimeout());
+      },
+    };
+    if (timeoutMs !== undefined) {
+      w.deadline = new Timer(() => w.expire());
+      clock.arm(w.deadline, clock.now + Math.max(0, timeoutMs));
+    }
+    clock.addWaiter(w);
+  });
+}

@@ -1,0 +1,180 @@
+/**
+ * struct ibv_cq and struct ibv_comp_channel. Capacity is rxe's rounding (2^k - 1); an
+ * overflow drops the CQE and raises IBV_EVENT_CQ_ERR (rxe_cq_post). Arming follows
+ * rxe_cq_post too: one event for the next CQE (or the next solicited one), then disarmed.
+ */
+import { IBV_EVENT_CQ_ERR } from "../verbs/constants.js";
+import type { CompChannel, Cq } from "../verbs/backend.js";
+import { fail } from "../verbs/errors.js";
+import type { Wc } from "../verbs/types.js";
+import { alive, int } from "./check.js";
+import { waitFor } from "./clock.js";
+import type { SimContext } from "./context.js";
+
+const NOTIFY_NONE = 0;
+const NOTIFY_NEXT = 1;
+const NOTIFY_SOLICITED = 2;
+
+/** roundup_pow_of_two(n + 1) - 1: rxe's queue sizing for CQs and work queues. */
+export function roundDepth(n: number): number {
+  let p = 1;
+  while (p < n + 1) p *= 2;
+  return p - 1;
+}
+
+export class SimCq implements Cq {
+  destroyed = false;
+  readonly cqe: number;
+  /** QPs using this CQ (destroy is EBUSY while any). */
+  qpRefs = 0;
+  private ring: (Wc | undefined)[];
+  private head = 0;
+  private n = 0;
+  private notify = NOTIFY_NONE;
+  eventsRaised = 0;
+  eventsAcked = 0;
+
+  constructor(
+    readonly context: SimContext,
+    requested: number,
+    readonly channel: CompChannelImpl | null,
+    readonly cq_context: unknown,
+  ) {
+    this.cqe = roundDepth(requested);
+    this.ring = new Array(this.cqe);
+    if (channel) channel.cqs++;
+  }
+
+  /** Entries waiting to be polled. */
+  get count(): number {
+    return this.n;
+  }
+
+  /** rxe_cq_post: false (and CQ_ERR raised) when the CQ is full. */
+  push(wc: Wc, solicited: boolean): boolean {
+    if (this.destroyed) return false;
+    if (this.n === this.cqe) {
+      const world = this.context.world;
+      this.context.pushAsync({ event_type: IBV_EVENT_CQ_ERR, cq: this });
+      if (world.clock.pendingWaiters) world.clock.poke();
+      return false;
+    }
+    let i = this.head + this.n;
+    if (i >= this.cqe) i -= this.cqe;
+    this.ring[i] = wc;
+    this.n++;
+    if (this.notify === NOTIFY_NEXT || (this.notify === NOTIFY_SOLICITED && solicited)) {
+      this.notify = NOTIFY_NONE;
+      if (this.channel && !this.channel.destroyed) {
+        this.eventsRaised++;
+        this.channel.fire(this);
+      }
+    }
+    return true;
+  }
+
+  poll(num_entries = 1): Wc[] {
+    alive("ibv_poll_cq", "CQ", this);
+    const want = int("ibv_poll_cq", "num_entries", num_entries);
+    if (want < 0)
+      fail("ibv_poll_cq", "EINVAL", { reason: "num_entries must not be negative", attribute: "num_entries" });
+    const k = want < this.n ? want : this.n;
+    const out: Wc[] = new Array(k);
+    const ring = this.ring;
+    let h = this.head;
+    for (let j = 0; j < k; j++) {
+      out[j] = ring[h]!;
+      ring[h] = undefined;
+      if (++h === this.cqe) h = 0;
+    }
+    this.head = h;
+    this.n -= k;
+    return out;
+  }
+
+  pollWait(count: number, timeoutMs: number): Promise<Wc[]> {
+    alive("ibv_poll_cq", "CQ", this);
+    const c = int("pollWait", "count", count);
+    if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs) || timeoutMs < 0)
+      throw new TypeError(`pollWait: timeoutMs must be a non-negative number`);
+    const got: Wc[] = [];
+    const take = () => {
+      if (!this.destroyed && got.length < c) for (const wc of this.poll(c - got.length)) got.push(wc);
+    };
+    return waitFor(
+      this.context.world.clock,
+      () => {
+        take();
+        return got.length >= c ? got : undefined;
+      },
+      timeoutMs,
+      () => {
+        take();
+        return got;
+      },
+    );
+  }
+
+  reqNotify(solicited_only = false): void {
+    alive("ibv_req_notify_cq", "CQ", this);
+    if (typeof solicited_only !== "boolean" && typeof solicited_only !== "number")
+      throw new TypeError("ibv_req_notify_cq: solicited_only must be a boolean");
+    // rxe keeps the stronger request: NEXT_COMP wins over SOLICITED.
+    if (this.notify !== NOTIFY_NEXT) this.notify = solicited_only ? NOTIFY_SOLICITED : NOTIFY_NEXT;
+  }
+
+  ackEvents(n: number): void {
+    alive("ibv_ack_cq_events", "CQ", this);
+    const k = int("ibv_ack_cq_events", "nevents", n);
+    if (k < 0) throw new RangeError("ibv_ack_cq_events: nevents must not be negative");
+    this.eventsAcked += k;
+  }
+
+  destroy(): void {
+    alive("ibv_destroy_cq", "CQ", this);
+    if (this.qpRefs > 0)
+      fail("ibv_destroy_cq", "EBUSY", {
+        reason: `${this.qpRefs} QP(s) still use this CQ; destroy them first`,
+        attribute: "cq",
+      });
+    this.destroyed = true;
+    if (this.channel) this.channel.cqs--;
+  }
+}
+
+export class CompChannelImpl implements CompChannel {
+  destroyed = false;
+  /** CQs attached (destroy is EBUSY while any). */
+  cqs = 0;
+  private events: SimCq[] = [];
+
+  constructor(readonly context: SimContext) {}
+
+  fire(cq: SimCq): void {
+    this.events.push(cq);
+    const clock = this.context.world.clock;
+    if (clock.pendingWaiters) clock.poke();
+  }
+
+  getCqEvent(timeoutMs?: number): Promise<Cq | null> {
+    alive("ibv_get_cq_event", "completion channel", this);
+    if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)))
+      throw new TypeError("ibv_get_cq_event: timeoutMs must be a number");
+    return waitFor<Cq | null>(
+      this.context.world.clock,
+      () => this.events.shift(),
+      timeoutMs,
+      () => null,
+    );
+  }
+
+  destroy(): void {
+    alive("ibv_destroy_comp_channel", "completion channel", this);
+    if (this.cqs > 0)
+      fail("ibv_destroy_comp_channel", "EBUSY", {
+        reason: `${this.cqs} CQ(s) are still attached; destroy them first`,
+        attribute: "channel",
+      });
+    this.destroyed = true;
+  }
+}

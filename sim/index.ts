@@ -1,0 +1,135 @@
+/**
+ * The simulator backend: two rxe devices (rxe0, rxe1) on a veth pair, behaving like Linux
+ * rdma_rxe (kernel 6.1, rdma-core 44) on a virtual clock. See sim/README.md.
+ */
+import { IBV_EVENT_GID_CHANGE, IBV_EVENT_PORT_ACTIVE, IBV_EVENT_PORT_ERR } from "../verbs/constants.js";
+import type { VerbsBackend } from "../verbs/backend.js";
+import { fail } from "../verbs/errors.js";
+import type { DeviceInfo } from "../verbs/types.js";
+import { waitFor } from "./clock.js";
+import { SimContext } from "./context.js";
+import { CNT_LINK_DOWNED } from "./counters.js";
+import { SimDevice } from "./device.js";
+import { v4MappedGid } from "./gid.js";
+import type { PacketLogEntry } from "./packets.js";
+import { SimWorld } from "./world.js";
+
+export type { PacketLogEntry } from "./packets.js";
+
+export interface SimBackendOptions {
+  /** Seeds everything random (MACs, key bytes, addresses). Default 1. */
+  seed?: number;
+  /** Keep the per-packet log (default true; the benchmark turns it off). */
+  packetLog?: boolean;
+  /** Run as root (CAP_NET_RAW, CAP_IPC_LOCK), as the lab VM does. Default true. */
+  root?: boolean;
+}
+
+export interface SimBackend extends VerbsBackend {
+  readonly kind: "sim";
+  /** The per-packet log, oldest first (empty when the log is off). */
+  readonly packets: readonly PacketLogEntry[];
+  /** Empties the packet log. */
+  clearPackets(): void;
+  /** Turns the packet log on or off. */
+  setPacketLog(on: boolean): void;
+  /** The virtual clock in ms (same as now()). */
+  readonly clock: { now(): number };
+  /** `ip link set <netdev> up|down`: both ends of the veth pair follow; raises PORT_ERR / PORT_ACTIVE. */
+  setLinkState(device: string, up: boolean): void;
+  /** `ip addr add <ipv4> dev <netdev>`: adds a RoCEv2 GID and raises GID_CHANGE. Returns the GID index. */
+  addIpAddress(device: string, ipv4: string): number;
+  /** The netdev behind a device ("veth0"), its MAC and its IPv4 addresses. */
+  netdev(device: string): { name: string; mac: string; ifindex: number; mtu: number; up: boolean };
+}
+
+function randomMac(world: SimWorld): Uint8Array {
+  const m = new Uint8Array(6);
+  for (let i = 0; i < 6; i++) m[i] = world.rng.byte();
+  m[0] = (m[0] & 0xfe) | 0x02; // locally administered unicast, as veth's random MACs
+  return m;
+}
+
+export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
+  const seed = options.seed ?? 1;
+  if (typeof seed !== "number" || !Number.isFinite(seed))
+    throw new TypeError("createSimBackend: seed must be a number");
+  const world = new SimWorld(seed, options.packetLog ?? true, options.root ?? true);
+  const rxe0 = new SimDevice("rxe0", randomMac(world), 3, "veth0");
+  const rxe1 = new SimDevice("rxe1", randomMac(world), 4, "veth1");
+  world.devices = [rxe0, rxe1];
+  rxe0.addGid(v4MappedGid("10.77.0.1")!);
+  rxe1.addGid(v4MappedGid("10.77.0.2")!);
+
+  const dev = (name: string): SimDevice => {
+    const d = world.devices.find((x) => x.name === name);
+    if (!d) throw new RangeError(`no simulated device ${JSON.stringify(name)} (there are rxe0 and rxe1)`);
+    return d;
+  };
+
+  const backend: SimBackend = {
+    kind: "sim",
+    get packets() {
+      return world.packets;
+    },
+    clearPackets() {
+      world.packets.length = 0;
+    },
+    setPacketLog(on: boolean) {
+      world.packetLog = !!on;
+    },
+    clock: { now: () => world.clock.now },
+    getDeviceList(): DeviceInfo[] {
+      return world.devices.map((d) => ({ ...d.info }));
+    },
+    openDevice(name: string) {
+      if (typeof name !== "string") throw new TypeError("ibv_open_device: name must be a string");
+      const d = world.devices.find((x) => x.name === name);
+      if (!d)
+        fail("ibv_open_device", "ENODEV", { reason: `no device named ${JSON.stringify(name)}`, attribute: "name" });
+      return new SimContext(world, d);
+    },
+    now: () => world.clock.now,
+    sleep(ms: number): Promise<void> {
+      if (typeof ms !== "number" || Number.isNaN(ms)) throw new TypeError("sleep: ms must be a number");
+      return waitFor<void>(
+        world.clock,
+        () => undefined,
+        Math.max(0, ms),
+        () => undefined,
+      );
+    },
+    setLinkState(device: string, up: boolean) {
+      const d = dev(device);
+      // A veth pair: taking one end down takes the peer's carrier down too.
+      for (const x of world.devices) {
+        if (x.linkUp === up) continue;
+        x.linkUp = up;
+        if (!up) {
+          x.counters[CNT_LINK_DOWNED]++;
+          world.raiseAsync(x, { event_type: IBV_EVENT_PORT_ERR, port_num: 1 });
+        } else {
+          // Two PORT_ACTIVE events were measured on link up (rxe-behavior §7).
+          world.raiseAsync(x, { event_type: IBV_EVENT_PORT_ACTIVE, port_num: 1 });
+          world.raiseAsync(x, { event_type: IBV_EVENT_PORT_ACTIVE, port_num: 1 });
+        }
+      }
+      void d;
+    },
+    addIpAddress(device: string, ipv4: string) {
+      const d = dev(device);
+      const gid = typeof ipv4 === "string" ? v4MappedGid(ipv4) : null;
+      if (!gid) throw new TypeError(`addIpAddress: ${JSON.stringify(ipv4)} is not an IPv4 address`);
+      if (d.findGid(gid) >= 0) return d.findGid(gid);
+      const i = d.addGid(gid);
+      world.raiseAsync(d, { event_type: IBV_EVENT_GID_CHANGE, port_num: 1 });
+      return i;
+    },
+    netdev(device: string) {
+      const d = dev(device);
+      const mac = Array.from(d.mac, (b) => b.toString(16).padStart(2, "0")).join(":");
+      return { name: d.netdevName, mac, ifindex: d.ifindex, mtu: d.netdevMtu, up: d.linkUp };
+    },
+  };
+  return backend;
+}

@@ -1,0 +1,184 @@
+/**
+ * The simulated world: the virtual clock, the two devices and the wire between them, and the
+ * event loop that moves packets. The wire has zero latency: everything a verb starts is
+ * processed, in FIFO order, before the verb returns ("at the same instant"); only timers
+ * (retransmit, RNR wait) wait for virtual time to move.
+ */
+import { IBV_QPT_UD } from "../verbs/constants.js";
+import type { AsyncEvent } from "../verbs/types.js";
+import { Clock } from "./clock.js";
+import { CNT_RCVD_PKTS, CNT_SENT_PKTS } from "./counters.js";
+import type { SimDevice } from "./device.js";
+import { gidEquals } from "./gid.js";
+import { AddressSpace } from "./memory.js";
+import {
+  M_AETH,
+  M_ATMACK,
+  M_ATMETH,
+  M_DETH,
+  M_IMMDT,
+  M_REQ,
+  M_RETH,
+  OPCODE_NAMES,
+  Packet,
+  aethText,
+  type PacketLogEntry,
+} from "./packets.js";
+import type { SimQp } from "./qp.js";
+import { Rng } from "./rng.js";
+import { completer } from "./completer.js";
+import { responder } from "./responder.js";
+import { requester } from "./requester.js";
+
+/** Most log entries kept; older ones are dropped from the front (the UI shows recent traffic). */
+const MAX_LOG = 100_000;
+
+export class SimWorld {
+  readonly clock = new Clock();
+  readonly rng: Rng;
+  readonly memory: AddressSpace;
+  devices: SimDevice[] = [];
+  packetLog: boolean;
+  readonly packets: PacketLogEntry[] = [];
+  private logSeq = 0;
+  root: boolean;
+
+  // The FIFO of things to do at this instant: packets to deliver, or QPs whose requester must run.
+  private queue: (Packet | SimQp)[] = [];
+  private qHead = 0;
+  private running = false;
+  private pool: Packet[] = [];
+
+  constructor(seed: number, packetLog: boolean, root: boolean) {
+    this.rng = new Rng(seed);
+    this.memory = new AddressSpace(this.rng);
+    this.packetLog = packetLog;
+    this.root = root;
+    this.clock.afterFire = () => this.run();
+  }
+
+  findDeviceByGid(gid: Uint8Array): SimDevice | null {
+    for (const d of this.devices) if (d.findGid(gid) >= 0) return d;
+    return null;
+  }
+
+  /** Two devices can talk if they are the same (loopback) or both links are up (the veth pair). */
+  reachable(from: SimDevice, to: SimDevice): boolean {
+    return from === to || (from.linkUp && to.linkUp);
+  }
+
+  newPacket(): Packet {
+    const p = this.pool.pop();
+    if (p) return p;
+    return new Packet();
+  }
+
+  private release(p: Packet): void {
+    p.srcQp = null;
+    p.srcWqe = null;
+    p.destDev = null;
+    p.wrId = undefined;
+    this.pool.push(p);
+  }
+
+  /** rxe_xmit_packet: counts, logs and queues a packet for delivery. */
+  transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null): void {
+    from.counters[CNT_SENT_PKTS]++;
+    if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
+      if (this.packetLog) this.log(from, destDev, pkt, destDev ? "link down" : "no route to the destination GID");
+      this.release(pkt);
+      return;
+    }
+    pkt.destDev = destDev;
+    this.queue.push(pkt);
+  }
+
+  kickRequester(qp: SimQp): void {
+    if (qp.reqQueued) return;
+    qp.reqQueued = true;
+    this.queue.push(qp);
+  }
+
+  /** Processes everything queued at this instant. Re-entrant calls return at once (the outer loop continues). */
+  run(): void {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const q = this.queue;
+      while (this.qHead < q.length) {
+        const item = q[this.qHead];
+        q[this.qHead++] = undefined as unknown as Packet;
+        if (item instanceof Packet) this.deliver(item);
+        else {
+          item.reqQueued = false;
+          requester(item);
+        }
+        if (this.qHead > 4096 && this.qHead * 2 > q.length) {
+          q.splice(0, this.qHead);
+          this.qHead = 0;
+        }
+      }
+      q.length = 0;
+      this.qHead = 0;
+    } finally {
+      this.running = false;
+    }
+    if (this.clock.pendingWaiters) this.clock.poke();
+  }
+
+  /** rxe_rcv: header checks, then the responder (requests) or the completer (responses). */
+  private deliver(pkt: Packet): void {
+    const dev = pkt.destDev!;
+    const qp = dev.qps.get(pkt.destQpn);
+    let drop: string | null = null;
+    if (!qp) drop = `no QP 0x${pkt.destQpn.toString(16)} on ${dev.name}`;
+    else if (qp.typeOfOpcode(pkt.opcode) !== qp.qp_type) drop = "QP type does not match the opcode";
+    else if (pkt.mask & M_REQ ? !qp.respReady : !qp.reqReadyForResponses) drop = "destination QP is not ready";
+    else if (qp.qp_type !== IBV_QPT_UD && !(gidEquals(pkt.dgid, qp.sgidBytes) && gidEquals(pkt.sgid, qp.dgidBytes)))
+      drop = "addresses do not match the QP's path";
+    else if (qp.qp_type === IBV_QPT_UD && pkt.qkey !== qp.attr.qkey) drop = "Q_Key mismatch";
+    if (this.packetLog) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, drop ?? undefined);
+    if (drop !== null || !qp) {
+      this.release(pkt);
+      return;
+    }
+    dev.counters[CNT_RCVD_PKTS]++;
+    if (pkt.mask & M_REQ) responder(qp, pkt);
+    else completer(qp, pkt, false);
+    this.release(pkt);
+  }
+
+  private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string): void {
+    const m = p.mask;
+    const e: PacketLogEntry = {
+      seq: this.logSeq++,
+      time: this.clock.now,
+      src: from.name,
+      dst: to ? to.name : "?",
+      opcode: OPCODE_NAMES[p.opcode] ?? `0x${p.opcode.toString(16)}`,
+      psn: p.psn,
+      src_qpn: p.srcQp ? p.srcQp.qp_num : 0,
+      dest_qpn: p.destQpn,
+      payload_len: p.payloadLen,
+      ack_req: p.ackReq,
+      solicited: p.solicited,
+    };
+    if (p.wrId !== undefined) e.wr_id = p.wrId;
+    if (m & M_AETH) e.aeth = { syndrome: p.syndrome, text: aethText(p.syndrome), msn: p.msn };
+    if (m & M_RETH) e.reth = { va: p.va, rkey: p.rkey, len: p.dmaLen };
+    if (m & M_IMMDT) e.imm_data = p.imm;
+    if (m & M_ATMETH) e.atomic_eth = { va: p.va, rkey: p.rkey, swap_add: p.swapAdd, compare: p.compare };
+    if (m & M_ATMACK) e.atomic_ack_eth = { orig: p.orig };
+    if (m & M_DETH) e.deth = { qkey: p.qkey, src_qpn: p.srcQpn };
+    if (dropped) e.dropped = dropped;
+    // A delivered packet is logged once, at delivery; a dropped one where it was dropped.
+    this.packets.push(e);
+    if (this.packets.length > MAX_LOG) this.packets.splice(0, this.packets.length - MAX_LOG);
+  }
+
+  /** Queues an async event on every open context of `dev` (port/GID events) or on `only`. */
+  raiseAsync(dev: SimDevice, ev: AsyncEvent): void {
+    for (const ctx of dev.contexts) ctx.pushAsync(ev);
+    if (this.clock.pendingWaiters) this.clock.poke();
+  }
+}
