@@ -3,6 +3,7 @@
 # Loads the RDMA modules from the unpacked Debian kernel, mounts the pseudo filesystems inside
 # the host root, then chroots into it to run guest-job.sh (host tools: bash, iproute2, node).
 # The exit status travels back in <job>/rc; the host reads it after qemu exits.
+# shellcheck disable=SC2154 # vljob and vlrepo come from the kernel command line
 H=/mnt/host
 job="$H$vljob"
 ts() { cut -d' ' -f1 /proc/uptime; }

@@ -65,6 +65,7 @@ want_ready() {
     local g1
     g1="$(cat "/sys/class/infiniband/$dev/ports/1/gids/1" 2>/dev/null)" || return 1
     # ::ffff:a.b.c.d as the kernel prints it: 0000:...:ffff:0a4d:0001
+    # shellcheck disable=SC2086 # split a.b.c.d into four printf arguments
     [[ "$g1" == "0000:0000:0000:0000:0000:ffff:$(printf '%02x%02x:%02x%02x' ${ip//./ })" ]] || return 1
   done
 }

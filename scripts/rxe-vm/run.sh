@@ -36,6 +36,7 @@ mkdir -p "$vmdir/jobs"
 job="$(mktemp -d "$vmdir/jobs/$(date +%Y%m%d-%H%M%S).XXXXXX")"
 exec 8>"$job/lock"
 flock -n 8 || die "another VM is already using $job"
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
   if [[ -z "${VERBSLAB_VM_KEEP_JOB:-}" ]]; then rm -rf "$job"; fi
 }

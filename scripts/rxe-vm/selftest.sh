@@ -28,6 +28,7 @@ check() { # check <name> <command...>
 }
 # pingpong <server dev> <client dev> <gid index> <port>: server and client in the root netns,
 # exchanging QP info over TCP on 127.0.0.1.
+# shellcheck disable=SC2317 # called through check
 pingpong() {
   local sdev="$1" cdev="$2" gidx="$3" port="$4" spid rc
   timeout 20 ibv_rc_pingpong -d "$sdev" -g "$gidx" -p "$port" -n 100 >/tmp/pp-server.out 2>&1 &
