@@ -81,25 +81,33 @@ async function replayVerb(
     // Refs stay refs (the session resolves handles); bigints and bytes become values again.
     return decodeValue(resolved, (r: Ref) => (isRef(r) ? { $handle: r.$handle, type: r.type } : r));
   });
-  let replayedOutcome = "ok";
+  const before = session.events().length;
+  let thrown: unknown;
   try {
     await session.call(e.target.$handle, e.method, args);
   } catch (err) {
-    const ev = session.events().at(-1);
-    replayedOutcome = ev && ev.kind === "verb" && ev.seq !== e.seq ? "not recorded" : outcomeOf(ev as VerbEvent);
-    if (!(ev && ev.kind === "verb")) replayedOutcome = (err as Error).name;
+    thrown = err;
   }
-  const mine = session.events().at(-1);
-  if (mine?.kind === "verb") {
-    const want = outcomeOf(e);
-    const got = replayedOutcome === "ok" ? outcomeOf(mine) : replayedOutcome;
-    if (want !== got) divergences.push({ seq: e.seq, verb: e.verb, recorded: want, replayed: got });
-    else {
-      const states = (x: VerbEvent) => x.qps.map((q) => `${q.qp}:${q.after?.qp_state ?? "-"}`).join(",");
-      if (states(e) !== states(mine))
-        divergences.push({ seq: e.seq, verb: e.verb, recorded: states(e), replayed: states(mine) });
-      const wcs = (x: VerbEvent) => (x.completions ?? []).map((c) => `${c.wc.wr_id}:${c.wc.status}`).join(",");
-      if (wcs(e) !== wcs(mine)) divergences.push({ seq: e.seq, verb: e.verb, recorded: wcs(e), replayed: wcs(mine) });
-    }
+  const mine = session.events().length > before ? session.events().at(-1) : undefined;
+  if (mine?.kind !== "verb") {
+    // The call never reached the backend (a stopped gate, a handle the replay does not have).
+    divergences.push({
+      seq: e.seq,
+      verb: e.verb,
+      recorded: outcomeOf(e),
+      replayed: `not run: ${(thrown as Error)?.message}`,
+    });
+    return;
   }
+  const want = outcomeOf(e);
+  const got = outcomeOf(mine);
+  if (want !== got) {
+    divergences.push({ seq: e.seq, verb: e.verb, recorded: want, replayed: got });
+    return;
+  }
+  const states = (x: VerbEvent) => x.qps.map((q) => `qp${q.qp}:${q.after?.qp_state ?? "-"}`).join(",");
+  if (states(e) !== states(mine))
+    divergences.push({ seq: e.seq, verb: e.verb, recorded: states(e), replayed: states(mine) });
+  const wcs = (x: VerbEvent) => (x.completions ?? []).map((c) => `${c.wc.wr_id}:${c.wc.status}`).join(",");
+  if (wcs(e) !== wcs(mine)) divergences.push({ seq: e.seq, verb: e.verb, recorded: wcs(e), replayed: wcs(mine) });
 }

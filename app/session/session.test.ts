@@ -34,7 +34,7 @@ async function twoQps(verbs: Verbs) {
   return { ctx, gid, pd, cq, mr, a, b };
 }
 
-async function bringUp(qp: VerbsQp, peer: VerbsQp, dgid: string, to = IBV_QPS_RTS) {
+async function bringUp(qp: VerbsQp, peer: VerbsQp, dgid: string, to: number = IBV_QPS_RTS) {
   const p = { dgid, dest_qp_num: peer.qp_num };
   for (const [from, next] of [
     [IBV_QPS_RESET, IBV_QPS_INIT],

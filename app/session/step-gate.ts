@@ -30,13 +30,7 @@ export class Gate implements StepGate {
     this.pending = call;
     const wait = new Promise<void>((resolve, reject) => (this.release = { resolve, reject }));
     this.notify();
-    try {
-      await wait;
-    } finally {
-      this.pending = null;
-      this.release = null;
-      this.notify();
-    }
+    await wait;
   }
 
   pause(): void {
@@ -45,24 +39,32 @@ export class Gate implements StepGate {
   }
 
   step(): void {
-    this.release?.resolve();
+    this.let((r) => r.resolve());
   }
 
   continue(): void {
     this.runToMethod = null;
-    this.setMode("run");
-    this.release?.resolve();
+    this.mode = "run";
+    this.let((r) => r.resolve());
   }
 
   runTo(method: RunToTarget): void {
     this.runToMethod = method;
-    this.setMode("run");
-    this.release?.resolve();
+    this.mode = "run";
+    this.let((r) => r.resolve());
   }
 
   stop(): void {
     this.stopped = true;
-    this.release?.reject(new SessionStoppedError());
+    this.let((r) => r.reject(new SessionStoppedError()));
+  }
+
+  /** Releases the waiting call (clearing `pending` at once, so listeners see the gate open) and notifies. */
+  private let(how: (r: { resolve: () => void; reject: (e: Error) => void }) => void): void {
+    const r = this.release;
+    this.release = null;
+    this.pending = null;
+    if (r) how(r);
     this.notify();
   }
 
