@@ -1,0 +1,229 @@
+/**
+ * Simulator throughput (packet log off): 64-byte SEND/RECV pairs per second on one core,
+ * 64 KiB RDMA WRITE bandwidth, and, in the same run, a plain 64 KiB Uint8Array copy for
+ * comparison. Work is posted and polled in batches, as perftest does.
+ *
+ *   npm run bench            a table
+ *   npm run bench -- --json  one JSON object
+ */
+import { createSimBackend } from "../sim/index.js";
+import {
+  IBV_ACCESS_LOCAL_WRITE,
+  IBV_ACCESS_REMOTE_WRITE,
+  IBV_MTU_1024,
+  IBV_QPS_INIT,
+  IBV_QPS_RTR,
+  IBV_QPS_RTS,
+  IBV_QPT_RC,
+  IBV_QP_ACCESS_FLAGS,
+  IBV_QP_AV,
+  IBV_QP_DEST_QPN,
+  IBV_QP_MAX_DEST_RD_ATOMIC,
+  IBV_QP_MAX_QP_RD_ATOMIC,
+  IBV_QP_MIN_RNR_TIMER,
+  IBV_QP_PATH_MTU,
+  IBV_QP_PKEY_INDEX,
+  IBV_QP_PORT,
+  IBV_QP_RETRY_CNT,
+  IBV_QP_RNR_RETRY,
+  IBV_QP_RQ_PSN,
+  IBV_QP_SQ_PSN,
+  IBV_QP_STATE,
+  IBV_QP_TIMEOUT,
+  IBV_SEND_SIGNALED,
+  IBV_WR_RDMA_WRITE,
+  IBV_WR_SEND,
+} from "../verbs/constants.js";
+import type { Context, Cq, Mr, Qp } from "../verbs/backend.js";
+import type { RecvWr, SendWr } from "../verbs/types.js";
+
+const json = process.argv.includes("--json");
+
+/**
+ * Seconds of CPU this process used since `start` (user + system). Rates are per CPU-second,
+ * so a busy shared machine slows the measurement down without skewing it.
+ */
+function cpuSeconds(start: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(start);
+  return (u.user + u.system) / 1e6;
+}
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
+const BATCH = 64;
+const MSG = 64;
+const BIG = 64 * 1024;
+
+interface Side {
+  ctx: Context;
+  cq: Cq;
+  qp: Qp;
+  mr: Mr;
+}
+
+function side(ctx: Context, mrBytes: number): Side {
+  const pd = ctx.allocPd();
+  const cq = ctx.createCq(4096);
+  const qp = pd.createQp({
+    send_cq: cq,
+    recv_cq: cq,
+    qp_type: IBV_QPT_RC,
+    sq_sig_all: 0,
+    cap: { max_send_wr: 1024, max_recv_wr: 1024, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 },
+  });
+  const mr = pd.regMr(mrBytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+  return { ctx, cq, qp, mr };
+}
+
+function connect(a: Side, b: Side): void {
+  for (const [x, y] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    x.qp.modify(
+      { qp_state: IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: IBV_ACCESS_REMOTE_WRITE },
+      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+    );
+    x.qp.modify(
+      {
+        qp_state: IBV_QPS_RTR,
+        path_mtu: IBV_MTU_1024,
+        dest_qp_num: y.qp.qp_num,
+        rq_psn: 0,
+        max_dest_rd_atomic: 1,
+        min_rnr_timer: 12,
+        ah_attr: { is_global: 1, port_num: 1, grh: { dgid: y.ctx.queryGid(1, 1), sgid_index: 1, hop_limit: 64 } },
+      },
+      IBV_QP_STATE |
+        IBV_QP_AV |
+        IBV_QP_PATH_MTU |
+        IBV_QP_DEST_QPN |
+        IBV_QP_RQ_PSN |
+        IBV_QP_MAX_DEST_RD_ATOMIC |
+        IBV_QP_MIN_RNR_TIMER,
+    );
+    x.qp.modify(
+      { qp_state: IBV_QPS_RTS, timeout: 14, retry_cnt: 7, rnr_retry: 7, sq_psn: 0, max_rd_atomic: 1 },
+      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
+    );
+  }
+}
+
+function pairs(): { pairsPerSec: number; pairs: number } {
+  const backend = createSimBackend({ seed: 1, packetLog: false });
+  const a = side(backend.openDevice("rxe0"), 4096);
+  const b = side(backend.openDevice("rxe1"), 4096);
+  connect(a, b);
+  const sends: SendWr[] = [];
+  const recvs: RecvWr[] = [];
+  for (let i = 0; i < BATCH; i++) {
+    sends.push({
+      wr_id: i,
+      opcode: IBV_WR_SEND,
+      send_flags: i === BATCH - 1 ? IBV_SEND_SIGNALED : 0,
+      sg_list: [a.mr.sge(0, MSG)],
+    });
+    recvs.push({ wr_id: i, sg_list: [b.mr.sge(0, MSG)] });
+  }
+  let done = 0;
+  const run = (ms: number) => {
+    const end = performance.now() + ms;
+    let n = 0;
+    while (performance.now() < end) {
+      for (let k = 0; k < 16; k++) {
+        b.qp.postRecv(recvs);
+        a.qp.postSend(sends);
+        let got = 0;
+        while (got < BATCH) got += b.cq.poll(BATCH).length;
+        while (a.cq.poll(1).length === 0);
+        n += BATCH;
+      }
+    }
+    return n;
+  };
+  run(200); // warm up the JIT
+  const c0 = process.cpuUsage();
+  done = run(SECONDS * 1000);
+  const secs = cpuSeconds(c0);
+  return { pairsPerSec: done / secs, pairs: done };
+}
+
+function writeBandwidth(): { bytesPerSec: number } {
+  const backend = createSimBackend({ seed: 1, packetLog: false });
+  const a = side(backend.openDevice("rxe0"), BIG);
+  const b = side(backend.openDevice("rxe1"), BIG);
+  connect(a, b);
+  a.mr.bytes.fill(7);
+  const N = 16;
+  const wrs: SendWr[] = [];
+  for (let i = 0; i < N; i++)
+    wrs.push({
+      wr_id: i,
+      opcode: IBV_WR_RDMA_WRITE,
+      send_flags: i === N - 1 ? IBV_SEND_SIGNALED : 0,
+      sg_list: [a.mr.sge(0, BIG)],
+      rdma: { remote_addr: b.mr.addr, rkey: b.mr.rkey },
+    });
+  const run = (ms: number) => {
+    const end = performance.now() + ms;
+    let bytes = 0;
+    while (performance.now() < end) {
+      a.qp.postSend(wrs);
+      while (a.cq.poll(1).length === 0);
+      bytes += N * BIG;
+    }
+    return bytes;
+  };
+  run(200);
+  const c0 = process.cpuUsage();
+  const bytes = run(SECONDS * 1000);
+  const secs = cpuSeconds(c0);
+  if (b.mr.bytes[BIG - 1] !== 7) throw new Error("bench: the WRITE did not land");
+  return { bytesPerSec: bytes / secs };
+}
+
+function copyBandwidth(): { bytesPerSec: number } {
+  const src = new Uint8Array(BIG).fill(7);
+  const dst = new Uint8Array(BIG);
+  const run = (ms: number) => {
+    const end = performance.now() + ms;
+    let bytes = 0;
+    while (performance.now() < end) {
+      for (let i = 0; i < 16; i++) {
+        src[i] = i;
+        dst.set(src);
+      }
+      bytes += 16 * BIG;
+    }
+    return bytes;
+  };
+  run(200);
+  const c0 = process.cpuUsage();
+  const bytes = run(SECONDS * 1000);
+  return { bytesPerSec: bytes / cpuSeconds(c0) };
+}
+
+const p = pairs();
+const w = writeBandwidth();
+const c = copyBandwidth();
+const result = {
+  send_recv_64B_pairs_per_sec: Math.round(p.pairsPerSec),
+  rdma_write_64KiB_MB_per_sec: Math.round(w.bytesPerSec / 1e6),
+  arraybuffer_copy_64KiB_MB_per_sec: Math.round(c.bytesPerSec / 1e6),
+  write_to_copy_ratio: Number((w.bytesPerSec / c.bytesPerSec).toFixed(3)),
+  targets: { send_recv_64B_pairs_per_sec: 2_000_000, write_to_copy_ratio: 0.5 },
+  path_mtu: 1024,
+  batch: BATCH,
+  seconds_per_measurement: SECONDS,
+  node: process.version,
+};
+if (json) console.log(JSON.stringify(result));
+else {
+  const rows: [string, string, string][] = [
+    ["64 B SEND/RECV pairs/s", result.send_recv_64B_pairs_per_sec.toLocaleString("en-US"), "≥ 2,000,000"],
+    ["64 KiB RDMA WRITE MB/s", result.rdma_write_64KiB_MB_per_sec.toLocaleString("en-US"), ""],
+    ["64 KiB Uint8Array copy MB/s", result.arraybuffer_copy_64KiB_MB_per_sec.toLocaleString("en-US"), ""],
+    ["WRITE / copy", result.write_to_copy_ratio.toFixed(3), "≥ 0.5"],
+  ];
+  console.log("Simulator benchmark (packet log off, path MTU 1024, one core; rates per CPU-second)\n");
+  console.log(`${"measure".padEnd(30)} ${"value".padStart(14)}  target`);
+  for (const [k, v, t] of rows) console.log(`${k.padEnd(30)} ${v.padStart(14)}  ${t}`);
+}
