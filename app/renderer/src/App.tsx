@@ -31,27 +31,38 @@ export function App({ store }: { store: LabStore }) {
   const [codeByStep, setCodeByStep] = useState<Record<string, string>>({});
   const [compile, setCompile] = useState<(() => Promise<string>) | null>(null);
   const [verdict, setVerdict] = useState<Verdict | undefined>();
+  const [breakIt, setBreakIt] = useState<string | null>(null);
 
   const step = course.lesson?.steps[course.flow.step];
   const stepKey = course.lesson && step ? `${course.lesson.id}/${step.number}` : "free";
-  const code = codeByStep[stepKey] ?? step?.starter ?? DEFAULT_PROGRAM;
-  const setCode = useCallback((c: string) => setCodeByStep((m) => ({ ...m, [stepKey]: c })), [stepKey]);
-  useEffect(() => setVerdict(undefined), [stepKey]);
+  const codeKey = breakIt ? `${stepKey}/break-${breakIt}` : stepKey;
+  const code = codeByStep[codeKey] ?? (breakIt ? step?.breakItCode[breakIt] : step?.starter) ?? DEFAULT_PROGRAM;
+  const setCode = useCallback((c: string) => setCodeByStep((m) => ({ ...m, [codeKey]: c })), [codeKey]);
+  useEffect(() => {
+    setVerdict(undefined);
+    setBreakIt(null);
+  }, [stepKey]);
 
   const onFinished = useCallback(async () => {
     if (!course.lesson || !step) return;
     try {
-      const v = await bridge.request("lessons.check", { lessonId: course.lesson.id, step: step.number });
-      setVerdict(v);
-      course.actor?.send({
-        type: "CHECKED",
-        passed: v.passed,
-        failures: v.results.filter((r) => !r.passed).map((r) => r.detail),
+      const v = await bridge.request("lessons.check", {
+        lessonId: course.lesson.id,
+        step: step.number,
+        ...(breakIt && { breakIt }),
       });
+      setVerdict(v);
+      // A break-it run shows what went wrong on purpose: it does not count for the step.
+      if (!breakIt)
+        course.actor?.send({
+          type: "CHECKED",
+          passed: v.passed,
+          failures: v.results.filter((r) => !r.passed).map((r) => r.detail),
+        });
     } catch (err) {
       store.notice("warn", `Could not check the step: ${(err as Error).message}`);
     }
-  }, [bridge, course.lesson, course.actor, step, store]);
+  }, [bridge, course.lesson, course.actor, step, store, breakIt]);
 
   const runner = useRunner({
     store,
@@ -121,6 +132,11 @@ export function App({ store }: { store: LabStore }) {
                 course.actor?.send({ type: "REVEAL_SOLUTION" });
               }}
               onNext={() => course.actor?.send({ type: "NEXT_STEP" })}
+              breakIt={breakIt}
+              onBreakIt={(id) => {
+                setBreakIt(id);
+                setVerdict(undefined);
+              }}
             />
           </div>
         </section>

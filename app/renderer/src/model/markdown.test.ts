@@ -27,4 +27,16 @@ describe("parseMarkdown", () => {
       "a",
     ]);
   });
+  it("joins wrapped list items and block quotes, and reads tables", () => {
+    const b = parseMarkdown(
+      "1. first item\n   wraps here.\n2. second\n\n> a quote\n> over two lines\n\n| a | b |\n|---|---|\n| `x` | y |\n",
+    );
+    expect(b[0]).toMatchObject({ t: "ol", items: [[{ s: "first item wraps here." }], [{ s: "second" }]] });
+    expect(b[1]).toEqual({ t: "quote", inl: [{ t: "text", s: "a quote over two lines" }] });
+    expect(b[2]).toMatchObject({
+      t: "table",
+      head: [[{ s: "a" }], [{ s: "b" }]],
+      rows: [[[{ t: "code", s: "x" }], [{ s: "y" }]]],
+    });
+  });
 });

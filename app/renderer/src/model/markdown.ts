@@ -1,13 +1,14 @@
 /**
- * A small Markdown subset for lesson text (headings, paragraphs, lists, fenced code,
- * `code`, **bold**, *emphasis*, [links](…)), parsed to plain blocks so React renders it
- * without innerHTML.
+ * The Markdown subset lesson text uses (headings, paragraphs, lists with wrapped items,
+ * block quotes, tables, fenced code, `code`, **bold**, *emphasis*, [links](…)), parsed to
+ * plain blocks so React renders it without innerHTML.
  */
 export type Inline = { t: "text" | "code" | "b" | "i"; s: string } | { t: "a"; s: string; href: string };
 export type Block =
   | { t: "h"; level: number; inl: Inline[] }
-  | { t: "p"; inl: Inline[] }
+  | { t: "p" | "quote"; inl: Inline[] }
   | { t: "ul" | "ol"; items: Inline[][] }
+  | { t: "table"; head: Inline[][]; rows: Inline[][][] }
   | { t: "pre"; lang: string; code: string };
 
 export function parseInline(s: string): Inline[] {
@@ -26,21 +27,41 @@ export function parseInline(s: string): Inline[] {
   return out;
 }
 
+type ListBlock = Extract<Block, { t: "ul" | "ol" }>;
+
+const cells = (line: string) =>
+  line
+    .trim()
+    .replace(/^\|/, "")
+    .replace(/\|$/, "")
+    .split("|")
+    .map((c) => parseInline(c.trim()));
+
 export function parseMarkdown(src: string): Block[] {
   const lines = src.replace(/\r\n/g, "\n").split("\n");
   const blocks: Block[] = [];
   let para: string[] = [];
+  let quote: string[] = [];
+  /** The list item that indented continuation lines extend. */
+  let item = null as { list: ListBlock; text: string } | null;
+  const flushItem = () => {
+    if (item) item.list.items.push(parseInline(item.text));
+    item = null;
+  };
   const flush = () => {
+    flushItem();
     if (para.length) blocks.push({ t: "p", inl: parseInline(para.join(" ")) });
+    if (quote.length) blocks.push({ t: "quote", inl: parseInline(quote.join(" ")) });
     para = [];
+    quote = [];
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    const fence = /^```(\w*)/.exec(line);
+    const fence = /^\s*```(\w*)/.exec(line);
     if (fence) {
       flush();
       const code: string[] = [];
-      for (i++; i < lines.length && !lines[i].startsWith("```"); i++) code.push(lines[i]);
+      for (i++; i < lines.length && !/^\s*```/.test(lines[i]); i++) code.push(lines[i]);
       blocks.push({ t: "pre", lang: fence[1], code: code.join("\n") });
       continue;
     }
@@ -50,17 +71,47 @@ export function parseMarkdown(src: string): Block[] {
       blocks.push({ t: "h", level: h[1].length, inl: parseInline(h[2]) });
       continue;
     }
-    const li = /^\s*([-*]|\d+\.)\s+(.*)$/.exec(line);
-    if (li) {
+    if (/^\s*\|.*\|\s*$/.test(line) && /^\s*\|?[\s:-]+(\|[\s:-]+)+\|?\s*$/.test(lines[i + 1] ?? "")) {
       flush();
-      const kind = /\d/.test(li[1]) ? "ol" : "ul";
-      const prev = blocks[blocks.length - 1];
-      if (prev && prev.t === kind) prev.items.push(parseInline(li[2]));
-      else blocks.push({ t: kind, items: [parseInline(li[2])] });
+      const head = cells(line);
+      const rows: Inline[][][] = [];
+      for (i += 2; i < lines.length && /^\s*\|/.test(lines[i]); i++) rows.push(cells(lines[i]));
+      i--;
+      blocks.push({ t: "table", head, rows });
       continue;
     }
-    if (line.trim() === "") flush();
-    else para.push(line.trim());
+    const q = /^>\s?(.*)$/.exec(line);
+    if (q) {
+      if (!quote.length) flush();
+      quote.push(q[1].trim());
+      continue;
+    }
+    const li = /^\s*([-*]|\d+\.)\s+(.*)$/.exec(line);
+    if (li) {
+      const kind = /\d/.test(li[1]) ? "ol" : "ul";
+      const list: ListBlock | undefined = item?.list;
+      flushItem();
+      if (para.length || quote.length) flush();
+      const prev = blocks[blocks.length - 1];
+      const target: ListBlock | undefined =
+        list?.t === kind ? list : prev && prev.t === kind && !para.length ? prev : undefined;
+      const l: ListBlock = target ?? { t: kind, items: [] };
+      if (!target) blocks.push(l);
+      item = { list: l, text: li[2] };
+      continue;
+    }
+    if (item && /^\s+\S/.test(line)) {
+      item.text += " " + line.trim();
+      continue;
+    }
+    if (line.trim() === "") {
+      // A blank line ends a paragraph; a list continues if the next item follows.
+      flush();
+    } else {
+      flushItem();
+      if (quote.length) flush();
+      para.push(line.trim());
+    }
   }
   flush();
   return blocks;

@@ -26,6 +26,10 @@ export interface LessonPaneProps {
   onHint: () => void;
   onSolution: () => void;
   onNext: () => void;
+  /** Load a "break it" variation into the editor (its id), or go back to the step's own code (null). */
+  onBreakIt: (id: string | null) => void;
+  /** The variation in the editor, if any. */
+  breakIt?: string | null;
 }
 
 const UI = {
@@ -38,6 +42,8 @@ const UI = {
     done: "Lesson complete",
     none: "No lesson loaded.",
     passed: "Step passed",
+    breakIt: "Break it",
+    back: "Back to the step",
   },
   zh: {
     goals: "目标",
@@ -48,6 +54,8 @@ const UI = {
     done: "课程完成",
     none: "未加载课程。",
     passed: "本步已通过",
+    breakIt: "故意出错",
+    back: "回到本步",
   },
 };
 
@@ -60,6 +68,9 @@ export function LessonPane(p: LessonPaneProps) {
   const done = flow.passed.filter(Boolean).length;
   const hints = flow.hintsShown[flow.step] ?? 0;
   const isLast = flow.step === lesson.steps.length - 1;
+  // With a break-it variation in the editor, its own checks say what the learner should see.
+  const active = p.breakIt ? step.breakIt?.find((b) => b.id === p.breakIt) : undefined;
+  const checks = active?.checks ?? step.checks;
   return (
     <div className="lesson" data-lesson={lesson.id} data-step={step.number}>
       <div style={{ display: "flex", alignItems: "center", gap: 8 }}>
@@ -92,7 +103,7 @@ export function LessonPane(p: LessonPaneProps) {
       <Markdown text={step.text[lang]} />
       <h4 style={{ margin: "10px 0 4px" }}>{ui.goals}</h4>
       <ul className="checks" data-testid="checks">
-        {step.checks.map((c, i) => {
+        {checks.map((c, i) => {
           const r = verdict?.results[i];
           const cls = r === undefined ? undefined : r.passed ? "pass" : "fail";
           return (
@@ -121,6 +132,19 @@ export function LessonPane(p: LessonPaneProps) {
           <Markdown text={h[lang]} />
         </div>
       ))}
+      {step.breakIt && step.breakIt.length > 0 && (
+        <div className="break-it">
+          <h4 style={{ margin: "10px 0 4px" }}>{ui.breakIt}</h4>
+          {step.breakIt.map((b) => (
+            <div key={b.id} className={`break-item${p.breakIt === b.id ? " active" : ""}`}>
+              <button data-break-it={b.id} onClick={() => p.onBreakIt(p.breakIt === b.id ? null : b.id)}>
+                {p.breakIt === b.id ? ui.back : `⚡ ${b.title[lang]}`}
+              </button>
+              {p.breakIt === b.id && verdict && <Markdown text={b.observe[lang]} />}
+            </div>
+          ))}
+        </div>
+      )}
       <div style={{ display: "flex", gap: 6, flexWrap: "wrap", marginTop: 6 }}>
         {hints < step.hints.length && <button onClick={p.onHint}>{hints === 0 ? ui.hint : ui.more}</button>}
         <button onClick={p.onSolution}>{ui.solution}</button>

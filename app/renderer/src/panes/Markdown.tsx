@@ -44,6 +44,37 @@ export function Markdown({ text }: { text: string }) {
                 <Inl parts={b.inl} />
               </p>
             );
+          case "quote":
+            return (
+              <blockquote key={i}>
+                <Inl parts={b.inl} />
+              </blockquote>
+            );
+          case "table":
+            return (
+              <table key={i} className="grid md-table">
+                <thead>
+                  <tr>
+                    {b.head.map((c, j) => (
+                      <th key={j}>
+                        <Inl parts={c} />
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {b.rows.map((r, j) => (
+                    <tr key={j}>
+                      {r.map((c, k) => (
+                        <td key={k}>
+                          <Inl parts={c} />
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            );
           case "pre":
             return (
               <pre key={i}>

@@ -28,7 +28,7 @@ export function Toolbar(p: ToolbarProps) {
         ⤼ Step<kbd>F10</kbd>
       </button>
       <button onClick={p.onContinue} disabled={!p.running} data-action="continue" title="Continue (F8)">
-        ⏵ Continue<kbd>F8</kbd>
+        ⇥ Continue<kbd>F8</kbd>
       </button>
       <button onClick={p.onStop} disabled={!p.running} data-action="stop" title="Stop (Shift+F5)">
         ■ Stop
