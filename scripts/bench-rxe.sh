@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# npm run bench:rxe — in one lab-VM boot, measures perftest's ib_write_bw (64 KiB RDMA WRITE)
+# and ib_send_lat (8 B SEND) between rxe0 and rxe1, then the same through the native addon
+# from JavaScript (scripts/bench-rxe.ts), and prints the ratios against the goals:
+# ≥ 0.95× perftest's bandwidth and ≤ 1.2× its latency.
+# Environment: BENCH_ITERS_BW (default 2000), BENCH_ITERS_LAT (default 2000).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+
+if [[ -z "${VERBSLAB_IN_RXE_VM:-}" ]]; then
+  exec "$repo/scripts/rxe-vm/run.sh" -- bash "$repo/scripts/bench-rxe.sh" "$@"
+fi
+cd "$repo"
+for tool in ib_write_bw ib_send_lat; do
+  command -v "$tool" >/dev/null || { echo "bench-rxe: $tool not found (apt-get install perftest)" >&2; exit 2; }
+done
+iters_bw="${BENCH_ITERS_BW:-2000}"
+iters_lat="${BENCH_ITERS_LAT:-2000}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# perftest pair: the server on rxe1, the client on rxe0 (link-local GIDs, index 0). The client
+# retries until the server listens (startup is slow under emulation).
+perf() {
+  local tool="$1" out="$2"
+  shift 2
+  "$tool" -d rxe1 -x 0 -F "$@" >"$tmp/$out.server" 2>&1 &
+  local server=$!
+  local ok=""
+  for _ in $(seq 1 30); do
+    sleep 1
+    if "$tool" -d rxe0 -x 0 -F "$@" 127.0.0.1 >"$tmp/$out.client" 2>&1; then ok=1; break; fi
+    grep -qi "couldn't connect\|Unable to open\|connection refused" "$tmp/$out.client" || break
+  done
+  wait "$server" || true
+  [[ -n "$ok" ]] || { echo "bench-rxe: $tool failed:" >&2; cat "$tmp/$out.client" "$tmp/$out.server" >&2; exit 1; }
+}
+
+echo "[bench-rxe] perftest ib_write_bw -s 65536 -n $iters_bw (rxe0 → rxe1)"
+perf ib_write_bw wbw -s 65536 -n "$iters_bw"
+echo "[bench-rxe] perftest ib_send_lat -s 8 -n $iters_lat (rxe0 ↔ rxe1)"
+perf ib_send_lat slat -s 8 -n "$iters_lat"
+echo "[bench-rxe] VerbsLab native backend from JavaScript (scripts/bench-rxe.ts)"
+npx tsx scripts/bench-rxe.ts --json --iters-bw "$iters_bw" --iters-lat "$iters_lat" >"$tmp/js.json"
+
+node - "$tmp" <<'JS'
+const fs = require("node:fs");
+const dir = process.argv[2];
+// The result row is the line that starts with the message size.
+const row = (file, size) => {
+  const line = fs.readFileSync(`${dir}/${file}`, "utf8").split("\n").find((l) => l.trim().startsWith(`${size} `));
+  if (!line) throw new Error(`no result row in ${file}:\n${fs.readFileSync(`${dir}/${file}`, "utf8")}`);
+  return line.trim().split(/\s+/).map(Number);
+};
+const wbw = row("wbw.client", 65536); // #bytes #iterations BW_peak BW_average MsgRate  (MB/sec)
+const slat = row("slat.client", 8); // #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%  (usec)
+const js = JSON.parse(fs.readFileSync(`${dir}/js.json`, "utf8").trim().split("\n").pop());
+const perf = { bw: wbw[3], latTypical: slat[4], latAvg: slat[5] };
+const lines = [
+  ["", "perftest", "VerbsLab (JS)", "ratio", "goal", ""],
+  ["64 KiB RDMA WRITE BW (MB/s)", perf.bw.toFixed(1), js.write_bw.mb_per_s.toFixed(1), js.write_bw.mb_per_s / perf.bw, "≥ 0.95×", (r) => r >= 0.95],
+  ["8 B SEND latency, typical (µs)", perf.latTypical.toFixed(2), js.send_lat.t_typical_us.toFixed(2), js.send_lat.t_typical_us / perf.latTypical, "≤ 1.2×", (r) => r <= 1.2],
+  ["8 B SEND latency, average (µs)", perf.latAvg.toFixed(2), js.send_lat.t_avg_us.toFixed(2), js.send_lat.t_avg_us / perf.latAvg, "≤ 1.2×", (r) => r <= 1.2],
+];
+for (const [name, a, b, ratio, goal, ok] of lines) {
+  const r = typeof ratio === "number" ? `${ratio.toFixed(2)}×` : ratio;
+  const verdict = typeof ok === "function" ? (ok(ratio) ? "met" : "MISSED") : ok;
+  console.log(`${name.padEnd(32)} ${String(a).padStart(10)} ${String(b).padStart(14)} ${r.padStart(7)}  ${goal.padEnd(8)} ${verdict}`);
+}
+console.log(JSON.stringify({ perftest: perf, js }));
+JS
