@@ -12,7 +12,7 @@ import {
   ibv_wc_status,
   nameOf,
 } from "../verbs/constants.js";
-import type { QpAttr, Wc } from "../verbs/types.js";
+import { RXE_COUNTER_NAMES, type QpAttr, type Wc } from "../verbs/types.js";
 import type { Check, ConstRef, Language, NumberMatch, Text } from "./schema.js";
 
 /** The facts about one run that checks look at. */
@@ -23,12 +23,12 @@ export interface RunRecord {
   wcs: Wc[];
   /** The QPs the program created, in creation order, with `ibv_query_qp` as of the end of the run. */
   qps: { qp_num: number; attr?: QpAttr }[];
-  /** The MRs the program registered, in order, with their bytes at the end of the run. */
-  mrs: { bytes: Uint8Array }[];
+  /** The MRs the program registered, in order, with the bytes it last read from each (`mr.read()`), by offset. */
+  mrs: { reads: { offset: number; bytes: Uint8Array }[] }[];
   /** `verbs.log(key, value)` calls, in order. */
   logs: { key: string; value: unknown }[];
-  /** hw_counters per device name, before and after the run. */
-  counters: Record<string, { before: Record<string, number>; after: Record<string, number> }>;
+  /** How much each hw_counter changed over the run, per device name (a device the program opened but whose counters did not move has `{}`). */
+  counters: Record<string, Record<string, number>>;
   /** The error the program ended with, if it threw. */
   thrown?: RunError;
 }
@@ -147,18 +147,23 @@ export function evaluateCheck(c: Check, run: RunRecord): CheckResult {
     }
     case "counter": {
       const dev = run.counters[c.device];
-      if (!dev) return result(false, `no counters were read for ${c.device}`);
-      const before = dev.before[c.name];
-      const after = dev.after[c.name];
-      if (before === undefined || after === undefined) return result(false, `${c.device} has no counter ${c.name}`);
-      return result(matchNumber(after - before, c.delta), `${c.device} ${c.name} changed by ${after - before}`);
+      if (!dev) return result(false, `the program never opened ${c.device}`);
+      if (!(RXE_COUNTER_NAMES as readonly string[]).includes(c.name) && !(c.name in dev))
+        return result(false, `${c.device} has no counter ${c.name}`);
+      const delta = dev[c.name] ?? 0;
+      return result(matchNumber(delta, c.delta), `${c.device} ${c.name} changed by ${delta}`);
     }
     case "mr_bytes": {
       const mr = run.mrs[c.mr];
       if (!mr) return result(false, `the program registered ${run.mrs.length} MR(s); MR #${c.mr} does not exist`);
       const want = c.hex !== undefined ? hexBytes(c.hex) : new TextEncoder().encode(c.utf8 ?? "");
       const off = c.offset ?? 0;
-      const got = mr.bytes.subarray(off, off + want.length);
+      // The latest read that covers the bytes the check looks at.
+      const read = [...mr.reads]
+        .reverse()
+        .find((r) => r.offset <= off && r.offset + r.bytes.length >= off + want.length);
+      if (!read) return result(false, `the program never read MR #${c.mr} (await mr.read()) over those bytes`);
+      const got = read.bytes.subarray(off - read.offset, off - read.offset + want.length);
       const same = got.length === want.length && got.every((b, i) => b === want[i]);
       return result(
         same,

@@ -111,7 +111,11 @@ export interface CounterCheck extends CheckBase {
   delta: NumberMatch;
 }
 
-/** Bytes in a registered MR at the end of the run. */
+/**
+ * Bytes in a registered MR, as the program last read them (`await mr.read()`): checks are
+ * judged from the transcript alone, and MR memory lives with the backend, so a lesson
+ * program reads the buffer it wants checked (which is also what a learner would look at).
+ */
 export interface MrBytesCheck extends CheckBase {
   kind: "mr_bytes";
   /** Index in creation order of the MRs the program registered. */
@@ -173,7 +177,7 @@ export interface StepFile {
   /** Default "any". A "native" step is skipped by the simulator replay and says why in `nativeOnly`. */
   backends?: Backends;
   nativeOnly?: Text;
-  /** Virtual-time budget for a replay in ms (default 20000); the simulator's clock, not the wall clock. */
+  /** Wall-clock limit for one replay of this step's programs, in ms (default 20000). */
   timeoutMs?: number;
 }
 

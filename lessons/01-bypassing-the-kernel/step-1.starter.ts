@@ -47,6 +47,9 @@ export default async function main(verbs: Verbs) {
 
   const after = (await ctx.queryCounters()).sent_pkts ?? 0;
   await verbs.log("packets", after - before);
+  // What arrived in b's buffer (mr.read copies registered bytes out; C would just read the memory).
+  const received = await dst.read(0, 32);
+  await verbs.log("received", new TextDecoder().decode(received).replace(/\0+$/, ""));
 }
 
 /** RESET → INIT → RTR → RTS with ibv_rc_pingpong's values. */

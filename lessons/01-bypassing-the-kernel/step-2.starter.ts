@@ -49,6 +49,8 @@ export default async function main(verbs: Verbs) {
   // and wait for its completion. b posts nothing.
   const t1 = await verbs.now();
   await verbs.log("us_per_write", ((t1 - t0) * 1000) / rounds);
+  const landed = await dst.read(0, 64);
+  await verbs.log("dst", new TextDecoder().decode(landed).replace(/\0+$/, ""));
 }
 
 /** RESET → INIT → RTR → RTS with ibv_rc_pingpong's values. */

@@ -5,9 +5,11 @@ export default async function main(verbs: Verbs) {
   const ctx = await verbs.openDevice("rxe0");
   const pd = await ctx.allocPd();
 
-  // TODO: register two 4 KB MRs in pd (ibv_reg_mr → pd.regMr(length, access)):
+  // TODO: choose the access flags of the two 4 KB MRs (ibv_reg_mr → pd.regMr(length, access)):
   // `local` with IBV_ACCESS_LOCAL_WRITE only, `shared` with LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ.
   // Log each lkey and rkey.
+  const local = await pd.regMr(4096, 0);
+  const shared = await pd.regMr(4096, 0);
   await verbs.log("local.lkey", local.lkey);
   await verbs.log("local.rkey", local.rkey);
   await verbs.log("shared.lkey", shared.lkey);

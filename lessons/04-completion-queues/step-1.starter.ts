@@ -8,6 +8,7 @@ export default async function main(verbs: Verbs) {
 
   // TODO: create one CQ big enough for every completion the QP below can have outstanding
   // (ibv_create_cq → ctx.createCq(cqe)) and log what you asked for and cq.cqe.
+  const cq = await ctx.createCq(1);
 
   const qp = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
   // What ibv_create_qp wrote back, and what ibv_query_qp reports: not the same on rxe.

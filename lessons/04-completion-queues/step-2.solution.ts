@@ -45,7 +45,8 @@ export default async function main(verbs: Verbs) {
 
   let completions = 0;
   let events = 0;
-  while (completions < 2) {
+  // A bounded loop: a real program loops forever, a lesson must not.
+  for (let round = 0; round < 10 && completions < 2; round++) {
     const fired = await channel.getCqEvent(1000);
     if (fired === null) break;
     events++;

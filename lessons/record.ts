@@ -1,0 +1,101 @@
+/**
+ * Builds the facts checks look at (`RunRecord`) from a session transcript, and nothing
+ * else: the app judges a learner's run from the transcript it already has, the replay
+ * (lessons/replay.ts) from the one it just recorded. Browser-safe.
+ */
+import type { TranscriptEvent, VerbEvent } from "../app/session/transcript.js";
+import { decodeValue, type Ref, type WireValue } from "../app/session/wire.js";
+import type { QpAttr, Wc } from "../verbs/types.js";
+import type { RunError, RunRecord } from "./checks.js";
+
+const plain = (w: WireValue | undefined): unknown => (w === undefined ? undefined : decodeValue(w, (r) => r));
+
+/** `verbs.log("key", value)` is written as `key <value>`; the value is JSON when it parses as JSON. */
+export function parseLog(message: string): { key: string; value: unknown } {
+  const space = message.indexOf(" ");
+  if (space === -1) return { key: message, value: undefined };
+  const key = message.slice(0, space);
+  const rest = message.slice(space + 1);
+  try {
+    return { key, value: plain(JSON.parse(rest) as WireValue) };
+  } catch {
+    return { key, value: rest };
+  }
+}
+
+function createdOf(e: VerbEvent, type: Ref["type"]): Ref | undefined {
+  return e.created?.find((r) => r.type === type);
+}
+
+export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRecord {
+  const record: RunRecord = { calls: [], wcs: [], qps: [], mrs: [], logs: [], counters: {} };
+  const qpIndex = new Map<number, number>(); // handle → index in record.qps
+  const mrIndex = new Map<number, number>();
+  const deviceOfContext = new Map<number, string>();
+
+  for (const e of events) {
+    if (e.kind === "log") {
+      record.logs.push(parseLog(e.message));
+      continue;
+    }
+    if (e.kind === "end") {
+      if (e.outcome === "error" && e.error) record.thrown = runError(e.error, undefined);
+      if (e.outcome === "stopped") record.thrown = { message: "the program was stopped (it did not finish in time)" };
+      continue;
+    }
+    record.calls.push({
+      verb: e.verb,
+      ok: e.error === undefined,
+      ...(e.error !== undefined && { error: runError(e.error, e.verb) }),
+    });
+    const ctxRef = e.method === "openDevice" ? createdOf(e, "context") : undefined;
+    if (ctxRef && typeof e.args[0] === "string") {
+      deviceOfContext.set(ctxRef.$handle, e.args[0]);
+      record.counters[e.args[0]] ??= {};
+    }
+    const qpRef = createdOf(e, "qp");
+    if (qpRef) {
+      qpIndex.set(qpRef.$handle, record.qps.length);
+      record.qps.push({ qp_num: Number(plain(qpRef.props?.qp_num) ?? -1) });
+    }
+    const mrRef = createdOf(e, "mr");
+    if (mrRef) {
+      mrIndex.set(mrRef.$handle, record.mrs.length);
+      record.mrs.push({ reads: [] });
+    }
+    if (e.method === "read" && e.target.type === "mr" && e.error === undefined) {
+      const i = mrIndex.get(e.target.$handle);
+      const bytes = plain(e.result);
+      if (i !== undefined && bytes instanceof Uint8Array)
+        record.mrs[i]!.reads.push({ offset: typeof e.args[0] === "number" ? e.args[0] : 0, bytes });
+    }
+    // The latest snapshot of each QP is its state as of the last verb call.
+    for (const s of e.qps) {
+      const i = qpIndex.get(s.qp);
+      if (i === undefined) continue;
+      const qp = record.qps[i]!;
+      if (s.after) qp.attr = plain(s.after as unknown as WireValue) as QpAttr;
+      else delete qp.attr;
+    }
+    for (const c of e.completions ?? []) record.wcs.push(plain(c.wc as unknown as WireValue) as Wc);
+    for (const c of e.counters ?? []) {
+      const dev = deviceOfContext.get(c.context);
+      if (!dev) continue;
+      const acc = (record.counters[dev] ??= {});
+      for (const [name, d] of Object.entries(c.delta)) acc[name] = (acc[name] ?? 0) + d;
+    }
+  }
+  return record;
+}
+
+function runError(
+  e: { name: string; message: string; verb?: string; code?: string; attribute?: string },
+  verb: string | undefined,
+): RunError {
+  const out: RunError = { message: e.message };
+  const v = e.verb ?? (e.code ? verb : undefined);
+  if (v !== undefined) out.verb = v;
+  if (e.code !== undefined) out.code = e.code;
+  if (e.attribute !== undefined) out.attribute = e.attribute;
+  return out;
+}

@@ -1,0 +1,162 @@
+/**
+ * Headless replay: runs a lesson program in a fresh session over a backend, then judges
+ * the step's checks from the transcript. Used by `npm run lessons:check`, its vitest twin
+ * and the CLI. Node only (it imports the program file).
+ */
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { createSession } from "../app/session/session.js";
+import type { Transcript } from "../app/session/transcript.js";
+import type { Verbs } from "../app/session/verbs-api.js";
+import type { VerbsBackend } from "../verbs/backend.js";
+import { evaluateChecks, type RunRecord, type Verdict } from "./checks.js";
+import { LESSONS_DIR } from "./load.js";
+import { recordFromTranscript } from "./record.js";
+import type { Check, Lesson, Step } from "./schema.js";
+
+export interface ReplayResult {
+  /** `06-first-message/step-1.solution.ts` */
+  program: string;
+  verdict: Verdict;
+  record: RunRecord;
+  transcript: Transcript;
+  /** Wall time the run took, ms. */
+  wallMs: number;
+  /** The backend clock's advance over the run, ms (virtual on the simulator). */
+  clockMs: number;
+}
+
+type Program = (verbs: Verbs) => unknown;
+
+/** Imports a learner program file and returns its default export. */
+export async function importProgram(file: string): Promise<Program> {
+  const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+  if (typeof mod.default !== "function") throw new Error(`${file}: no default export function`);
+  return mod.default as Program;
+}
+
+/**
+ * Runs `program` in a new session over `backend` and judges `checks`. A run that does not
+ * finish within `timeoutMs` of wall time is stopped through the step gate and fails.
+ */
+export async function replayProgram(
+  backend: VerbsBackend,
+  program: Program,
+  checks: Check[],
+  opts: { name: string; timeoutMs?: number; seed?: number },
+): Promise<ReplayResult> {
+  const session = createSession({
+    backend,
+    program: opts.name,
+    ...(opts.seed !== undefined && { seed: opts.seed }),
+  });
+  const t0 = Date.now();
+  const clock0 = backend.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), opts.timeoutMs ?? 20_000);
+  });
+  const run = session.run(program);
+  const first = await Promise.race([run, timeout]);
+  if (first === "timeout") {
+    session.gate.stop();
+    // A program stuck in a wait the gate cannot interrupt still must not hang the checker.
+    await Promise.race([run, new Promise((r) => setTimeout(r, 1000))]);
+  }
+  clearTimeout(timer);
+  const transcript = session.transcript();
+  const record = recordFromTranscript(transcript.events);
+  if (first === "timeout" && !record.thrown)
+    record.thrown = { message: `did not finish within ${opts.timeoutMs ?? 20_000} ms of wall time` };
+  return {
+    program: opts.name,
+    verdict: evaluateChecks(checks, record),
+    record,
+    transcript,
+    wallMs: Date.now() - t0,
+    clockMs: backend.now() - clock0,
+  };
+}
+
+export interface StepReplay {
+  lesson: Lesson;
+  step: Step;
+  /** "solution", "starter" or the break-it id. A starter must run but must NOT pass its checks yet. */
+  variant: string;
+  file: string;
+  checks: Check[];
+}
+
+/** Every program `lessons:check` replays: each step's solution and each break-it variation. */
+export function replaysOf(lessons: Lesson[], backendKind: "sim" | "native"): { run: StepReplay[]; skipped: string[] } {
+  const run: StepReplay[] = [];
+  const skipped: string[] = [];
+  for (const lesson of lessons) {
+    for (const step of lesson.steps) {
+      const where = `${lesson.folder}/step-${step.number}`;
+      if (step.backends === "native" && backendKind !== "native") {
+        skipped.push(`${where}: native only (${step.nativeOnly?.en ?? "needs real rxe"})`);
+        continue;
+      }
+      run.push({
+        lesson,
+        step,
+        variant: "solution",
+        file: join(LESSONS_DIR, lesson.folder, step.files.solution),
+        checks: step.checks,
+      });
+      run.push({
+        lesson,
+        step,
+        variant: "starter",
+        file: join(LESSONS_DIR, lesson.folder, step.files.starter),
+        checks: step.checks,
+      });
+      for (const b of step.breakIt ?? []) {
+        run.push({
+          lesson,
+          step,
+          variant: b.id,
+          file: join(LESSONS_DIR, lesson.folder, step.files.breakIt[b.id]!),
+          checks: b.checks,
+        });
+      }
+    }
+  }
+  return { run, skipped };
+}
+
+/** Runs one planned replay on a backend made fresh for it (so keys and QPNs start from a new device). */
+export async function replayStep(r: StepReplay, makeBackend: () => VerbsBackend | Promise<VerbsBackend>) {
+  const program = await importProgram(r.file);
+  const backend = await makeBackend();
+  const file =
+    r.variant === "solution" || r.variant === "starter" ? r.step.files[r.variant] : r.step.files.breakIt[r.variant];
+  const name = `${r.lesson.folder}/${file}`;
+  return replayProgram(backend, program, r.checks, {
+    name,
+    ...(r.step.timeoutMs !== undefined && { timeoutMs: r.step.timeoutMs }),
+  });
+}
+
+/**
+ * Why a replay counts as failed, one line each (empty: it did what it should). A solution or
+ * break-it must pass every check; a starter must finish (not hang) and must not pass yet —
+ * otherwise the step has nothing to teach.
+ */
+export function replayProblems(r: StepReplay, result: ReplayResult): string[] {
+  if (r.variant !== "starter") return result.verdict.passed ? [] : failureLines(result);
+  const out: string[] = [];
+  if (result.verdict.passed) out.push("the starter already passes every check: the step asks nothing of the learner");
+  if (result.record.thrown?.message.startsWith("did not finish"))
+    out.push(`the starter hangs: ${result.record.thrown.message}`);
+  return out;
+}
+
+/** One line per failed check (and the unexpected error), for reports. */
+export function failureLines(result: ReplayResult): string[] {
+  const lines = result.verdict.results.filter((r) => !r.passed).map((r) => `check ${r.check.kind}: ${r.detail}`);
+  const e = result.verdict.unexpectedError;
+  if (e) lines.push(`program threw: ${e.verb ? `${e.verb} ` : ""}${e.code ? `${e.code}: ` : ""}${e.message}`);
+  return lines;
+}
