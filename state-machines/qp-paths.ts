@@ -4,7 +4,7 @@
  * shortest path to every state the model can reach. The model-based tests replay these on
  * a backend; nothing here touches one.
  */
-import { getShortestPaths } from "xstate/graph";
+import { getShortestPaths, getSimplePaths } from "xstate/graph";
 import {
   IBV_ACCESS_LOCAL_WRITE,
   IBV_ACCESS_REMOTE_READ,
@@ -129,4 +129,16 @@ export function shortestPathsToEveryState(qpType: TableQpType, peer: PeerAddress
     if (!known || known.length > events.length) out.set(name, events as QpModelEvent[]);
   }
   return out;
+}
+
+/** Every simple path (no state visited twice) from RESET to every state, as event lists. */
+export function simplePathsToEveryState(qpType: TableQpType, peer: PeerAddress): QpModelEvent[][] {
+  const paths = getSimplePaths(qpMachine, {
+    input: { qp_type: qpType },
+    events: (snapshot) => learnerEvents(qpType, peer, snapshot.value as QpStateName),
+    serializeState: (snapshot) => String(snapshot.value),
+  });
+  return paths.map(
+    (p) => p.steps.map((s) => s.event as { type: string }).filter((e) => e.type !== "xstate.init") as QpModelEvent[],
+  );
 }
