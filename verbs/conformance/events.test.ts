@@ -1,0 +1,198 @@
+/**
+ * Reference §2.3 and §7: SQD and IBV_EVENT_SQ_DRAINED, CQ overflow, the absence of QP
+ * async events, and completion channels.
+ */
+import { expect, it } from "vitest";
+import type { Context } from "../backend.js";
+import {
+  IBV_EVENT_CQ_ERR,
+  IBV_EVENT_SQ_DRAINED,
+  IBV_QPS_ERR,
+  IBV_QPS_RTS,
+  IBV_QPS_SQD,
+  IBV_QP_EN_SQD_ASYNC_NOTIFY,
+  IBV_QP_STATE,
+  IBV_SEND_SIGNALED,
+  IBV_SEND_SOLICITED,
+  IBV_WC_SUCCESS,
+  IBV_WR_RDMA_WRITE,
+  IBV_WR_SEND,
+  ibv_event_type,
+  nameOf,
+} from "../constants.js";
+import {
+  LOOPBACK,
+  type Scope,
+  endpoint,
+  expectState,
+  pair,
+  scope,
+  suite,
+  toState,
+  waitWc,
+  CROSS,
+  connect,
+  ALL_REMOTE,
+} from "./harness.js";
+
+async function noAsyncEvent(ctx: Context, ms = 50) {
+  const ev = await ctx.getAsyncEvent(ms);
+  expect(ev ? nameOf(ibv_event_type, ev.event_type) : null).toBe(null);
+}
+
+suite("SQD and IBV_EVENT_SQ_DRAINED (§2.3)", () => {
+  it.each([
+    ["without EN_SQD_ASYNC_NOTIFY", 0],
+    ["with EN_SQD_ASYNC_NOTIFY", 1],
+  ])(
+    "RTS→SQD %s raises SQ_DRAINED for the QP; with an empty SQ it reads SQD, sq_draining 0 at once",
+    async (_n, notify) => {
+      const s = scope();
+      const { a } = pair(s, LOOPBACK);
+      a.qp.modify(
+        { qp_state: IBV_QPS_SQD, en_sqd_async_notify: notify },
+        IBV_QP_STATE | (notify ? IBV_QP_EN_SQD_ASYNC_NOTIFY : 0),
+      );
+      expect(a.qp.query().attr).toMatchObject({ qp_state: IBV_QPS_SQD, sq_draining: 0 });
+      const ev = await a.ctx.getAsyncEvent(200);
+      expect(ev && nameOf(ibv_event_type, ev.event_type)).toBe("IBV_EVENT_SQ_DRAINED");
+      expect(ev?.qp_num).toBe(a.qp.qp_num);
+      await noAsyncEvent(a.ctx);
+    },
+  );
+
+  it("an immediate SQD→RTS is accepted, again and again, and the QP still moves data", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK);
+    for (let i = 0; i < 3; i++) {
+      toState(a.qp, IBV_QPS_SQD);
+      toState(a.qp, IBV_QPS_RTS);
+    }
+    let drained = 0;
+    for (let ev = await a.ctx.getAsyncEvent(100); ev; ev = await a.ctx.getAsyncEvent(20)) {
+      if (ev.event_type === IBV_EVENT_SQ_DRAINED) drained++;
+    }
+    expect(drained).toBe(3);
+    b.qp.postRecv({ wr_id: 1, sg_list: [b.mr.sge(0, 64)] });
+    a.qp.postSend({ wr_id: 2, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] });
+    expect((await waitWc(a.scq))[0].status).toBe(IBV_WC_SUCCESS);
+  });
+});
+
+suite("Async events: rxe raises no QP events (§7)", () => {
+  it("none after RNR_RETRY_EXC_ERR, REM_ACCESS_ERR, LOC_QP_OP_ERR or a flush, on either side", async () => {
+    const s = scope();
+    // RNR retry exceeded.
+    const p1 = pair(s, CROSS, { a_rts: { rnr_retry: 0 } });
+    p1.a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [p1.a.mr.sge(0, 8)] });
+    await waitWc(p1.a.scq);
+    // Remote access error (bad rkey), which puts both sides in ERR.
+    const p2 = pair(s, CROSS);
+    p2.a.qp.postSend({
+      wr_id: 2,
+      opcode: IBV_WR_RDMA_WRITE,
+      sg_list: [p2.a.mr.sge(0, 8)],
+      rdma: { remote_addr: p2.b.mr.addr, rkey: p2.b.mr.rkey ^ 0x1 },
+    });
+    await waitWc(p2.a.scq);
+    expectState(p2.b.qp, IBV_QPS_ERR);
+    // Local error (bad lkey) and a flush.
+    const p3 = pair(s, CROSS);
+    p3.a.qp.postSend({ wr_id: 3, opcode: IBV_WR_SEND, sg_list: [{ ...p3.a.mr.sge(0, 8), lkey: 0 }] });
+    await waitWc(p3.a.scq);
+    p3.b.qp.postRecv({ wr_id: 4, sg_list: [p3.b.mr.sge(0, 8)] });
+    toState(p3.b.qp, IBV_QPS_ERR);
+    await waitWc(p3.b.rcq);
+    for (const e of [p1.a, p1.b, p2.a, p2.b, p3.a, p3.b]) await noAsyncEvent(e.ctx, 20);
+  });
+
+  it("a CQ overflow raises IBV_EVENT_CQ_ERR naming that CQ; the CQ holds exactly cqe completions", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK, { a: { cqe: 1 } });
+    expect(a.scq.cqe).toBe(1);
+    b.qp.postRecv([1, 2].map((i) => ({ wr_id: i, sg_list: [b.mr.sge(64 * i, 64)] })));
+    a.qp.postSend(
+      [1, 2].map((i) => ({ wr_id: i, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [a.mr.sge(0, 8)] })),
+    );
+    await waitWc(b.rcq, 2);
+    const ev = await a.ctx.getAsyncEvent(200);
+    expect(ev && nameOf(ibv_event_type, ev.event_type)).toBe(nameOf(ibv_event_type, IBV_EVENT_CQ_ERR));
+    expect(ev?.cq).toBe(a.scq);
+    expect(a.scq.poll(4).length).toBe(1);
+  });
+});
+
+function channelPair(s: Scope) {
+  const a = endpoint(s, "rxe0", "ipv4");
+  const ctx = s.open("rxe0");
+  const ch = s.channel(ctx);
+  const token = { name: "recv cq" };
+  const rcq = s.cq(ctx, 16, { channel: ch, cq_context: token });
+  const pd = s.pd(ctx);
+  const qp = s.qp(pd, { send_cq: s.cq(ctx), recv_cq: rcq, qp_type: a.qp.qp_type });
+  const mr = s.mr(pd, 4096, ALL_REMOTE);
+  const b = { ctx, pd, scq: qp.send_cq, rcq, qp, mr, gid: a.gid };
+  return { a, b, ch, token };
+}
+
+suite("Completion channel (§7)", () => {
+  async function connected() {
+    const s = scope();
+    const { a, b, ch, token } = channelPair(s);
+    connect(a, b);
+    const send = (flags = 0) =>
+      a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: flags, sg_list: [a.mr.sge(0, 8)] });
+    const recv = (n: number) => {
+      for (let i = 0; i < n; i++) b.qp.postRecv({ wr_id: i, sg_list: [b.mr.sge(0, 64)] });
+    };
+    return { a, b, ch, token, send, recv };
+  }
+
+  it("no event is raised unless the CQ is armed", async () => {
+    const { b, ch, send, recv } = await connected();
+    recv(1);
+    send();
+    await waitWc(b.rcq);
+    expect(await ch.getCqEvent(50)).toBe(null);
+  });
+
+  it("req_notify_cq(0) gives exactly one event for the next CQE, with the CQ and its cq_context; re-arm for another", async () => {
+    const { b, ch, token, send, recv } = await connected();
+    recv(3);
+    b.rcq.reqNotify();
+    send();
+    const cq = await ch.getCqEvent(200);
+    expect(cq).toBe(b.rcq);
+    expect(cq?.cq_context).toBe(token);
+    b.rcq.ackEvents(1);
+    await waitWc(b.rcq);
+    send();
+    await waitWc(b.rcq);
+    expect(await ch.getCqEvent(50)).toBe(null);
+    b.rcq.reqNotify();
+    send();
+    expect(await ch.getCqEvent(200)).toBe(b.rcq);
+    b.rcq.ackEvents(1);
+  });
+
+  it("req_notify_cq(solicited_only) ignores an unsolicited recv and fires on an IBV_SEND_SOLICITED one", async () => {
+    const { b, ch, send, recv } = await connected();
+    recv(2);
+    b.rcq.reqNotify(true);
+    send();
+    await waitWc(b.rcq);
+    expect(await ch.getCqEvent(50)).toBe(null);
+    send(IBV_SEND_SOLICITED);
+    expect(await ch.getCqEvent(200)).toBe(b.rcq);
+    b.rcq.ackEvents(1);
+  });
+
+  it("flush CQEs also fire an armed CQ", async () => {
+    const { b, ch, recv } = await connected();
+    recv(2);
+    b.rcq.reqNotify();
+    toState(b.qp, IBV_QPS_ERR);
+    expect(await ch.getCqEvent(200)).toBe(b.rcq);
+    b.rcq.ackEvents(1);
+  });
+});
