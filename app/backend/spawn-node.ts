@@ -11,12 +11,12 @@ import type { Spawn } from "./supervisor.js";
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
- * The backend entry to run: the built one (dist/backend/entry.mjs, next to this file when
- * bundled) or, from a source checkout, entry.ts run through tsx.
+ * The backend entry to run: entry.js next to this file when built (dist/app/app/backend),
+ * or, from a source checkout, entry.ts run through tsx.
  */
 export function backendEntry(): { path: string; execArgv: string[] } {
-  const built = join(here, "entry.mjs");
-  if (existsSync(built)) return { path: built, execArgv: [] };
+  const built = join(here, "entry.js");
+  if (fileURLToPath(import.meta.url).endsWith(".js") && existsSync(built)) return { path: built, execArgv: [] };
   return { path: join(here, "entry.ts"), execArgv: ["--import", "tsx"] };
 }
 

@@ -25,14 +25,7 @@ export type { Lesson, Text, Verdict, GateMode, PendingCall, QpModelView, Transcr
 /** Bumped when a message changes shape incompatibly. */
 export const BRIDGE_VERSION = 1;
 
-/** Electron IPC channel names (the preload and main use exactly these). */
-export const IPC_REQUEST_CHANNEL = "verbslab:request";
-export const IPC_EVENT_CHANNEL = "verbslab:event";
-/** The name under which the preload exposes the bridge on `window`. */
-export const PRELOAD_GLOBAL = "verbslabBridge";
-/** Web mode: the WebSocket path and the query parameter carrying the per-run token. */
-export const WS_PATH = "/bridge";
-export const TOKEN_PARAM = "token";
+export { IPC_EVENT_CHANNEL, IPC_REQUEST_CHANNEL, PRELOAD_GLOBAL, TOKEN_PARAM, WS_PATH } from "./channels.js";
 
 /** Handle 0 names the root facade (`verbs.getDeviceList()`, `verbs.openDevice()`, `sleep`, `log`, `now`). */
 export const ROOT_HANDLE = 0;

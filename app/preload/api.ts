@@ -1,6 +1,6 @@
 /** What the preload exposes: the bridge contract over two IPC channels, and nothing else. */
 import type { contextBridge, ipcRenderer, IpcRendererEvent } from "electron";
-import { IPC_EVENT_CHANNEL, IPC_REQUEST_CHANNEL, PRELOAD_GLOBAL } from "../bridge/contract.js";
+import { IPC_EVENT_CHANNEL, IPC_REQUEST_CHANNEL, PRELOAD_GLOBAL } from "../bridge/channels.js";
 import type { PreloadApi } from "../bridge/client-electron.js";
 import type { Json } from "../bridge/wire.js";
 
