@@ -36,6 +36,7 @@ import {
   type ConnectOpts,
   type Endpoint,
   type EndpointOpts,
+  CROSS,
   LOOPBACK,
   type Scope,
   endpoint,
@@ -283,10 +284,12 @@ suite("RC errors: local problems leave the peer alone (§5, §8.5)", () => {
     await expectOnlyAErr(a, b, IBV_WC_LOC_PROT_ERR);
   });
 
-  it("an invalid opcode (99) is accepted by post_send, then completes with LOC_QP_OP_ERR; A ERR, B RTS", async () => {
+  it("an invalid opcode (99) is accepted by post_send, then completes with LOC_QP_OP_ERR; A ERR, B RTS, sq_psn not advanced", async () => {
     const { a, b } = errPair();
+    const psn0 = a.qp.query(IBV_QP_SQ_PSN).attr.sq_psn;
     a.qp.postSend({ wr_id: 77, opcode: 99, sg_list: [a.mr.sge(0, 8)] });
     await expectOnlyAErr(a, b, IBV_WC_LOC_QP_OP_ERR);
+    expect(a.qp.query(IBV_QP_SQ_PSN).attr.sq_psn).toBe(psn0);
   });
 
   it("error completions are generated even for unsignaled WRs (sq_sig_all=0)", async () => {
@@ -405,5 +408,40 @@ suite("RC errors: atomics refused at post time (§5)", () => {
     );
     await expectNoWc(a.scq, 20);
     expectState(a.qp, IBV_QPS_RTS);
+  });
+});
+
+suite("RC errors across devices (rxe0 ↔ rxe1): the same statuses and states as loopback (§4)", () => {
+  it("WRITE with a wrong rkey: A REM_ACCESS_ERR, B's recvs flushed, both ERR", async () => {
+    const s = scope();
+    const { a, b } = pair(s, CROSS, { a_rts: { retry_cnt: 2 } });
+    b.qp.postRecv([
+      { wr_id: 501, sg_list: [b.mr.sge(0, 256)] },
+      { wr_id: 502, sg_list: [b.mr.sge(256, 256)] },
+    ]);
+    a.qp.postSend(oneSided("WRITE", a, b.mr.addr, (b.mr.rkey & ~0xff) | ((b.mr.rkey + 1) & 0xff)));
+    await expectBothErr(a, b, IBV_WC_REM_ACCESS_ERR);
+  });
+
+  it("a recv buffer smaller than the SEND: A REM_OP_ERR, B LOC_QP_OP_ERR, both ERR", async () => {
+    const s = scope();
+    const { a, b } = pair(s, CROSS);
+    b.qp.postRecv({ wr_id: 601, sg_list: [b.mr.sge(0, 50)] });
+    a.qp.postSend({ wr_id: 77, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 100)] });
+    expectErrorWc((await waitWc(a.scq))[0], IBV_WC_REM_OP_ERR, a.qp, 77);
+    expectErrorWc((await waitWc(b.rcq))[0], IBV_WC_LOC_QP_OP_ERR, b.qp, 601);
+    expectState(a.qp, IBV_QPS_ERR);
+    expectState(b.qp, IBV_QPS_ERR);
+  });
+
+  it("READ when B's QP lacks REMOTE_READ: REM_INV_REQ_ERR, both ERR", async () => {
+    const s = scope();
+    const { a, b } = pair(s, CROSS, { b_access: ALL_REMOTE & ~RR });
+    b.qp.postRecv([
+      { wr_id: 501, sg_list: [b.mr.sge(0, 256)] },
+      { wr_id: 502, sg_list: [b.mr.sge(256, 256)] },
+    ]);
+    a.qp.postSend(oneSided("READ", a, b.mr.addr, b.mr.rkey));
+    await expectBothErr(a, b, IBV_WC_REM_INV_REQ_ERR);
   });
 });

@@ -142,6 +142,17 @@ suite("Retry: the local ACK timeout and retry_cnt (§5, §5.1)", () => {
     expectRetryTiming(B().now() - t0, 10, 3);
   });
 
+  it("timeout 1 (8 µs) is floored to one jiffy: retry_cnt 3 still takes ≈ 4 × 8 ms (measured 31.4 ms)", async () => {
+    const s = scope();
+    const { a } = pair(s, LOOPBACK, { a_dest_qp_num: deadQpn(s), a_rts: { timeout: 1, retry_cnt: 3 } });
+    const t0 = B().now();
+    a.qp.postSend(send(a));
+    const [wc] = await waitWc(a.scq, 1, 600);
+    expectErrorWc(wc, IBV_WC_RETRY_EXC_ERR, a.qp, 77);
+    // One 4 ms jiffy per attempt at least (HZ=250), so never the 33 µs the IB formula gives.
+    expectBetween(B().now() - t0, 4 * 4, 3 * 4 * 12 + 50);
+  });
+
   it("retry_cnt 7 is infinite on rxe: no WC in 300 ms toward a dead QPN, A stays RTS", async () => {
     const s = scope();
     const { a: a2 } = pair(s, LOOPBACK, { a_dest_qp_num: deadQpn(s), a_rts: { timeout: 10, retry_cnt: 7 } });
