@@ -44,7 +44,10 @@ export class Clock {
 
   /** Arms (or re-arms) `t` to fire at virtual time `at`. */
   arm(t: Timer, at: number): void {
-    if (t.heapIndex >= 0) this.remove(t);
+    if (t.heapIndex >= 0) {
+      if (t.at === at) return;
+      this.remove(t);
+    }
     t.at = at;
     t.seq = this.seq++;
     t.heapIndex = this.heap.length;

@@ -5,7 +5,7 @@
  * (the wire is instantaneous), so nothing is copied twice.
  */
 import type { SimDevice } from "./device.js";
-import { inRange, lookupMr } from "./mr.js";
+import { inRange, lookupMr, type SimMr } from "./mr.js";
 import { SRC_BYTES, SRC_WQE, type Packet } from "./packets.js";
 import type { SimPd } from "./pd.js";
 import type { Dma } from "./wqe.js";
@@ -16,9 +16,18 @@ export const COPY_EINVAL = 1;
 /** Outside the MR: mr_check_range's -EFAULT. */
 export const COPY_EFAULT = 2;
 
-/** Copies n bytes; small copies byte by byte (cheaper than making a subarray). */
+/** lookup_mr for SGE `k` of `dma`, using (and filling) the WQE's cache. */
+function sgeMr(dev: SimDevice, pd: SimPd, dma: Dma, k: number, access: number): SimMr | null {
+  const c = dma.mr[k];
+  if (c && !c.destroyed && c.lkey === dma.lkey[k] && (c.access & access) === access) return c;
+  const mr = lookupMr(dev, pd, dma.lkey[k], access, false);
+  dma.mr[k] = mr;
+  return mr;
+}
+
+/** Copies n bytes; small copies byte by byte (cheaper than allocating a subarray view). */
 export function copyBytes(dst: Uint8Array, dstOff: number, src: Uint8Array, srcOff: number, n: number): void {
-  if (n <= 32) {
+  if (n <= 160) {
     for (let i = 0; i < n; i++) dst[dstOff + i] = src[srcOff + i];
   } else {
     dst.set(src.subarray(srcOff, srcOff + n), dstOff);
@@ -43,7 +52,7 @@ export function gatherCheck(dev: SimDevice, pd: SimPd, dma: Dma, len: number): n
       off = 0;
       continue;
     }
-    const mr = lookupMr(dev, pd, dma.lkey[sge], 0, false);
+    const mr = sgeMr(dev, pd, dma, sge, 0);
     if (!mr) return COPY_EINVAL;
     const n = left < sgeLen - off ? left : sgeLen - off;
     if (!inRange(mr, dma.addr[sge] + off, n)) return COPY_EFAULT;
@@ -66,6 +75,11 @@ export function readPayload(pkt: Packet, pos: number, dst: Uint8Array, dstOff: n
   const wqe = pkt.srcWqe!;
   const qp = pkt.srcQp!;
   const dma = wqe.dma;
+  if (dma.numSge === 1) {
+    const mr = sgeMr(qp.device, qp.pd, dma, 0, 0)!;
+    copyBytes(dst, dstOff, mr.bytes, dma.addr[0] - mr.addr + pkt.srcOff + pos, n);
+    return;
+  }
   let skip = pkt.srcOff + pos;
   let sge = 0;
   while (sge < dma.numSge && skip >= dma.len[sge]) {
@@ -74,7 +88,7 @@ export function readPayload(pkt: Packet, pos: number, dst: Uint8Array, dstOff: n
   }
   let left = n;
   while (left > 0 && sge < dma.numSge) {
-    const mr = lookupMr(qp.device, qp.pd, dma.lkey[sge], 0, false)!;
+    const mr = sgeMr(qp.device, qp.pd, dma, sge, 0)!;
     const take = Math.min(left, dma.len[sge] - skip);
     copyBytes(dst, dstOff, mr.bytes, dma.addr[sge] + skip - mr.addr, take);
     dstOff += take;
@@ -111,7 +125,7 @@ export function scatter(
       off = 0;
       continue;
     }
-    const mr = lookupMr(dev, pd, dma.lkey[sge], 1 /* IBV_ACCESS_LOCAL_WRITE */, false);
+    const mr = sgeMr(dev, pd, dma, sge, 1 /* IBV_ACCESS_LOCAL_WRITE */);
     if (!mr) return COPY_EINVAL;
     const n = len - pos < sgeLen - off ? len - pos : sgeLen - off;
     const va = dma.addr[sge] + off;

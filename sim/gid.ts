@@ -75,6 +75,7 @@ export function formatGid(g: Uint8Array): string {
 }
 
 export function gidEquals(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
   for (let i = 0; i < 16; i++) if (a[i] !== b[i]) return false;
   return true;
 }

@@ -668,14 +668,47 @@ export function stateName(s: number): string {
   return ["RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"][s] ?? String(s);
 }
 
+function sgeOk(s: unknown): boolean {
+  const o = s as { addr: unknown; length: unknown; lkey: unknown } | null;
+  return (
+    typeof o === "object" &&
+    o !== null &&
+    Number.isInteger(o.addr) &&
+    Number.isInteger(o.length) &&
+    Number.isInteger(o.lkey)
+  );
+}
+
 function checkSge(verb: string, s: unknown, where: string): void {
-  const o = obj(verb, where, s);
-  int(verb, `${where}.addr`, o.addr);
-  int(verb, `${where}.length`, o.length);
-  int(verb, `${where}.lkey`, o.lkey);
+  const x = obj(verb, where, s);
+  int(verb, `${where}.addr`, x.addr);
+  int(verb, `${where}.length`, x.length);
+  int(verb, `${where}.lkey`, x.lkey);
+}
+
+const isIntOrUndef = (v: unknown) => v === undefined || Number.isInteger(v);
+
+/** The common, well-typed send WR, checked without building any strings (the hot path). */
+function sendWrOk(w: unknown): boolean {
+  if (typeof w !== "object" || w === null) return false;
+  const o = w as SendWr;
+  if (!(o.wr_id === undefined || typeof o.wr_id === "number")) return false;
+  if (!Number.isInteger(o.opcode) || !isIntOrUndef(o.send_flags) || !isIntOrUndef(o.imm_data)) return false;
+  const sg = o.sg_list;
+  if (sg !== undefined) {
+    if (!Array.isArray(sg)) return false;
+    for (let k = 0; k < sg.length; k++) if (!sgeOk(sg[k])) return false;
+  }
+  return o.atomic === undefined && o.ud === undefined && (o.rdma === undefined || rdmaOk(o.rdma));
+}
+
+function rdmaOk(r: unknown): boolean {
+  const o = r as { remote_addr: unknown; rkey: unknown } | null;
+  return typeof o === "object" && o !== null && Number.isInteger(o.remote_addr) && Number.isInteger(o.rkey);
 }
 
 function checkSendWrTypes(verb: string, w: unknown, i: number): void {
+  if (sendWrOk(w)) return;
   const o = obj(verb, `wr[${i}]`, w);
   if (o.wr_id !== undefined && typeof o.wr_id !== "number")
     throw new TypeError(`${verb}: wr[${i}].wr_id must be a number`);
@@ -685,7 +718,7 @@ function checkSendWrTypes(verb: string, w: unknown, i: number): void {
   if (o.sg_list !== undefined) {
     if (!Array.isArray(o.sg_list))
       throw new TypeError(`${verb}: wr[${i}].sg_list must be an array, got ${describe(o.sg_list)}`);
-    o.sg_list.forEach((s, k) => checkSge(verb, s, `wr[${i}].sg_list[${k}]`));
+    for (let k = 0; k < o.sg_list.length; k++) checkSge(verb, o.sg_list[k], `wr[${i}].sg_list[${k}]`);
   }
   if (o.rdma !== undefined) {
     const r = obj(verb, `wr[${i}].rdma`, o.rdma);
@@ -707,13 +740,21 @@ function checkSendWrTypes(verb: string, w: unknown, i: number): void {
 }
 
 function checkRecvWrTypes(verb: string, w: unknown, i: number): void {
+  if (typeof w === "object" && w !== null) {
+    const o = w as RecvWr;
+    if ((o.wr_id === undefined || typeof o.wr_id === "number") && Array.isArray(o.sg_list)) {
+      let ok = true;
+      for (let k = 0; k < o.sg_list.length && ok; k++) ok = sgeOk(o.sg_list[k]);
+      if (ok) return;
+    }
+  }
   const o = obj(verb, `wr[${i}]`, w);
   if (o.wr_id !== undefined && typeof o.wr_id !== "number")
     throw new TypeError(`${verb}: wr[${i}].wr_id must be a number`);
   if (o.sg_list !== undefined) {
     if (!Array.isArray(o.sg_list))
       throw new TypeError(`${verb}: wr[${i}].sg_list must be an array, got ${describe(o.sg_list)}`);
-    o.sg_list.forEach((s, k) => checkSge(verb, s, `wr[${i}].sg_list[${k}]`));
+    for (let k = 0; k < o.sg_list.length; k++) checkSge(verb, o.sg_list[k], `wr[${i}].sg_list[${k}]`);
   }
 }
 
@@ -740,7 +781,7 @@ export function createQp(pd: SimPd, init: QpInitAttr): SimQp {
   };
   const sendCq = cq("send_cq");
   const recvCq = cq("recv_cq");
-  const c = obj(verb, "cap", o.cap ?? {});
+  const c = obj(verb, "cap", o.cap);
   const cap: QpCap = {
     max_send_wr: optInt(verb, "cap.max_send_wr", c.max_send_wr, 0),
     max_recv_wr: optInt(verb, "cap.max_recv_wr", c.max_recv_wr, 0),

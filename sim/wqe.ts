@@ -4,6 +4,7 @@
  * SGEs are copied into the WQE at post time, as the C provider copies them into its ring.
  */
 import type { SimAh } from "./ah.js";
+import type { SimMr } from "./mr.js";
 
 export const WQE_POSTED = 0;
 export const WQE_PENDING = 1;
@@ -18,6 +19,11 @@ export class Dma {
   addr: number[] = [];
   len: number[] = [];
   lkey: number[] = [];
+  /**
+   * The MR each SGE's lkey resolved to (a cache: rxe looks the key up on every copy; the
+   * answer only changes when the MR is deregistered, which `destroyed` tells).
+   */
+  mr: (SimMr | null)[] = [];
   length = 0;
   resid = 0;
   curSge = 0;
