@@ -97,7 +97,8 @@ function checkChecks(p: Problems, where: string, checks: unknown): void {
         break;
       case "verb_count":
         known(["verb", "count", "ok"]);
-        if (typeof c.verb !== "string" || !c.verb.startsWith("ibv_")) p.add(`${at}.verb`, "must be an ibv_* name");
+        if (typeof c.verb !== "string" || !/^(ibv|verbslab)_[a-z_]+$/.test(c.verb))
+          p.add(`${at}.verb`, "must be an ibv_* (or verbslab_*) name");
         p.number(`${at}.count`, c.count);
         break;
       case "counter":
