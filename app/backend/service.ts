@@ -10,11 +10,15 @@ import { VerbsError } from "../../verbs/errors.js";
 import type { VerbsBackend } from "../../verbs/backend.js";
 import { loadCourse, type Course } from "../../lessons/load.js";
 import { createJsonFileProgressStore } from "../../lessons/progress-file.js";
+import { evaluateChecks } from "../../lessons/checks.js";
+import { recordFromTranscript } from "../../lessons/record.js";
 import {
   appendFileSink,
   createSession,
+  EXPORT_FORMATS,
+  exportTranscript,
   importTranscript,
-  toJsonLines,
+  replayTranscript,
   type Session,
   type Transcript,
 } from "../session/index.js";
@@ -102,21 +106,16 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     session = null;
   }
 
-  /** A new session and transcript file on `k` (the previous one is ended, its file kept). */
-  async function startSession(k: BackendKind, program?: string): Promise<SessionInfo> {
-    endSession();
-    const b = await makeBackend(k);
+  function newTranscriptPath(k: BackendKind): string {
+    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    return join(transcriptsDir, `${stamp}-${k}-${process.pid}-${++sessionCount}.jsonl`);
+  }
+
+  /** Makes `s` the current session: its events, gate and snapshots go to the renderer. */
+  function adopt(s: Session, b: VerbsBackend, k: BackendKind, transcriptPath: string): SessionInfo {
     kind = k;
     backend = b;
     reopened = null;
-    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-    const transcriptPath = join(transcriptsDir, `${stamp}-${k}-${process.pid}-${++sessionCount}.jsonl`);
-    const s = createSession({
-      backend: b,
-      sink: appendFileSink(transcriptPath),
-      ...(seed !== undefined && { seed }),
-      ...(program !== undefined && { program }),
-    });
     session = s;
     unsubscribe.push(
       s.subscribe((event) => {
@@ -138,6 +137,20 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     deps.sessionChanged({ transcriptPath, backend: k, ...(seed !== undefined && { seed }) });
     deps.emit("session", { ...sessionInfo, header: s.header, resumed: false });
     return sessionInfo;
+  }
+
+  /** A new session and transcript file on `k` (the previous one is ended, its file kept). */
+  async function startSession(k: BackendKind, program?: string): Promise<SessionInfo> {
+    endSession();
+    const b = await makeBackend(k);
+    const transcriptPath = newTranscriptPath(k);
+    const s = createSession({
+      backend: b,
+      sink: appendFileSink(transcriptPath),
+      ...(seed !== undefined && { seed }),
+      ...(program !== undefined && { program }),
+    });
+    return adopt(s, b, k, transcriptPath);
   }
 
   /** After a crash: read the dead process's transcript, never rewriting what it wrote. */
@@ -312,17 +325,44 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
       imported = importTranscript(content);
       return { header: imported.header, events: imported.events };
     },
-  };
-
-  /** Exports that are pure functions of the transcript (the session's exporters). */
-  handlers["transcript.export"] = ({ format }) => {
-    const t = currentTranscript();
-    if (!t) throw named("NoTranscriptError", "nothing has been recorded yet");
-    const base = `verbslab-${t.header.created.replace(/[:.]/g, "-")}`;
-    if (format === "json")
-      return { filename: `${base}.json`, mime: "application/json", content: JSON.stringify(t, null, 2) + "\n" };
-    void toJsonLines;
-    throw named("ExportUnavailableError", `export to ${format} is not available yet`);
+    "transcript.export": ({ format }) => {
+      const t = currentTranscript();
+      if (!t) throw named("NoTranscriptError", "nothing has been recorded yet");
+      const f = EXPORT_FORMATS[format];
+      const base = `verbslab-${t.header.program ? t.header.program.replace(/[^\w.-]+/g, "-") + "-" : ""}${t.header.created.replace(/[:.]/g, "-")}`;
+      return { filename: base + f.extension, mime: f.mime, content: exportTranscript(t, format) };
+    },
+    "transcript.replay": async ({ stepping }) => {
+      if (!imported) throw named("NoTranscriptError", "import a transcript first");
+      if (run) throw named("RunInProgressError", "a program is running: stop it first");
+      const source = imported;
+      endSession();
+      const k = source.header.backend === "native" ? "native" : "sim";
+      seed = source.header.seed ?? seed;
+      const b = await makeBackend(k);
+      const transcriptPath = newTranscriptPath(k);
+      const id = `replay-${Date.now()}`;
+      const result = await replayTranscript(source, b, {
+        sink: appendFileSink(transcriptPath),
+        ...(stepping !== undefined && { step: stepping }),
+        onProgress: (done, total) =>
+          deps.emit("progress", { id, label: "Replaying the transcript", done, total, finished: done === total }),
+      });
+      adopt(result.session, b, k, transcriptPath);
+      return { events: result.replayed, divergences: result.divergences };
+    },
+    "lessons.check": ({ lessonId, step, breakIt }) => {
+      const lesson = lessons().lessons.find((l) => l.id === lessonId);
+      if (!lesson) throw named("NoSuchLessonError", `there is no lesson "${lessonId}"`);
+      const s = lesson.steps.find((x) => x.number === step);
+      if (!s) throw named("NoSuchLessonError", `lesson "${lessonId}" has no step ${step}`);
+      const checks = breakIt === undefined ? s.checks : s.breakIt?.find((b) => b.id === breakIt)?.checks;
+      if (!checks) throw named("NoSuchLessonError", `step ${step} of "${lessonId}" has no break-it "${breakIt}"`);
+      const t = currentTranscript();
+      if (!t || !t.events.some((e) => e.kind === "end"))
+        throw named("NoRunError", "run the program first: checks judge a finished run");
+      return evaluateChecks(checks, recordFromTranscript(t.events));
+    },
   };
 
   return {
@@ -344,10 +384,6 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
       const h = handlers[method as RequestMethod] as ((p: unknown) => unknown) | undefined;
       if (!h) throw named("UnknownRequestError", `the backend does not handle "${method}"`);
       return h(params);
-    },
-    /** For the imported transcript's replay (not wired yet). */
-    get imported() {
-      return imported;
     },
   };
 }

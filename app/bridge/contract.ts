@@ -17,10 +17,22 @@ import type { DeviceInfo, PortCounters } from "../../verbs/types.js";
 import type { GateMode, PendingCall, QpModelView } from "../session/session-types.js";
 import type { TranscriptEvent, TranscriptHeader } from "../session/transcript.js";
 import type { Ref } from "../session/wire.js";
+import type { Divergence } from "../session/replay.js";
 import { BridgeValidationError, s, type Infer, type Schema } from "./schema.js";
 
 export { BridgeValidationError };
-export type { Lesson, Text, Verdict, GateMode, PendingCall, QpModelView, TranscriptEvent, TranscriptHeader, Ref };
+export type {
+  Divergence,
+  GateMode,
+  Lesson,
+  PendingCall,
+  QpModelView,
+  Ref,
+  Text,
+  TranscriptEvent,
+  TranscriptHeader,
+  Verdict,
+};
 
 /** Bumped when a message changes shape incompatibly. */
 export const BRIDGE_VERSION = 1;
@@ -255,7 +267,8 @@ export interface RequestResults {
   "transcript.get": { header: TranscriptHeader | null; events: TranscriptEvent[] };
   "transcript.export": { filename: string; mime: string; content: string };
   "transcript.import": { header: TranscriptHeader; events: TranscriptEvent[] };
-  "transcript.replay": { events: number; divergences: number };
+  /** Events replayed, and where the replay's outcome differed from the recording. */
+  "transcript.replay": { events: number; divergences: Divergence[] };
 }
 
 /** The session a start, reset or backend switch produced. */
