@@ -211,7 +211,8 @@ export function waitFor<T>(
         resolve(onTimeout());
       },
     };
-    if (timeoutMs !== undefined) {
+    // An infinite timeout is no deadline at all (the clock must never jump to Infinity).
+    if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
       w.deadline = new Timer(() => w.expire());
       clock.arm(w.deadline, clock.now + Math.max(0, timeoutMs));
     }

@@ -614,6 +614,7 @@ export class SimQp implements Qp {
     alive(verb, "QP", this);
     const list = Array.isArray(wr) ? wr : [wr];
     for (let i = 0; i < list.length; i++) checkRecvWrTypes(verb, list[i], i);
+    if (list.length === 0) fail(verb, "EINVAL", { reason: "the work request list is empty (NULL)", attribute: "wr" });
     if (this.libState === IBV_QPS_RESET)
       fail(verb, "EINVAL", {
         reason: "receives cannot be posted in RESET (move the QP to INIT first)",
