@@ -38,7 +38,7 @@ export interface End {
   mr: Mr;
 }
 
-export function makeEnd(ctx: Context, qp_type = IBV_QPT_RC): End {
+export function makeEnd(ctx: Context, qp_type: number = IBV_QPT_RC): End {
   const pd = ctx.allocPd();
   const cq = ctx.createCq(64);
   const qp = pd.createQp({
