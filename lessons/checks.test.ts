@@ -7,11 +7,11 @@ import {
   IBV_WC_REM_ACCESS_ERR,
   IBV_WC_SUCCESS,
 } from "../verbs/constants.js";
-import type { QpAttr, Wc } from "../verbs/types.js";
-import { constValue, describeCheck, evaluateCheck, evaluateChecks, type RunRecord } from "./checks.js";
+import type { QpAttr } from "../verbs/types.js";
+import { constValue, describeCheck, evaluateCheck, evaluateChecks, type RunRecord, type RunWc } from "./checks.js";
 import { parseLog } from "./record.js";
 
-const wc = (over: Partial<Wc>): Wc => ({
+const wc = (over: Partial<RunWc>): RunWc => ({
   wr_id: 0,
   status: IBV_WC_SUCCESS,
   opcode: 0,
@@ -63,6 +63,15 @@ describe("checks", () => {
     expect(evaluateCheck({ ...recv, wc_flags_set: ["IBV_WC_WITH_IMM"] }, r).passed).toBe(false);
     expect(evaluateCheck({ ...recv, qp: 0 }, r).passed).toBe(false);
     expect(evaluateCheck({ kind: "wc", qp: 0, count: { equals: 0 } }, r).passed).toBe(true);
+  });
+
+  it("tells apart QPs of two devices that share a QP number, by the CQ the completion came from", () => {
+    const r = run({
+      qps: [{ qp_num: 0x11 }, { qp_num: 0x11 }],
+      wcs: [wc({ qp_num: 0x11, opcode: IBV_WC_RECV, qp_index: 1 })],
+    });
+    expect(evaluateCheck({ kind: "wc", qp: 1, opcode: "IBV_WC_RECV" }, r).passed).toBe(true);
+    expect(evaluateCheck({ kind: "wc", qp: 0, opcode: "IBV_WC_RECV" }, r).passed).toBe(false);
   });
 
   it("a thrown error fails the step unless an error check expects it", () => {

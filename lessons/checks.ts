@@ -20,7 +20,7 @@ export interface RunRecord {
   /** Every verb call, in order. */
   calls: { verb: string; ok: boolean; error?: RunError }[];
   /** Every work completion the program polled, in order. */
-  wcs: Wc[];
+  wcs: RunWc[];
   /** The QPs the program created, in creation order, with `ibv_query_qp` as of the end of the run. */
   qps: { qp_num: number; attr?: QpAttr }[];
   /** The MRs the program registered, in order, with the bytes it last read from each (`mr.read()`), by offset. */
@@ -31,6 +31,14 @@ export interface RunRecord {
   counters: Record<string, Record<string, number>>;
   /** The error the program ended with, if it threw. */
   thrown?: RunError;
+}
+
+/**
+ * A polled completion, with the index of the QP it belongs to when known: QP numbers are
+ * per device (rxe0 and rxe1 both start at 0x11), so the CQ it came from disambiguates.
+ */
+export interface RunWc extends Wc {
+  qp_index?: number;
 }
 
 export interface RunError {
@@ -90,8 +98,10 @@ function field(obj: unknown, path: string): unknown {
   return cur;
 }
 
-function wcMatches(c: Extract<Check, { kind: "wc" }>, wc: Wc, run: RunRecord): boolean {
-  if (c.qp !== undefined && wc.qp_num !== run.qps[c.qp]?.qp_num) return false;
+function wcMatches(c: Extract<Check, { kind: "wc" }>, wc: RunWc, run: RunRecord): boolean {
+  if (c.qp !== undefined) {
+    if (wc.qp_index !== undefined ? wc.qp_index !== c.qp : wc.qp_num !== run.qps[c.qp]?.qp_num) return false;
+  }
   if (c.status !== undefined && wc.status !== constValue(c.status)) return false;
   if (c.opcode !== undefined && wc.opcode !== constValue(c.opcode)) return false;
   if (c.byte_len !== undefined && !matchNumber(wc.byte_len, c.byte_len)) return false;

@@ -5,8 +5,8 @@
  */
 import type { TranscriptEvent, VerbEvent } from "../app/session/transcript.js";
 import { decodeValue, type Ref, type WireValue } from "../app/session/wire.js";
-import type { QpAttr, Wc } from "../verbs/types.js";
-import type { RunError, RunRecord } from "./checks.js";
+import type { QpAttr } from "../verbs/types.js";
+import type { RunError, RunRecord, RunWc } from "./checks.js";
 
 const plain = (w: WireValue | undefined): unknown => (w === undefined ? undefined : decodeValue(w, (r) => r));
 
@@ -32,6 +32,7 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
   const qpIndex = new Map<number, number>(); // handle → index in record.qps
   const mrIndex = new Map<number, number>();
   const deviceOfContext = new Map<number, string>();
+  const qpCqs: (number | undefined)[][] = []; // per QP index: its send and recv CQ handles
 
   for (const e of events) {
     if (e.kind === "log") {
@@ -57,6 +58,8 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
     if (qpRef) {
       qpIndex.set(qpRef.$handle, record.qps.length);
       record.qps.push({ qp_num: Number(plain(qpRef.props?.qp_num) ?? -1) });
+      const init = e.args[0] as { send_cq?: Ref; recv_cq?: Ref } | null;
+      qpCqs.push([init?.send_cq?.$handle, init?.recv_cq?.$handle]);
     }
     const mrRef = createdOf(e, "mr");
     if (mrRef) {
@@ -77,7 +80,11 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
       if (s.after) qp.attr = plain(s.after as unknown as WireValue) as QpAttr;
       else delete qp.attr;
     }
-    for (const c of e.completions ?? []) record.wcs.push(plain(c.wc as unknown as WireValue) as Wc);
+    for (const c of e.completions ?? []) {
+      const wc = plain(c.wc as unknown as WireValue) as RunWc;
+      const i = record.qps.findIndex((q, j) => q.qp_num === wc.qp_num && qpCqs[j]!.includes(c.cq));
+      record.wcs.push(i === -1 ? wc : { ...wc, qp_index: i });
+    }
     for (const c of e.counters ?? []) {
       const dev = deviceOfContext.get(c.context);
       if (!dev) continue;
