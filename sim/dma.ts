@@ -27,7 +27,7 @@ function sgeMr(dev: SimDevice, pd: SimPd, dma: Dma, k: number, access: number): 
 
 /** Copies n bytes; small copies byte by byte (cheaper than allocating a subarray view). */
 export function copyBytes(dst: Uint8Array, dstOff: number, src: Uint8Array, srcOff: number, n: number): void {
-  if (n <= 160) {
+  if (n <= 16) {
     for (let i = 0; i < n; i++) dst[dstOff + i] = src[srcOff + i];
   } else {
     dst.set(src.subarray(srcOff, srcOff + n), dstOff);
