@@ -28,6 +28,7 @@ const USAGE = `usage:
   verbslab doctor [--json]
   verbslab run <script.ts|.js> [--backend sim|native] [--device rxe0] [--seed N] [--step] [--transcript out.jsonl] [--quiet]
   verbslab export <transcript.jsonl> [--format md|html|json|c] [-o FILE]
+  verbslab replay <transcript.jsonl> [--backend sim|native] [--seed N] [--up-to SEQ] [--transcript out.jsonl]
 
 A script is an ES module: export default async function main(verbs, { device }) { ... }
 with constants from "verbslab" (import { IBV_QP_STATE } from "verbslab").
@@ -209,6 +210,46 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
+async function cmdReplay(args: string[], io: CliIo): Promise<number> {
+  const { pos, flags } = parseFlags(args, {
+    backend: "value",
+    seed: "value",
+    "up-to": "value",
+    transcript: "value",
+    quiet: "bool",
+  });
+  if (pos.length !== 1) throw new UsageError("verbslab replay needs one transcript: verbslab replay run.jsonl");
+  let text: string;
+  try {
+    text = readFileSync(pos[0]!, "utf8");
+  } catch (e) {
+    throw new UsageError(`cannot read ${pos[0]}: ${(e as Error).message}`);
+  }
+  const t = importTranscript(text);
+  const kind = typeof flags.backend === "string" ? flags.backend : t.header.backend;
+  const seed = flags.seed !== undefined ? Number(flags.seed) : (t.header.seed ?? 1);
+  if (!Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, not "${String(flags.seed)}"`);
+  const upTo = flags["up-to"] !== undefined ? Number(flags["up-to"]) : undefined;
+  if (upTo !== undefined && !Number.isInteger(upTo)) throw new UsageError(`--up-to must be an event number`);
+  const backend = await openBackend(kind, seed);
+  const { replayTranscript } = await import("../session/replay.js");
+  const total = t.events.filter((e) => upTo === undefined || e.seq <= upTo).length;
+  const r = await replayTranscript(t, backend, {
+    ...(upTo !== undefined && { upTo }),
+    ...(backend.kind === "sim" && { seed }),
+    ...(typeof flags.transcript === "string" && { sink: appendFileSink(flags.transcript) }),
+    onProgress: (done) => {
+      if (flags.quiet !== true && (done % 50 === 0 || done === total)) io.err(`replayed ${done}/${total}\r`);
+    },
+  });
+  if (flags.quiet !== true) io.err("\n");
+  for (const d of r.divergences) io.out(`✗ #${d.seq} ${d.verb}: recorded ${d.recorded}, replay gave ${d.replayed}\n`);
+  io.out(
+    `${r.divergences.length ? "✗" : "✓"} replayed ${r.replayed} event(s) of ${pos[0]} on ${backend.kind}: ${r.divergences.length} divergence(s)\n`,
+  );
+  return r.divergences.length ? 1 : 0;
+}
+
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
@@ -223,6 +264,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await cmdRun(rest, io);
       case "export":
         return await cmdExport(rest, io);
+      case "replay":
+        return await cmdReplay(rest, io);
       case undefined:
       case "help":
       case "--help":

@@ -169,6 +169,16 @@ export function diffFields(before: unknown, after: unknown, path = ""): FieldCha
 
 const wcStatusName = (s: number) => nameOf(ibv_wc_status, s);
 
+function isZeroed(v: unknown): boolean {
+  const bytes =
+    v instanceof ArrayBuffer
+      ? new Uint8Array(v)
+      : ArrayBuffer.isView(v)
+        ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
+        : undefined;
+  return bytes !== undefined && bytes.every((b) => b === 0);
+}
+
 export function createSession(options: SessionOptions): Session {
   const { backend, sink } = options;
   const wall = options.wallClock ?? (() => (typeof performance !== "undefined" ? performance.now() : Date.now()));
@@ -398,6 +408,9 @@ export function createSession(options: SessionOptions): Session {
 
     const seq = events.length + 1;
     const wireArgs = args.map((a) => encodeValue(a, toRef));
+    // A zeroed buffer is recorded as its length (what regMr(n) registers), not as n bytes of hex.
+    if (method === "regMr" && isZeroed(args[0]))
+      wireArgs[0] = (args[0] as ArrayBufferLike | ArrayBufferView).byteLength;
     const targetRef = { $handle: handle, type: entry.type };
     const decoded = decodeArgs(args);
     const prediction = predict(entry, method, decoded);

@@ -158,7 +158,7 @@ static UNUSED int wait_fd(int fd, int timeout_ms)
 
 static UNUSED void print_bytes(const char *what, const unsigned char *p, size_t n)
 {
-    printf("  %s:", what);
+    printf("%s:", what);
     for (size_t i = 0; i < n; i++)
         printf(" %02x", p[i]);
     printf("\\n");
@@ -434,7 +434,7 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
       const mr = objects.get(e.target.$handle);
       const off = Number(args[0] ?? 0);
       const len = args[1] === undefined || args[1] === null ? Number(mr?.props.length ?? 0) - off : Number(args[1]);
-      w.line(`print_bytes(${cstr(`${e.seq}. ${self}[${off}..${off + len}]`)}, buf_${self} + ${off}, ${len});`);
+      w.line(`print_bytes(${step}, buf_${self} + ${off}, ${len});`);
       return;
     }
     case "mr.dereg":

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { IBV_QPS_INIT, IBV_QPT_RC, IBV_QP_STATE } from "../../../verbs/constants
 import rcLoopback from "../../cli/examples/rc-loopback.js";
 import { createSession } from "../session.js";
 import { importTranscript, type Transcript } from "../transcript.js";
+import { compareCOutput } from "./c-output.js";
 import { exportTranscript, toC, toHtml, toJson, toMarkdown } from "./index.js";
 
 let t: Transcript;
@@ -142,5 +143,34 @@ describe("C", () => {
     }
     // Here (no RDMA) it stops at the first verb; on rxe it goes on (see scripts/rxe-vm).
     expect(out).toMatch(/1\. ibv_open_device: (opened rxe0|no such device: rxe0 \(stopping\))/);
+  });
+});
+
+describe("C output on real rxe", () => {
+  // fixtures/rc-loopback.rxe.txt is what `verbslab export --format c` of fixtures/rc-loopback.sim.jsonl
+  // printed when run on real rxe in the lab VM (scripts/rxe-vm/probe.sh, Linux 6.1, rdma-core 44).
+  const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8");
+  const rxe = fixture("rc-loopback.rxe.txt");
+
+  it("reproduces the recorded transcript: outcomes, states and completions", () => {
+    const recorded = importTranscript(fixture("rc-loopback.sim.jsonl"));
+    expect(compareCOutput(recorded, rxe)).toEqual([]);
+  });
+
+  it("still matches a transcript recorded now on the simulator", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 9 }) });
+    await s.run(rcLoopback);
+    expect(compareCOutput(s.transcript(), rxe)).toEqual([]);
+  });
+
+  it("reports a difference in a state or a completion", () => {
+    const recorded = importTranscript(fixture("rc-loopback.sim.jsonl"));
+    const tampered = rxe
+      .replace("qp6 state RTS", "qp6 state ERR")
+      .replace("status success (0), opcode 1,", "status remote access error (10), opcode 1,");
+    const diffs = compareCOutput(recorded, tampered);
+    expect(diffs).toHaveLength(2);
+    expect(diffs[0]).toMatch(/^#13 ibv_modify_qp: recorded state RTS, the program printed ERR$/);
+    expect(diffs[1]).toMatch(/^#20 verbslab_poll_wait: recorded completions \[3\/0\/1\/11\/qp5\]/);
   });
 });
