@@ -35,7 +35,13 @@ import {
 } from "verbslab";
 
 const RTR_MASK =
-  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+  IBV_QP_STATE |
+  IBV_QP_AV |
+  IBV_QP_PATH_MTU |
+  IBV_QP_DEST_QPN |
+  IBV_QP_RQ_PSN |
+  IBV_QP_MAX_DEST_RD_ATOMIC |
+  IBV_QP_MIN_RNR_TIMER;
 
 async function tryIt(verbs: Verbs, what: string, call: () => Promise<unknown>) {
   try {
@@ -58,7 +64,12 @@ export default async function main(verbs: Verbs) {
   const b = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
   const init = async (qp: VerbsQp) =>
     qp.modify(
-      { qp_state: IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE },
+      {
+        qp_state: IBV_QPS_INIT,
+        pkey_index: 0,
+        port_num: 1,
+        qp_access_flags: IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+      },
       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
     );
   const rtr = (peer: VerbsQp, is_global = 1) => ({
