@@ -474,8 +474,9 @@ export function createSession(options: SessionOptions): Session {
         const qp = e.obj as Qp;
         const before = had ? qpsBefore.get(e.handle)! : null;
         const after = e.destroyed ? null : safeQuery(qp);
-        const changes = diffFields(before ?? {}, after ?? {});
-        if (changes.length || e.handle === handle)
+        // A QP created or destroyed by this call has no field-by-field diff: its snapshot says it all.
+        const changes = before && after ? diffFields(before, after) : [];
+        if (changes.length || e.handle === handle || !before !== !after)
           qps.push({ qp: e.handle, qp_num: qp.qp_num, before, after, changes });
         if (!after || !e.model) continue;
         const modelBefore = modelState(e);
