@@ -48,7 +48,15 @@ import {
   type Packet,
 } from "./packets.js";
 import { QS_ERROR, QS_READY, QS_RESET, type SimQp } from "./qp.js";
-import { WQE_DONE, WQE_ERROR, WQE_PENDING, WQE_POSTED, WR_ATOMIC_OR_READ, type SendWqe } from "./wqe.js";
+import {
+  WQE_DONE,
+  WQE_ERROR,
+  WQE_PENDING,
+  WQE_POSTED,
+  WQE_PROCESSING,
+  WR_ATOMIC_OR_READ,
+  type SendWqe,
+} from "./wqe.js";
 
 /** rnrnak_usec[]: the IB RNR timer table, in µs. */
 const RNR_USEC = [
@@ -99,9 +107,16 @@ export function completer(qp: SimQp, pkt: Packet | null, timeout: boolean): void
   if (qp.needRetry) return;
   for (;;) {
     const r = completeOne(qp, pkt, timeoutRetry);
+    if (r === EXIT) return;
     pkt = null;
     timeoutRetry = false;
-    if (r === EXIT) return;
+    // rxe runs the completer again after each packet; when the oldest WQE is still waiting
+    // for its ACK that run only re-arms the timer, so do just that.
+    const head = qp.sq.head();
+    if (head === null || head.state === WQE_POSTED || head.state === WQE_PENDING || head.state === WQE_PROCESSING) {
+      syncRetransTimer(qp);
+      return;
+    }
   }
 }
 
@@ -206,7 +221,6 @@ function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): numb
         break;
       }
       case DONE:
-        syncRetransTimer(qp);
         return DONE;
       case EXIT:
         if (timeoutRetry && wqe) {
