@@ -59,7 +59,7 @@ export interface CourseCheckResult {
 
 export async function checkCourse(
   kind: BackendKind,
-  opts: { only?: string; onResult?: (r: ReplayResult, failed: string[]) => void } = {},
+  opts: { only?: string; timeoutScale?: number; onResult?: (r: ReplayResult, failed: string[]) => void } = {},
 ): Promise<CourseCheckResult> {
   const course = loadCourse();
   const lessons = opts.only
@@ -79,13 +79,15 @@ export async function checkCourse(
     return out;
   }
   const { run, skipped } = replaysOf(lessons, kind);
+  // Real rxe in the emulated lab VM runs programs tens of times slower than the simulator.
+  const timeoutScale = opts.timeoutScale ?? (kind === "native" ? 6 : 1);
   out.skipped = skipped;
   let seed = 1;
   for (const r of run) {
     const s = seed++;
     let result: ReplayResult;
     try {
-      result = await replayStep(r, () => factory.make(s));
+      result = await replayStep(r, () => factory.make(s), timeoutScale);
     } catch (err) {
       const program = `${r.lesson.folder}/step-${r.step.number} ${r.variant}`;
       out.failures.push({ program, lines: [`could not run: ${(err as Error).stack ?? String(err)}`] });

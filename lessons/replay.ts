@@ -28,6 +28,9 @@ export interface ReplayResult {
 
 type Program = (verbs: Verbs) => unknown;
 
+/** Wall-clock limit of one replay unless the step says otherwise. */
+export const DEFAULT_TIMEOUT_MS = 20_000;
+
 /** Imports a learner program file and returns its default export. */
 export async function importProgram(file: string): Promise<Program> {
   const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
@@ -54,7 +57,7 @@ export async function replayProgram(
   const clock0 = backend.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), opts.timeoutMs ?? 20_000);
+    timer = setTimeout(() => resolve("timeout"), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   });
   const run = session.run(program);
   const first = await Promise.race([run, timeout]);
@@ -67,7 +70,7 @@ export async function replayProgram(
   const transcript = session.transcript();
   const record = recordFromTranscript(transcript.events);
   if (first === "timeout" && !record.thrown)
-    record.thrown = { message: `did not finish within ${opts.timeoutMs ?? 20_000} ms of wall time` };
+    record.thrown = { message: `did not finish within ${opts.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms of wall time` };
   return {
     program: opts.name,
     verdict: evaluateChecks(checks, record),
@@ -126,8 +129,15 @@ export function replaysOf(lessons: Lesson[], backendKind: "sim" | "native"): { r
   return { run, skipped };
 }
 
-/** Runs one planned replay on a backend made fresh for it (so keys and QPNs start from a new device). */
-export async function replayStep(r: StepReplay, makeBackend: () => VerbsBackend | Promise<VerbsBackend>) {
+/**
+ * Runs one planned replay on a backend made fresh for it (so keys and QPNs start from a new
+ * device). `timeoutScale` stretches the step's wall-clock limit (real rxe under emulation is slow).
+ */
+export async function replayStep(
+  r: StepReplay,
+  makeBackend: () => VerbsBackend | Promise<VerbsBackend>,
+  timeoutScale = 1,
+) {
   const program = await importProgram(r.file);
   const backend = await makeBackend();
   const file =
@@ -135,7 +145,7 @@ export async function replayStep(r: StepReplay, makeBackend: () => VerbsBackend 
   const name = `${r.lesson.folder}/${file}`;
   return replayProgram(backend, program, r.checks, {
     name,
-    ...(r.step.timeoutMs !== undefined && { timeoutMs: r.step.timeoutMs }),
+    timeoutMs: (r.step.timeoutMs ?? DEFAULT_TIMEOUT_MS) * timeoutScale,
   });
 }
 
