@@ -58,7 +58,7 @@ export function parseRdmaResQp(json: string): RdmaResQp[] {
       const [dev, port] = ifname.split("/");
       return {
         dev,
-        port: port === undefined ? undefined : Number(port),
+        port: num(q.port) ?? (port === undefined ? undefined : Number(port)),
         lqpn: Number(q.lqpn),
         rqpn: num(q.rqpn),
         type: String(q.type ?? ""),

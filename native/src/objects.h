@@ -190,6 +190,10 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   std::vector<ibv_recv_wr> recvWrs_;
   std::vector<ibv_sge> sges_;
   std::vector<size_t> sgeStart_;
+  int firstBad_ = -1;
+  std::string badReason_, badAttribute_;
+  void ParseSend(const Arg& arg, Napi::Array list, bool verbose);
+  void ParseRecv(const Arg& arg, Napi::Array list, bool verbose);
 };
 
 // struct ibv_ah_attr from { dlid, sl, ..., grh: { dgid, ... } } (absent fields are 0).

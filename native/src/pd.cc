@@ -90,15 +90,12 @@ Napi::Value ProtectionDomain::CreateQp(const Napi::CallbackInfo& info, const cha
   memset(&a, 0, sizeof a);
   a.send_cq = scq->cq();
   a.recv_cq = rcq->cq();
-  Napi::Value capv = init.Get("cap");
-  if (!capv.IsUndefined()) {
-    Napi::Object cap = arg.Obj(capv, "cap");
-    a.cap.max_send_wr = arg.U32(cap.Get("max_send_wr"), "cap.max_send_wr", true);
-    a.cap.max_recv_wr = arg.U32(cap.Get("max_recv_wr"), "cap.max_recv_wr", true);
-    a.cap.max_send_sge = arg.U32(cap.Get("max_send_sge"), "cap.max_send_sge", true);
-    a.cap.max_recv_sge = arg.U32(cap.Get("max_recv_sge"), "cap.max_recv_sge", true);
-    a.cap.max_inline_data = arg.U32(cap.Get("max_inline_data"), "cap.max_inline_data", true);
-  }
+  Napi::Object cap = arg.Obj(init.Get("cap"), "cap");  // required, as in the contract's QpInitAttr
+  a.cap.max_send_wr = arg.U32(cap.Get("max_send_wr"), "cap.max_send_wr", true);
+  a.cap.max_recv_wr = arg.U32(cap.Get("max_recv_wr"), "cap.max_recv_wr", true);
+  a.cap.max_send_sge = arg.U32(cap.Get("max_send_sge"), "cap.max_send_sge", true);
+  a.cap.max_recv_sge = arg.U32(cap.Get("max_recv_sge"), "cap.max_recv_sge", true);
+  a.cap.max_inline_data = arg.U32(cap.Get("max_inline_data"), "cap.max_inline_data", true);
   uint32_t type = arg.U32(init.Get("qp_type"), "qp_type");
   // XRC receive QPs need ibv_create_qp_ex with an XRC domain; other numbers are not QP
   // types at all. Both are refused here rather than handed to code paths that expect more.
@@ -115,13 +112,13 @@ Napi::Value ProtectionDomain::CreateQp(const Napi::CallbackInfo& info, const cha
   Napi::Object obj = NewInstance(AddonOf(env)->qpCtor);
   QueuePair::Unwrap(obj)->Attach(this, Value(), scq, scq->Value(), rcq, rcq->Value(), qp);
   obj.Set("qp_num", Napi::Number::New(env, qp->qp_num));
-  Napi::Object cap = Napi::Object::New(env);
-  cap.Set("max_send_wr", Napi::Number::New(env, a.cap.max_send_wr));
-  cap.Set("max_recv_wr", Napi::Number::New(env, a.cap.max_recv_wr));
-  cap.Set("max_send_sge", Napi::Number::New(env, a.cap.max_send_sge));
-  cap.Set("max_recv_sge", Napi::Number::New(env, a.cap.max_recv_sge));
-  cap.Set("max_inline_data", Napi::Number::New(env, a.cap.max_inline_data));
-  obj.Set("cap", cap);
+  Napi::Object written = Napi::Object::New(env);
+  written.Set("max_send_wr", Napi::Number::New(env, a.cap.max_send_wr));
+  written.Set("max_recv_wr", Napi::Number::New(env, a.cap.max_recv_wr));
+  written.Set("max_send_sge", Napi::Number::New(env, a.cap.max_send_sge));
+  written.Set("max_recv_sge", Napi::Number::New(env, a.cap.max_recv_sge));
+  written.Set("max_inline_data", Napi::Number::New(env, a.cap.max_inline_data));
+  obj.Set("cap", written);
   return obj;
 }
 

@@ -159,25 +159,39 @@ Napi::Value QueuePair::Query(const Napi::CallbackInfo& info, const char* verb) {
 }
 
 namespace {
-std::string At(const char* list, uint32_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
+// Field names for errors. The fast pass names fields without their index ("wr.opcode");
+// only when it fails does PostSend/PostRecv parse again with full paths ("wr[2].opcode"),
+// so the common case builds no strings.
+struct Names {
+  bool verbose;
+  uint32_t i = 0;
+  std::string operator()(const char* field) const {
+    return verbose ? "wr[" + std::to_string(i) + "]." + field : std::string("wr.") + field;
+  }
+  std::string Sge(uint32_t j, const char* field) const {
+    return verbose ? "wr[" + std::to_string(i) + "].sg_list[" + std::to_string(j) + "]." + field
+                   : std::string("sge.") + field;
+  }
+};
 
 // Appends a WR's sg_list to `sges`; returns how many.
-int ReadSgList(const Arg& arg, Napi::Object w, const std::string& p, std::vector<ibv_sge>& sges) {
-  Napi::Value v = w.Get("sg_list");
+int ReadSgList(const Arg& arg, VerbsAddon* ad, Napi::Object w, const Names& n, std::vector<ibv_sge>& sges) {
+  Napi::Value v = ad->Get(w, VerbsAddon::kSgList);
   if (v.IsUndefined() || v.IsNull()) return 0;
-  if (!v.IsArray()) ThrowType(arg.env, std::string(arg.verb) + ": " + p + ".sg_list must be an array");
+  if (!v.IsArray()) ThrowType(arg.env, std::string(arg.verb) + ": " + n("sg_list") + " must be an array");
   Napi::Array list = v.As<Napi::Array>();
-  uint32_t n = list.Length();
-  for (uint32_t j = 0; j < n; j++) {
-    std::string q = p + ".sg_list[" + std::to_string(j) + "]";
-    Napi::Object s = arg.Obj(list.Get(j), q);
+  uint32_t count = list.Length();
+  for (uint32_t j = 0; j < count; j++) {
+    Napi::Value sv = list.Get(j);
+    if (!sv.IsObject()) ThrowType(arg.env, std::string(arg.verb) + ": " + n.Sge(j, "") + " must be an object");
+    Napi::Object s = sv.As<Napi::Object>();
     ibv_sge sge;
-    sge.addr = arg.Big(s.Get("addr"), q + ".addr");
-    sge.length = arg.U32(s.Get("length"), q + ".length");
-    sge.lkey = arg.U32(s.Get("lkey"), q + ".lkey");
+    sge.addr = arg.Big(ad->Get(s, VerbsAddon::kAddr), n.Sge(j, "addr"));
+    sge.length = arg.U32(ad->Get(s, VerbsAddon::kLength), n.Sge(j, "length"));
+    sge.lkey = arg.U32(ad->Get(s, VerbsAddon::kLkey), n.Sge(j, "lkey"));
     sges.push_back(sge);
   }
-  return static_cast<int>(n);
+  return static_cast<int>(count);
 }
 
 // Throws with bad_wr's index (the first WR not posted) when a post failed.
@@ -188,6 +202,90 @@ void CheckPost(Napi::Env env, const char* verb, int ret, Wr* first, Wr* bad) {
   ThrowVerbs(env, verb, ErrnoOf(ret), "", "", index);
 }
 }  // namespace
+
+// Reads every send WR into sendWrs_/sges_ and finds the first one that must not reach
+// libibverbs (firstBad_, with its reason). Type errors throw.
+void QueuePair::ParseSend(const Arg& arg, Napi::Array list, bool verbose) {
+  Napi::Env env = arg.env;
+  VerbsAddon* ad = addon_;
+  uint32_t n = list.Length();
+  sendWrs_.assign(n, ibv_send_wr{});
+  sgeStart_.assign(n, 0);
+  sges_.clear();
+  firstBad_ = -1;
+  bool ud = qp_->qp_type == IBV_QPT_UD;
+  Names name{verbose};
+  for (uint32_t i = 0; i < n; i++) {
+    name.i = i;
+    Napi::Value wv = list.Get(i);
+    if (!wv.IsObject()) ThrowType(env, std::string(arg.verb) + ": wr[" + std::to_string(i) + "] must be an object");
+    Napi::Object w = wv.As<Napi::Object>();
+    ibv_send_wr& wr = sendWrs_[i];
+    wr.wr_id = arg.Safe(ad->Get(w, VerbsAddon::kWrId), name("wr_id"), true);
+    wr.opcode = static_cast<ibv_wr_opcode>(arg.U32(ad->Get(w, VerbsAddon::kOpcode), name("opcode")));
+    wr.send_flags = arg.U32(ad->Get(w, VerbsAddon::kSendFlags), name("send_flags"), true);
+    wr.imm_data = arg.U32(ad->Get(w, VerbsAddon::kImmData), name("imm_data"), true);  // raw, as written
+    sgeStart_[i] = sges_.size();
+    wr.num_sge = ReadSgList(arg, ad, w, name, sges_);
+    Napi::Value udv = ad->Get(w, VerbsAddon::kUd);
+    AddressHandle* ah = nullptr;
+    if (!udv.IsUndefined()) {
+      Napi::Object u = arg.Obj(udv, name("ud"));
+      Napi::Value ahv = ad->Get(u, VerbsAddon::kAh);
+      if (!ahv.IsUndefined() && !ahv.IsNull()) {
+        if (!ahv.IsObject() || !ahv.As<Napi::Object>().CheckTypeTag(&kAhTag)) {
+          ThrowType(env, std::string(arg.verb) + ": " + name("ud.ah") + " must be an address handle");
+        }
+        ah = AddressHandle::Unwrap(ahv.As<Napi::Object>());
+      }
+      if (ud) {
+        wr.wr.ud.remote_qpn = arg.U32(ad->Get(u, VerbsAddon::kRemoteQpn), name("ud.remote_qpn"), true);
+        wr.wr.ud.remote_qkey = arg.U32(ad->Get(u, VerbsAddon::kRemoteQkey), name("ud.remote_qkey"), true);
+      }
+    }
+    if (ud) {
+      if (ah == nullptr || ah->destroyed()) {
+        if (firstBad_ < 0) {
+          firstBad_ = static_cast<int>(i);
+          badAttribute_ = Names{true, i}("ud.ah");
+          badReason_ = ah == nullptr ? "a send on a UD QP needs wr.ud.ah" : "wr.ud.ah was already destroyed";
+        }
+      } else {
+        wr.wr.ud.ah = ah->ah();
+      }
+    } else {
+      Napi::Value atomic = ad->Get(w, VerbsAddon::kAtomic);
+      if (!atomic.IsUndefined()) {
+        Napi::Object a = arg.Obj(atomic, name("atomic"));
+        wr.wr.atomic.remote_addr = arg.Big(ad->Get(a, VerbsAddon::kRemoteAddr), name("atomic.remote_addr"));
+        wr.wr.atomic.compare_add = arg.Big(ad->Get(a, VerbsAddon::kCompareAdd), name("atomic.compare_add"), true);
+        wr.wr.atomic.swap = arg.Big(ad->Get(a, VerbsAddon::kSwap), name("atomic.swap"), true);
+        wr.wr.atomic.rkey = arg.U32(ad->Get(a, VerbsAddon::kRkey), name("atomic.rkey"), true);
+      } else {
+        Napi::Value rdma = ad->Get(w, VerbsAddon::kRdma);
+        if (!rdma.IsUndefined()) {
+          Napi::Object r = arg.Obj(rdma, name("rdma"));
+          wr.wr.rdma.remote_addr = arg.Big(ad->Get(r, VerbsAddon::kRemoteAddr), name("rdma.remote_addr"));
+          wr.wr.rdma.rkey = arg.U32(ad->Get(r, VerbsAddon::kRkey), name("rdma.rkey"), true);
+        }
+      }
+    }
+    // Inline data is copied by the library from the SGE addresses themselves.
+    if ((wr.send_flags & IBV_SEND_INLINE) && firstBad_ < 0) {
+      for (int j = 0; j < wr.num_sge; j++) {
+        const ibv_sge& s = sges_[sgeStart_[i] + j];
+        bool inside = s.length == 0;
+        for (const MemoryRegion* mr : ad->liveMrs) inside = inside || mr->Covers(s.addr, s.length);
+        if (!inside) {
+          firstBad_ = static_cast<int>(i);
+          badAttribute_ = Names{true, i}.Sge(static_cast<uint32_t>(j), "addr");
+          badReason_ = "inline data is copied from sg_list addresses: they must lie inside a registered MR here";
+          break;
+        }
+      }
+    }
+  }
+}
 
 // postSend(wrs[]): every WR is read and type-checked before anything is posted. Values that
 // rxe itself judges (lkeys, addresses, opcodes, lengths) pass through untouched: they
@@ -200,76 +298,14 @@ Napi::Value QueuePair::PostSend(const Napi::CallbackInfo& info, const char* verb
   Arg arg{env, verb};
   if (!info[0].IsArray()) ThrowType(env, std::string(verb) + ": the work requests must be an array");
   Napi::Array list = info[0].As<Napi::Array>();
-  uint32_t n = list.Length();
-  sendWrs_.assign(n, ibv_send_wr{});
-  sgeStart_.assign(n, 0);
-  sges_.clear();
-  bool ud = qp_->qp_type == IBV_QPT_UD;
-  int firstBad = -1;
-  std::string badReason, badAttribute;
-  for (uint32_t i = 0; i < n; i++) {
-    std::string p = At("wr", i);
-    Napi::Object w = arg.Obj(list.Get(i), p);
-    ibv_send_wr& wr = sendWrs_[i];
-    wr.wr_id = arg.Safe(w.Get("wr_id"), p + ".wr_id", true);
-    wr.opcode = static_cast<ibv_wr_opcode>(arg.U32(w.Get("opcode"), p + ".opcode"));
-    wr.send_flags = arg.U32(w.Get("send_flags"), p + ".send_flags", true);
-    wr.imm_data = arg.U32(w.Get("imm_data"), p + ".imm_data", true);  // raw, as the learner wrote it
-    sgeStart_[i] = sges_.size();
-    wr.num_sge = ReadSgList(arg, w, p, sges_);
-    Napi::Value rdma = w.Get("rdma"), atomic = w.Get("atomic"), udv = w.Get("ud");
-    AddressHandle* ah = nullptr;
-    if (!udv.IsUndefined()) {
-      Napi::Object u = arg.Obj(udv, p + ".ud");
-      Napi::Value ahv = u.Get("ah");
-      if (!ahv.IsUndefined() && !ahv.IsNull()) {
-        if (!ahv.IsObject() || !ahv.As<Napi::Object>().CheckTypeTag(&kAhTag)) {
-          ThrowType(env, std::string(verb) + ": " + p + ".ud.ah must be an address handle");
-        }
-        ah = AddressHandle::Unwrap(ahv.As<Napi::Object>());
-      }
-      if (ud) {
-        wr.wr.ud.remote_qpn = arg.U32(u.Get("remote_qpn"), p + ".ud.remote_qpn", true);
-        wr.wr.ud.remote_qkey = arg.U32(u.Get("remote_qkey"), p + ".ud.remote_qkey", true);
-      }
-    }
-    if (ud) {
-      if (ah == nullptr || ah->destroyed()) {
-        if (firstBad < 0) {
-          firstBad = static_cast<int>(i);
-          badAttribute = p + ".ud.ah";
-          badReason = ah == nullptr ? "a send on a UD QP needs wr.ud.ah" : "wr.ud.ah was already destroyed";
-        }
-      } else {
-        wr.wr.ud.ah = ah->ah();
-      }
-    } else if (!atomic.IsUndefined()) {
-      Napi::Object a = arg.Obj(atomic, p + ".atomic");
-      wr.wr.atomic.remote_addr = arg.Big(a.Get("remote_addr"), p + ".atomic.remote_addr");
-      wr.wr.atomic.compare_add = arg.Big(a.Get("compare_add"), p + ".atomic.compare_add", true);
-      wr.wr.atomic.swap = arg.Big(a.Get("swap"), p + ".atomic.swap", true);
-      wr.wr.atomic.rkey = arg.U32(a.Get("rkey"), p + ".atomic.rkey", true);
-    } else if (!rdma.IsUndefined()) {
-      Napi::Object r = arg.Obj(rdma, p + ".rdma");
-      wr.wr.rdma.remote_addr = arg.Big(r.Get("remote_addr"), p + ".rdma.remote_addr");
-      wr.wr.rdma.rkey = arg.U32(r.Get("rkey"), p + ".rdma.rkey", true);
-    }
-    // Inline data is copied by the library from the SGE addresses themselves.
-    if ((wr.send_flags & IBV_SEND_INLINE) && firstBad < 0) {
-      for (int j = 0; j < wr.num_sge; j++) {
-        const ibv_sge& s = sges_[sgeStart_[i] + j];
-        bool inside = s.length == 0;
-        for (const MemoryRegion* mr : addon_->liveMrs) inside = inside || mr->Covers(s.addr, s.length);
-        if (!inside) {
-          firstBad = static_cast<int>(i);
-          badAttribute = p + ".sg_list[" + std::to_string(j) + "]";
-          badReason = "inline data is copied from sg_list addresses: they must lie inside a registered MR here";
-          break;
-        }
-      }
-    }
+  try {
+    ParseSend(arg, list, false);
+  } catch (const Napi::Error&) {
+    ParseSend(arg, list, true);  // the same error again, with the WR's index in its name
+    throw;
   }
-  uint32_t post = firstBad >= 0 ? static_cast<uint32_t>(firstBad) : n;
+  uint32_t n = static_cast<uint32_t>(sendWrs_.size());
+  uint32_t post = firstBad_ >= 0 ? static_cast<uint32_t>(firstBad_) : n;
   for (uint32_t i = 0; i < post; i++) {
     ibv_send_wr& wr = sendWrs_[i];
     wr.sg_list = wr.num_sge > 0 ? &sges_[sgeStart_[i]] : nullptr;
@@ -280,8 +316,25 @@ Napi::Value QueuePair::PostSend(const Napi::CallbackInfo& info, const char* verb
     ibv_send_wr* bad = nullptr;
     CheckPost(env, verb, ibv_post_send(qp_, first, &bad), first, bad);
   }
-  if (firstBad >= 0) ThrowVerbs(env, verb, EINVAL, badReason, badAttribute, firstBad);
+  if (firstBad_ >= 0) ThrowVerbs(env, verb, EINVAL, badReason_, badAttribute_, firstBad_);
   return env.Undefined();
+}
+
+void QueuePair::ParseRecv(const Arg& arg, Napi::Array list, bool verbose) {
+  uint32_t n = list.Length();
+  recvWrs_.assign(n, ibv_recv_wr{});
+  sgeStart_.assign(n, 0);
+  sges_.clear();
+  Names name{verbose};
+  for (uint32_t i = 0; i < n; i++) {
+    name.i = i;
+    Napi::Value wv = list.Get(i);
+    if (!wv.IsObject()) ThrowType(arg.env, std::string(arg.verb) + ": wr[" + std::to_string(i) + "] must be an object");
+    Napi::Object w = wv.As<Napi::Object>();
+    recvWrs_[i].wr_id = arg.Safe(addon_->Get(w, VerbsAddon::kWrId), name("wr_id"), true);
+    sgeStart_[i] = sges_.size();
+    recvWrs_[i].num_sge = ReadSgList(arg, addon_, w, name, sges_);
+  }
 }
 
 Napi::Value QueuePair::PostRecv(const Napi::CallbackInfo& info, const char* verb) {
@@ -289,17 +342,13 @@ Napi::Value QueuePair::PostRecv(const Napi::CallbackInfo& info, const char* verb
   Arg arg{env, verb};
   if (!info[0].IsArray()) ThrowType(env, std::string(verb) + ": the work requests must be an array");
   Napi::Array list = info[0].As<Napi::Array>();
-  uint32_t n = list.Length();
-  recvWrs_.assign(n, ibv_recv_wr{});
-  sgeStart_.assign(n, 0);
-  sges_.clear();
-  for (uint32_t i = 0; i < n; i++) {
-    std::string p = At("wr", i);
-    Napi::Object w = arg.Obj(list.Get(i), p);
-    recvWrs_[i].wr_id = arg.Safe(w.Get("wr_id"), p + ".wr_id", true);
-    sgeStart_[i] = sges_.size();
-    recvWrs_[i].num_sge = ReadSgList(arg, w, p, sges_);
+  try {
+    ParseRecv(arg, list, false);
+  } catch (const Napi::Error&) {
+    ParseRecv(arg, list, true);
+    throw;
   }
+  uint32_t n = static_cast<uint32_t>(recvWrs_.size());
   for (uint32_t i = 0; i < n; i++) {
     recvWrs_[i].sg_list = recvWrs_[i].num_sge > 0 ? &sges_[sgeStart_[i]] : nullptr;
     recvWrs_[i].next = i + 1 < n ? &recvWrs_[i + 1] : nullptr;

@@ -303,7 +303,6 @@ describe.skipIf(skip)("native abuse: absurd arguments", () => {
   it("waits: bad timeouts are TypeErrors; a zero timeout resolves null at once", async () => {
     const c = ctx();
     const ch = c.createCompChannel();
-    expect(code(() => ch.getCqEvent(NaN) as unknown)).not.toBe("no error");
     await expect(ch.getCqEvent(NaN)).rejects.toBeInstanceOf(TypeError);
     await expect(ch.getCqEvent(0)).resolves.toBeNull();
     await expect(c.getAsyncEvent(-5)).rejects.toBeInstanceOf(TypeError);

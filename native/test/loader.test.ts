@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ADDON_PATH, loadAddon } from "../addon.js";
 import { loadNativeBackend, noDevicesReason } from "../index.js";
+import { parseRdmaResQp } from "../counters.js";
 
 const built = existsSync(ADDON_PATH);
 // ib_uverbs registers this class; without it libibverbs answers ENOSYS.
@@ -44,5 +45,16 @@ describe("loadNativeBackend", () => {
 
   it("names the errno in the reason for any other failure", () => {
     expect(noDevicesReason(19)).toMatch(/^ibv_get_device_list: ENODEV \(19\)/);
+  });
+});
+
+describe("rdma res show qp -j", () => {
+  it("parses the tool's JSON (as printed by iproute2 6.1 in the lab VM)", () => {
+    const json =
+      '[{"ifindex":0,"ifname":"rxe0","port":1,"lqpn":17,"rqpn":18,"type":"RC","state":"RTS","rq-psn":0,"sq-psn":1,' +
+      '"path-mig-state":"MIGRATED","pdn":1,"pid":209,"comm":"node"},{"ifindex":0,"ifname":"rxe0","lqpn":1,"type":"GSI","state":"RTS","sq-psn":0}]';
+    const qps = parseRdmaResQp(json);
+    expect(qps[0]).toMatchObject({ dev: "rxe0", port: 1, lqpn: 17, rqpn: 18, type: "RC", state: "RTS", sq_psn: 1 });
+    expect(qps[1]).toMatchObject({ lqpn: 1, type: "GSI", rqpn: undefined, pid: undefined });
   });
 });
