@@ -98,12 +98,21 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
-/** Replaces the editor's program the way a learner would: select all, type (paste) the new text. */
+/**
+ * Replaces the editor's program the way a learner would: select all, paste. The paste is a
+ * real clipboard event on Monaco's input (typing it key by key would re-indent every line).
+ */
 export async function setEditorCode(page: Page, code: string): Promise<void> {
   await page.click(".monaco-editor .view-lines");
   await page.keyboard.press("Control+A");
   await page.keyboard.press("Delete");
-  await page.keyboard.insertText(code);
+  await page.evaluate((text) => {
+    const input = document.querySelector(".monaco-editor textarea, .monaco-editor .native-edit-context");
+    if (!input) throw new Error("no editor input to paste into");
+    const data = new DataTransfer();
+    data.setData("text/plain", text);
+    input.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  }, code);
 }
 
 export async function editorText(page: Page): Promise<string> {

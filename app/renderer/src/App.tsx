@@ -106,7 +106,14 @@ export function App({ store }: { store: LabStore }) {
 
   const lastSeq = state.events[state.events.length - 1]?.seq ?? 0;
   return (
-    <div className="app" data-seq={lastSeq} data-paused={String(runner.paused)} data-running={String(runner.running)}>
+    <div
+      className="app"
+      data-seq={lastSeq}
+      data-snapshot-seq={state.snapshot?.seq ?? 0}
+      data-gate-seq={state.gate?.pending?.seq ?? 0}
+      data-paused={String(runner.paused)}
+      data-running={String(runner.running)}
+    >
       <TopBar
         lessons={course.lessons}
         lessonId={course.lessonId}

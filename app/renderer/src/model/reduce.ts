@@ -44,6 +44,12 @@ export function describeCall(method: string, args: readonly unknown[]): string {
       const wrs = Array.isArray(args[0]) ? args[0] : [args[0]];
       return `${wrs.length} WR${wrs.length === 1 ? "" : "s"}`;
     }
+    case "createQp": {
+      const init = (args[0] ?? {}) as { qp_type?: number; cap?: { max_send_wr?: number; max_recv_wr?: number } };
+      const t =
+        init.qp_type === 2 ? "RC" : init.qp_type === 3 ? "UC" : init.qp_type === 4 ? "UD" : String(init.qp_type);
+      return `${t}, max_send_wr ${init.cap?.max_send_wr}, max_recv_wr ${init.cap?.max_recv_wr}`;
+    }
     case "regMr":
       return typeof args[0] === "number" ? `${args[0]} bytes, access ${args[1]}` : `access ${args[1]}`;
     case "log":

@@ -1,6 +1,6 @@
 /** The Monaco editor over main.ts, with the verbs API typings. Loaded lazily with Monaco itself. */
 import { Editor } from "@monaco-editor/react";
-import { useEffect } from "react";
+import { useEffect, useRef } from "react";
 import { MAIN_URI, emitJavaScript, monaco } from "../monaco/setup.js";
 
 export interface EditorPaneProps {
@@ -14,6 +14,9 @@ export interface EditorPaneProps {
 
 export default function EditorPane({ code, onChange, onReady, onShortcut }: EditorPaneProps) {
   useEffect(() => () => monaco.editor.getModel(MAIN_URI)?.dispose(), []);
+  // Monaco keeps the commands registered at mount: they must call the latest handler.
+  const shortcut = useRef(onShortcut);
+  shortcut.current = onShortcut;
   return (
     <Editor
       className="editor-host"
@@ -32,9 +35,9 @@ export default function EditorPane({ code, onChange, onReady, onShortcut }: Edit
         renderLineHighlight: "line",
       }}
       onMount={(editor) => {
-        editor.addCommand(monaco.KeyCode.F10, () => onShortcut?.("step"));
-        editor.addCommand(monaco.KeyCode.F8, () => onShortcut?.("continue"));
-        editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => onShortcut?.("run"));
+        editor.addCommand(monaco.KeyCode.F10, () => shortcut.current?.("step"));
+        editor.addCommand(monaco.KeyCode.F8, () => shortcut.current?.("continue"));
+        editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => shortcut.current?.("run"));
         onReady?.(emitJavaScript);
       }}
     />

@@ -50,14 +50,14 @@ export function Inspector({ view, focus }: { view: LabView; focus?: string }) {
           </div>
         </div>
       </section>
-      <section className="panel grow" aria-label="ibv_query_qp">
+      <section className="panel" aria-label="ibv_query_qp" style={{ flex: 3 }}>
         <h2>ibv_query_qp {pair.length === 2 && <span className="muted">both ends side by side</span>}</h2>
         <div className="panel-body">
           <QpQueryTable qps={pair} />
         </div>
       </section>
       <Tabs
-        className="grow"
+        className="inspector-tabs"
         tabs={[
           {
             id: "connection",
