@@ -82,6 +82,20 @@ describe("predictModify", () => {
     expect(p.warnings.map((w) => w.id).sort()).toEqual(["dest_qp_num_unknown", "max_dest_rd_atomic_zero"]);
   });
 
+  it("warns when the QP named by dest_qp_num points at a third QP", () => {
+    const p = predictModify(IBV_QPT_RC, IBV_QPS_INIT, { ...rtr.attr, dest_qp_num: 0x12 }, rtr.mask, {
+      qp_num: 0x11,
+      peers: [{ qp_num: 0x12, dest_qp_num: 0x13 }],
+    });
+    expect(p.ok).toBe(true);
+    expect(p.warnings.map((w) => w.id)).toEqual(["dest_qp_num_not_mutual"]);
+    const q = predictModify(IBV_QPT_RC, IBV_QPS_INIT, { ...rtr.attr, dest_qp_num: 0x12 }, rtr.mask, {
+      qp_num: 0x11,
+      peers: [{ qp_num: 0x12, dest_qp_num: 0x11 }],
+    });
+    expect(q.warnings).toEqual([]);
+  });
+
   it("uses the UD row (no AV needed for RTR)", () => {
     const m = goodModify(IBV_QPT_UD, IBV_QPS_INIT, IBV_QPS_RTR, peer)!;
     expect(m.mask & IBV_QP_AV).toBe(0);

@@ -64,6 +64,8 @@ export interface PredictContext {
   known_qpns?: number[];
   /** This QP's own number. */
   qp_num?: number;
+  /** Where the other QPs point (their dest_qp_num, 0 before RTR), to catch a pair that does not point at each other. */
+  peers?: { qp_num: number; dest_qp_num: number }[];
 }
 
 /** A mistake the mask table cannot see. `errno` set: the call fails; unset: it succeeds but something will go wrong later. */
@@ -76,6 +78,7 @@ export interface Pitfall {
     | "max_dest_rd_atomic_zero"
     | "max_rd_atomic_zero"
     | "dest_qp_num_unknown"
+    | "dest_qp_num_not_mutual"
     | "peer_max_dest_rd_atomic_zero"
     | "qp_access_no_remote_read";
   errno?: "EINVAL" | "ENODATA";
@@ -217,6 +220,16 @@ function valuePitfalls(
         id: "dest_qp_num_unknown",
         attribute: "dest_qp_num",
         message: `dest_qp_num 0x${attr.dest_qp_num.toString(16)} is not the number of any QP here (${ctx.known_qpns.map((n) => "0x" + n.toString(16)).join(", ")}): the modify succeeds, but sends will end in IBV_WC_RETRY_EXC_ERR`,
+      });
+    }
+  }
+  if (mask & IBV_QP_DEST_QPN && attr.dest_qp_num !== undefined && ctx.qp_num !== undefined && ctx.peers) {
+    const peer = ctx.peers.find((p) => p.qp_num === attr.dest_qp_num);
+    if (peer && peer.dest_qp_num !== 0 && peer.dest_qp_num !== ctx.qp_num && peer.qp_num !== ctx.qp_num) {
+      out.push({
+        id: "dest_qp_num_not_mutual",
+        attribute: "dest_qp_num",
+        message: `QP 0x${peer.qp_num.toString(16)} points at 0x${peer.dest_qp_num.toString(16)}, not back at this QP (0x${ctx.qp_num.toString(16)}): its replies will go elsewhere and RC sends end in IBV_WC_RETRY_EXC_ERR`,
       });
     }
   }

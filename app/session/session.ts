@@ -316,6 +316,9 @@ export function createSession(options: SessionOptions): Session {
     const ctx: PredictContext = {
       qp_num: qp.qp_num,
       known_qpns: liveQps().map((e) => (e.obj as Qp).qp_num),
+      peers: liveQps()
+        .filter((e) => e !== qpEntry)
+        .map((e) => ({ qp_num: (e.obj as Qp).qp_num, dest_qp_num: safeQuery(e.obj as Qp)?.dest_qp_num ?? 0 })),
     };
     try {
       const context = qp.pd.context;
