@@ -19,8 +19,8 @@ const opt = (name: string, dflt: number) => {
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : dflt;
 };
-const ITERS_BW = opt("--iters-bw", 2000);
-const ITERS_LAT = opt("--iters-lat", 2000);
+const ITERS_BW = opt("--iters-bw", 500);
+const ITERS_LAT = opt("--iters-lat", 1000);
 const SIZE_BW = 65536;
 const SIZE_LAT = 8;
 const TX_DEPTH = 128;
