@@ -58,9 +58,18 @@ suite("Abuse: wrong argument types are TypeErrors", () => {
     expectTypeError(() => pd.createQp({ send_cq: {} as Cq, recv_cq: {} as Cq, qp_type: IBV_QPT_RC, cap: CAP }));
   });
 
-  it("createQp without the cap object (a required field missing)", () => {
-    const { pd, cq } = basics();
-    expectTypeError(() => pd.createQp({ send_cq: cq, recv_cq: cq, qp_type: IBV_QPT_RC } as unknown as QpInitAttr));
+  it("createQp without the cap object: a TypeError, or C's zeroed struct (a QP with no WRs), never garbage", () => {
+    const { s, pd, cq } = basics();
+    let qp;
+    try {
+      qp = pd.createQp({ send_cq: cq, recv_cq: cq, qp_type: IBV_QPT_RC } as unknown as QpInitAttr);
+    } catch (e) {
+      expect(e).toBeInstanceOf(TypeError);
+      return;
+    }
+    s.defer(() => qp.destroy());
+    const cap = qp.query().attr.cap;
+    expect([cap.max_send_wr, cap.max_recv_wr, cap.max_recv_sge]).toEqual([0, 0, 0]);
   });
 
   it("modify with null attributes, a string state or a string mask", () => {
@@ -170,10 +179,11 @@ suite("Abuse: absurd sizes and foreign objects are refused", () => {
     );
   });
 
-  it("modify with qp_state 1e9 gives EINVAL and the QP stays RESET", () => {
+  it("modify with qp_state 8 or 255 gives EINVAL and the QP stays RESET", () => {
     const { s, pd, cq } = basics();
     const qp = s.qp(pd, { send_cq: cq, qp_type: IBV_QPT_RC });
-    expectVerbsError(() => qp.modify({ qp_state: 1e9 }, IBV_QP_STATE), "EINVAL");
+    // Not 1e9: the uverbs ABI carries qp_state in 8 bits, so real libibverbs sends 1e9 as 0 (RESET).
+    for (const st of [8, 255]) expectVerbsError(() => qp.modify({ qp_state: st }, IBV_QP_STATE), "EINVAL");
     expect(qp.query().attr.qp_state).toBe(0);
   });
 

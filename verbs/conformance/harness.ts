@@ -7,7 +7,8 @@
  * (`VERBSLAB_BACKEND=native`). On native the devices persist across tests: never assume a
  * fresh device, assert formats and increments rather than absolute QPNs or keys.
  */
-import { afterAll, afterEach, describe, expect } from "vitest";
+import { appendFileSync } from "node:fs";
+import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
 import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../backend.js";
 import {
   IBV_ACCESS_LOCAL_WRITE,
@@ -95,12 +96,19 @@ export function B(): VerbsBackend {
 }
 
 /**
+ * VERBSLAB_TRACE=<file>: append each test's name to that file as it starts, written
+ * synchronously, so a test that blocks a native call can be found after the VM is killed.
+ */
+const TRACE = process.env.VERBSLAB_TRACE;
+
+/**
  * A describe block that runs against the chosen backend, or is skipped with the reason
  * printed (never a silent pass). Every scope created inside is disposed after each test.
  */
 export function suite(title: string, body: () => void): void {
   if (!backend) console.warn(`[conformance] SKIPPED "${title}" on ${BACKEND_KIND}: ${unavailableReason}`);
   describe.skipIf(!backend)(`${title} [${BACKEND_KIND}]`, () => {
+    if (TRACE) beforeEach((ctx) => appendFileSync(TRACE, `${new Date().toISOString()} ${ctx.task.name}\n`));
     afterEach(disposeTestScopes);
     afterAll(disposeFileScopes);
     body();
