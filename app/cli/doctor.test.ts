@@ -89,7 +89,7 @@ describe("verbslab doctor", () => {
           },
           rdma: { status: 0 },
         },
-        ipv4: { lo: ["127.0.0.1"], veth0: ["10.0.0.1"] },
+        ipv4: { lo: ["127.0.0.1"], veth0: ["10.0.0.1"], eth1: ["192.168.7.2"] },
       }),
     );
     const portFinding = f.find((x) => x.title.startsWith("rxe0 port 1"))!;

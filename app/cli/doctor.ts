@@ -173,6 +173,7 @@ export function doctor(p: SystemProbe): Finding[] {
 
   // Devices.
   const devs = p.listDir(IB) ?? [];
+  const usedNetdevs = new Set<string>();
   const devinfo = p.run("ibv_devinfo", ["-v"]);
   const ports = devinfo && devinfo.status === 0 ? parseDevinfo(devinfo.stdout) : new Map<string, PortInfo[]>();
   if (!p.exists(IB)) {
@@ -203,6 +204,7 @@ export function doctor(p: SystemProbe): Finding[] {
       const mtu = info?.activeMtu ? (MTU_NAMES[info.activeMtu] ?? info.activeMtu) : undefined;
       const active = /ACTIVE/.test(state);
       const gids = gidTable(p, dev, port);
+      for (const g of gids) usedNetdevs.add(g.ndev);
       const v2ipv4 = gids.filter((g) => /v2/i.test(g.type) && ipv4Mapped(g.gid));
       f.push({
         status: active ? "ok" : "warn",
@@ -242,6 +244,8 @@ export function doctor(p: SystemProbe): Finding[] {
     p.exists(`${modDir}/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko.zst`);
   const candidates = Object.entries(p.ipv4())
     .filter(([name]) => name !== "lo" && !/^(ifb|docker|virbr|br-|tun|tap)/.test(name))
+    // An interface that already carries an RDMA device needs no other.
+    .filter(([name]) => !usedNetdevs.has(name))
     .filter(([name]) => (p.readFile(`/sys/class/net/${name}/type`)?.trim() ?? "1") === "1");
   const haveRdmaTool = p.run("rdma", ["-V"]) !== null;
   const existingRxe = devs.filter((d) => d.startsWith("rxe"));
@@ -254,7 +258,9 @@ export function doctor(p: SystemProbe): Finding[] {
       title: `rdma_rxe is loaded${existingRxe.length ? ` (${existingRxe.join(", ")})` : ""}`,
       ...(!existingRxe.length &&
         addCommands.length && { fix: `add a device on an Ethernet interface: ${addCommands[0]}` }),
-      ...(addCommands.length > 1 && { detail: addCommands }),
+      ...(existingRxe.length && addCommands.length
+        ? { detail: addCommands.map((c) => `another device, if you want one: ${c}`) }
+        : addCommands.length > 1 && { detail: addCommands }),
     });
   } else if (moduleFile) {
     f.push({
