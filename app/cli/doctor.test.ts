@@ -104,10 +104,10 @@ describe("verbslab doctor", () => {
     expect(f.find((x) => x.title.includes("sgid_index"))?.title).toBe(
       "rxe0: use sgid_index 1 for RoCEv2 over IPv4 (10.0.0.1)",
     );
-    expect(f.find((x) => x.title.startsWith("rdma_rxe is loaded"))).toMatchObject({
-      status: "ok",
-      title: "rdma_rxe is loaded (rxe0)",
-    });
+    const loaded = f.find((x) => x.title.startsWith("rdma_rxe is loaded"))!;
+    expect(loaded).toMatchObject({ status: "ok", title: "rdma_rxe is loaded (rxe0)" });
+    // veth0 already carries rxe0: only the free interface is offered.
+    expect(loaded.detail).toEqual(["another device, if you want one: sudo rdma link add rxe1 type rxe netdev eth1"]);
     expect(f.find((x) => x.title.startsWith("memlock"))?.title).toContain("root");
     expect(f.some((x) => x.status === "fail")).toBe(false);
   });
