@@ -163,6 +163,15 @@ describe("C output on real rxe", () => {
     expect(compareCOutput(s.transcript(), rxe)).toEqual([]);
   });
 
+  it("a transcript recorded on rxe (native backend) matches its C program's output there, errors included", () => {
+    // when-it-breaks.rxe.txt: the C export of when-it-breaks.sim.jsonl run in the lab VM; the native
+    // transcript was recorded in the same VM boot by `verbslab run --backend native`.
+    const native = importTranscript(fixture("when-it-breaks.native.jsonl"));
+    expect(native.header.backend).toBe("native");
+    expect(native.events.filter((e) => e.kind === "verb" && e.error)).toHaveLength(2);
+    expect(compareCOutput(native, fixture("when-it-breaks.rxe.txt"))).toEqual([]);
+  });
+
   it("reports a difference in a state or a completion", () => {
     const recorded = importTranscript(fixture("rc-loopback.sim.jsonl"));
     const tampered = rxe
