@@ -1,11 +1,14 @@
 /**
- * npm run lessons:check [-- --backend sim|native] [--only <lesson id or number>]
+ * npm run lessons:check [-- --backend sim|native] [--only <lesson id or number>] [--transcripts <dir>]
  *
  * Refuses a malformed lesson (schema version, duplicate ids, a step without hints or
  * checks, a missing language, a stray file), then replays every reference solution and
  * every "break it" variation (and every starter, which must run but not yet pass) headless through a session, awaiting each, and fails if any
  * check does not pass. Exit code 0 only when everything passed.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { toJsonLines } from "../app/session/transcript.js";
 import { checkCourse, type BackendKind } from "../lessons/course-check.js";
 
 function arg(name: string): string | undefined {
@@ -21,11 +24,18 @@ if (kind !== "sim" && kind !== "native") {
   process.exit(2);
 }
 const only = arg("only");
+/** --transcripts <dir>: keep every replay's transcript as JSON lines (the session's export format). */
+const transcripts = arg("transcripts");
 
 const t0 = Date.now();
 const result = await checkCourse(kind, {
   ...(only !== undefined && { only }),
   onResult: (r, failed) => {
+    if (transcripts) {
+      const file = join(transcripts, r.program.replace(/\.ts$/, ".jsonl"));
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, toJsonLines(r.transcript));
+    }
     const mark = failed.length ? "FAIL" : "ok  ";
     console.log(`${mark} ${r.program}  (${r.wallMs} ms wall, ${Math.round(r.clockMs)} ms on the ${kind} clock)`);
     for (const line of failed) console.log(`       ${line}`);
