@@ -185,6 +185,19 @@ describe("the session", () => {
     expect(mr.sge(1, 2)).toEqual({ addr: mr.addr + 1, length: 2, lkey: mr.lkey });
   });
 
+  it("passes verbs on destroyed objects to the backend (EINVAL, recorded), but guards MR bytes", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 3 }) });
+    const ctx = await s.verbs.openDevice("rxe0");
+    const pd = await ctx.allocPd();
+    const mr = await pd.regMr(16, IBV_ACCESS_LOCAL_WRITE);
+    await mr.dereg();
+    await expect(mr.dereg()).rejects.toMatchObject({ name: "VerbsError", code: "EINVAL" });
+    expect(verbEvents(s).at(-1)).toMatchObject({ verb: "ibv_dereg_mr", error: { code: "EINVAL" } });
+    await expect(mr.read()).rejects.toBeInstanceOf(TypeError);
+    await pd.dealloc();
+    await expect(pd.regMr(8, IBV_ACCESS_LOCAL_WRITE)).rejects.toMatchObject({ code: "EINVAL" });
+  });
+
   it("writes every line to the sink as it goes, and the lines parse back", async () => {
     const lines: string[] = [];
     const s = createSession({

@@ -595,9 +595,14 @@ export function createSession(options: SessionOptions): Session {
   }
 
   async function perform(entry: Entry, method: string, args: unknown[]): Promise<unknown> {
-    if (entry.destroyed) throw new TypeError(`this ${entry.type} (handle ${entry.handle}) was already destroyed`);
+    // Verbs on a destroyed object reach the backend, which answers as libibverbs would (EINVAL);
+    // MR bytes are ours to guard.
     const obj = entry.obj as Record<string, (...a: unknown[]) => unknown>;
-    if (entry.type === "mr" && (method === "read" || method === "write")) return mrBytes(entry.obj as Mr, method, args);
+    if (entry.type === "mr" && (method === "read" || method === "write")) {
+      if (entry.destroyed)
+        throw new TypeError(`mr${entry.handle} was deregistered: its memory is no longer registered`);
+      return mrBytes(entry.obj as Mr, method, args);
+    }
     if (entry.type === "pd" && method === "regMr") {
       // The learner's buffer is copied: over the bridge it could not be shared anyway, and
       // in-process it must behave the same (read and write through mr.read/mr.write).
