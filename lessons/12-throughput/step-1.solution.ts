@@ -40,7 +40,7 @@ export default async function main(verbs: Verbs) {
   const src = await pd.regMr(65536, IBV_ACCESS_LOCAL_WRITE);
   const dst = await pd.regMr(65536, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 
-  const iters = 32;
+  const iters = 16;
   const sweep: { bytes: number; ms: number; MBps: number | null; packets_per_msg: number }[] = [];
   for (const bytes of [64, 256, 1024, 4096, 16384, 65536]) {
     const pkts0 = (await ctx.queryCounters()).sent_pkts ?? 0;
