@@ -313,7 +313,7 @@ function execute(qp: SimQp, pkt: Packet): number {
     if (n > 0) {
       const mr = qp.respMr;
       if (!mr || !inRange(mr, qp.respVa, n)) return ERR_RKEY_VIOLATION;
-      readPayloadInto(pkt, mr.bytes, qp.respVa - mr.addr, n);
+      writePayload(qp, pkt, mr.bytes, qp.respVa - mr.addr, n);
     }
     qp.respVa += n;
     qp.respResid -= n;
@@ -342,12 +342,21 @@ function execute(qp: SimQp, pkt: Packet): number {
   return qp.qp_type === IBV_QPT_RC ? ACKNOWLEDGE : CLEANUP;
 }
 
-function readPayloadInto(pkt: Packet, dst: Uint8Array, off: number, n: number): void {
-  // Same as dma.readPayload; kept separate so WRITE's hot path avoids the SGE walk for inline/contiguous sources.
+/** An RDMA WRITE's payload into the target MR: contiguous sources go through the world's deferred block copy. */
+function writePayload(qp: SimQp, pkt: Packet, dst: Uint8Array, off: number, n: number): void {
   if (pkt.srcKind === SRC_BYTES) {
-    if (n <= 32) for (let i = 0; i < n; i++) dst[off + i] = pkt.srcBytes[pkt.srcOff + i];
-    else dst.set(pkt.srcBytes.subarray(pkt.srcOff, pkt.srcOff + n), off);
-  } else if (pkt.srcKind !== SRC_NONE) readPayload(pkt, 0, dst, off, n);
+    qp.world.deferCopy(qp, dst, off, pkt.srcBytes, pkt.srcOff, n);
+    return;
+  }
+  if (pkt.srcKind === SRC_NONE) return;
+  const dma = pkt.srcWqe!.dma;
+  const src = dma.numSge === 1 ? dma.mr[0] : null;
+  if (src && !src.destroyed && src.lkey === dma.lkey[0]) {
+    qp.world.deferCopy(qp, dst, off, src.bytes, dma.addr[0] - src.addr + pkt.srcOff, n);
+    return;
+  }
+  qp.world.flushCopy();
+  readPayload(pkt, 0, dst, off, n);
 }
 
 function doComplete(qp: SimQp, pkt: Packet | null): number {

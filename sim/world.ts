@@ -19,6 +19,8 @@ import {
   M_IMMDT,
   M_REQ,
   M_RETH,
+  M_START,
+  M_WRITE,
   OPCODE_NAMES,
   Packet,
   aethText,
@@ -48,6 +50,15 @@ export class SimWorld {
   private qHead = 0;
   private running = false;
   private pool: Packet[] = [];
+
+  // One deferred RDMA WRITE copy: consecutive packets of a message that land contiguously
+  // are copied as one block when anything else happens (nothing can observe the bytes before).
+  private cpDst: Uint8Array | null = null;
+  private cpDstOff = 0;
+  private cpSrc: Uint8Array | null = null;
+  private cpSrcOff = 0;
+  private cpLen = 0;
+  private cpQp: SimQp | null = null;
 
   constructor(seed: number, packetLog: boolean, root: boolean) {
     this.rng = new Rng(seed);
@@ -99,6 +110,42 @@ export class SimWorld {
     this.queue.push(qp);
   }
 
+  /** Copies n bytes for `qp`'s WRITE now or together with the previous packet's. */
+  deferCopy(qp: SimQp, dst: Uint8Array, dstOff: number, src: Uint8Array, srcOff: number, n: number): void {
+    if (
+      this.cpQp === qp &&
+      this.cpDst === dst &&
+      this.cpSrc === src &&
+      this.cpDstOff + this.cpLen === dstOff &&
+      this.cpSrcOff + this.cpLen === srcOff
+    ) {
+      this.cpLen += n;
+      return;
+    }
+    this.flushCopy();
+    if (src.buffer === dst.buffer) {
+      // Overlap would make one block copy differ from packet-by-packet copies: copy now.
+      dst.set(src.subarray(srcOff, srcOff + n), dstOff);
+      return;
+    }
+    this.cpQp = qp;
+    this.cpDst = dst;
+    this.cpDstOff = dstOff;
+    this.cpSrc = src;
+    this.cpSrcOff = srcOff;
+    this.cpLen = n;
+  }
+
+  flushCopy(): void {
+    if (this.cpDst === null) return;
+    const src = this.cpSrc!;
+    this.cpDst.set(src.subarray(this.cpSrcOff, this.cpSrcOff + this.cpLen), this.cpDstOff);
+    this.cpDst = null;
+    this.cpSrc = null;
+    this.cpQp = null;
+    this.cpLen = 0;
+  }
+
   /** Processes everything queued at this instant. Re-entrant calls return at once (the outer loop continues). */
   run(): void {
     if (this.running) return;
@@ -108,8 +155,14 @@ export class SimWorld {
       while (this.qHead < q.length) {
         const item = q[this.qHead];
         q[this.qHead++] = undefined as unknown as Packet;
-        if (item instanceof Packet) this.deliver(item);
-        else {
+        if (item instanceof Packet) {
+          if (
+            this.cpDst !== null &&
+            !(item.mask & M_WRITE && !(item.mask & M_START) && item.destDev === this.cpQp!.device)
+          )
+            this.flushCopy();
+          this.deliver(item);
+        } else {
           item.reqQueued = false;
           requester(item);
         }
@@ -121,6 +174,7 @@ export class SimWorld {
       q.length = 0;
       this.qHead = 0;
     } finally {
+      this.flushCopy();
       this.running = false;
     }
     if (this.clock.pendingWaiters) this.clock.poke();
