@@ -5,7 +5,8 @@
 # ≥ 0.95× perftest's bandwidth and ≤ 1.2× its latency.
 # Environment: BENCH_ITERS_BW (default 500), BENCH_ITERS_LAT (default 1000).
 # Under heavy emulation load rxe (Linux 6.1) sometimes fails a long WRITE stream with
-# REM_INV_REQ_ERR after retransmissions; each measurement is therefore tried up to 3 times.
+# REM_INV_REQ_ERR after retransmissions; both sides therefore use a 4 s local ACK timeout
+# (perftest -u 20, qp timeout 20 in bench-rxe.ts) and each measurement is tried up to 3 times.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -27,12 +28,12 @@ trap 'rm -rf "$tmp"' EXIT
 perf_once() {
   local tool="$1" out="$2"
   shift 2
-  "$tool" -d rxe1 -x 0 -F "$@" >"$tmp/$out.server" 2>&1 &
+  "$tool" -d rxe1 -x 0 -F -u 20 "$@" >"$tmp/$out.server" 2>&1 &
   local server=$!
   local ok=""
   for _ in $(seq 1 30); do
     sleep 1
-    if "$tool" -d rxe0 -x 0 -F "$@" 127.0.0.1 >"$tmp/$out.client" 2>&1; then ok=1; break; fi
+    if "$tool" -d rxe0 -x 0 -F -u 20 "$@" 127.0.0.1 >"$tmp/$out.client" 2>&1; then ok=1; break; fi
     grep -qi "couldn't connect\|Unable to open\|connection refused" "$tmp/$out.client" || break
   done
   kill "$server" 2>/dev/null || true

@@ -92,7 +92,7 @@ function connect(a: Side, b: Side): void {
   }
   for (const x of [a, b]) {
     x.qp.modify(
-      { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: 14, retry_cnt: 7, rnr_retry: 7, max_rd_atomic: 1 },
+      { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: 20, retry_cnt: 7, rnr_retry: 7, max_rd_atomic: 1 },
       v.IBV_QP_STATE |
         v.IBV_QP_TIMEOUT |
         v.IBV_QP_RETRY_CNT |
