@@ -117,7 +117,7 @@ async function perform(w: ReturnType<typeof world>, e: QpModelEvent): Promise<vo
 describe.each(TYPES)("QP type %i: model and simulator agree", (qpType) => {
   const pathsFor = (peer: PeerAddress) => simplePathsToEveryState(qpType, peer);
 
-  it("on every simple path xstate/graph generates, at every step", async () => {
+  it("on every simple path xstate/graph generates, at every step", { timeout: NATIVE ? 900_000 : 30_000 }, async () => {
     const count = pathsFor(world(qpType).peer).length;
     expect(count).toBeGreaterThanOrEqual(10);
     const reached = new Set<string>();
@@ -150,69 +150,74 @@ describe.each(TYPES)("QP type %i: model and simulator agree", (qpType) => {
     ]);
   });
 
-  it("on every modify from every reachable state: right masks, missing and extra bits", async () => {
-    const probe = world(qpType);
-    let tried = 0;
-    for (const name of shortestPathsToEveryState(qpType, probe.peer).keys()) {
-      const from = QP_STATE_NAMES.indexOf(name);
-      const candidates: { attr: QpAttrInput; mask: number; what: string }[] = [];
-      for (let to = 0; to < QP_STATE_NAMES.length; to++) {
-        const legal = goodModify(qpType, from, to, probe.peer);
-        const base = legal ?? {
-          attr: { ...goodModify(qpType, 0, 1, probe.peer)!.attr, qp_state: to },
-          mask: IBV_QP_STATE,
-        };
-        candidates.push({ ...base, what: `${name} → ${QP_STATE_NAMES[to]}` });
-        const rule = QP_TRANSITIONS[from]?.[to];
-        if (!rule) continue;
-        const req = rule.req[qpType];
-        const firstReq = KNOWN_BITS.find((b) => req & b);
-        if (firstReq)
-          candidates.push({
-            ...base,
-            mask: base.mask & ~firstReq,
-            what: `${name} → ${QP_STATE_NAMES[to]} missing 0x${firstReq.toString(16)}`,
-          });
-        const extra = KNOWN_BITS.find((b) => !((req | rule.opt[qpType]) & b));
-        if (extra)
-          candidates.push({
-            ...base,
-            mask: base.mask | extra,
-            what: `${name} → ${QP_STATE_NAMES[to]} plus 0x${extra.toString(16)}`,
-          });
-      }
-      if (from === IBV_QPS_INIT && qpType !== IBV_QPT_UD) {
-        const rtr = goodModify(qpType, IBV_QPS_INIT, IBV_QPS_RTR, probe.peer)!;
-        const ah = rtr.attr.ah_attr!;
-        candidates.push(
-          { ...rtr, attr: { ...rtr.attr, ah_attr: { ...ah, is_global: 0 } }, what: "RTR with is_global 0" },
-          {
-            ...rtr,
-            attr: { ...rtr.attr, ah_attr: { ...ah, grh: { ...ah.grh, sgid_index: 7 } } },
-            what: "RTR with sgid_index 7",
-          },
-          { ...rtr, attr: { ...rtr.attr, path_mtu: 6 }, what: "RTR with path_mtu 6" },
-        );
-      }
-      for (const c of candidates) {
-        const w = world(qpType);
-        // Re-aim the candidate at this world's peer (the same on the simulator, new QPNs on rxe).
-        if (c.attr.dest_qp_num !== undefined) c.attr = { ...c.attr, dest_qp_num: w.peer.dest_qp_num };
-        for (const e of shortestPathsToEveryState(qpType, w.peer).get(name)!) await perform(w, e);
-        expect(state(w.qp)).toBe(from);
-        const p = predictModify(qpType, from, c.attr, c.mask, predictContext(w.ctx, [w.qp, w.peerQp]));
-        let code = "ok";
-        try {
-          w.qp.modify(c.attr, c.mask);
-        } catch (err) {
-          if (!(err instanceof VerbsError)) throw err;
-          code = err.code;
+  // On real rxe in the lab VM (software-emulated) each fresh world costs real syscalls: allow minutes.
+  it(
+    "on every modify from every reachable state: right masks, missing and extra bits",
+    { timeout: NATIVE ? 900_000 : 30_000 },
+    async () => {
+      const probe = world(qpType);
+      let tried = 0;
+      for (const name of shortestPathsToEveryState(qpType, probe.peer).keys()) {
+        const from = QP_STATE_NAMES.indexOf(name);
+        const candidates: { attr: QpAttrInput; mask: number; what: string }[] = [];
+        for (let to = 0; to < QP_STATE_NAMES.length; to++) {
+          const legal = goodModify(qpType, from, to, probe.peer);
+          const base = legal ?? {
+            attr: { ...goodModify(qpType, 0, 1, probe.peer)!.attr, qp_state: to },
+            mask: IBV_QP_STATE,
+          };
+          candidates.push({ ...base, what: `${name} → ${QP_STATE_NAMES[to]}` });
+          const rule = QP_TRANSITIONS[from]?.[to];
+          if (!rule) continue;
+          const req = rule.req[qpType];
+          const firstReq = KNOWN_BITS.find((b) => req & b);
+          if (firstReq)
+            candidates.push({
+              ...base,
+              mask: base.mask & ~firstReq,
+              what: `${name} → ${QP_STATE_NAMES[to]} missing 0x${firstReq.toString(16)}`,
+            });
+          const extra = KNOWN_BITS.find((b) => !((req | rule.opt[qpType]) & b));
+          if (extra)
+            candidates.push({
+              ...base,
+              mask: base.mask | extra,
+              what: `${name} → ${QP_STATE_NAMES[to]} plus 0x${extra.toString(16)}`,
+            });
         }
-        expect(p.ok ? "ok" : p.code, `${c.what}: ${p.ok ? "predicted ok" : p.reason}`).toBe(code);
-        expect(label(state(w.qp)), c.what).toBe(label(p.ok ? p.to : from));
-        tried++;
+        if (from === IBV_QPS_INIT && qpType !== IBV_QPT_UD) {
+          const rtr = goodModify(qpType, IBV_QPS_INIT, IBV_QPS_RTR, probe.peer)!;
+          const ah = rtr.attr.ah_attr!;
+          candidates.push(
+            { ...rtr, attr: { ...rtr.attr, ah_attr: { ...ah, is_global: 0 } }, what: "RTR with is_global 0" },
+            {
+              ...rtr,
+              attr: { ...rtr.attr, ah_attr: { ...ah, grh: { ...ah.grh, sgid_index: 7 } } },
+              what: "RTR with sgid_index 7",
+            },
+            { ...rtr, attr: { ...rtr.attr, path_mtu: 6 }, what: "RTR with path_mtu 6" },
+          );
+        }
+        for (const c of candidates) {
+          const w = world(qpType);
+          // Re-aim the candidate at this world's peer (the same on the simulator, new QPNs on rxe).
+          if (c.attr.dest_qp_num !== undefined) c.attr = { ...c.attr, dest_qp_num: w.peer.dest_qp_num };
+          for (const e of shortestPathsToEveryState(qpType, w.peer).get(name)!) await perform(w, e);
+          expect(state(w.qp)).toBe(from);
+          const p = predictModify(qpType, from, c.attr, c.mask, predictContext(w.ctx, [w.qp, w.peerQp]));
+          let code = "ok";
+          try {
+            w.qp.modify(c.attr, c.mask);
+          } catch (err) {
+            if (!(err instanceof VerbsError)) throw err;
+            code = err.code;
+          }
+          expect(p.ok ? "ok" : p.code, `${c.what}: ${p.ok ? "predicted ok" : p.reason}`).toBe(code);
+          expect(label(state(w.qp)), c.what).toBe(label(p.ok ? p.to : from));
+          tried++;
+        }
       }
-    }
-    expect(tried).toBeGreaterThan(40);
-  });
+      expect(tried).toBeGreaterThan(40);
+    },
+  );
 });
