@@ -65,7 +65,7 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
   let backend: VerbsBackend | null = null;
   let session: Session | null = null;
   let sessionInfo: SessionInfo | null = null;
-  /** A transcript shown but not being written: the one re-opened after a crash. */
+  /** A transcript shown but not being written: the one re-opened after a crash, or the last stopped one. */
   let reopened: Transcript | null = null;
   let imported: Transcript | null = null;
   let run: {
@@ -103,6 +103,8 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     }
     for (const off of unsubscribe) off();
     unsubscribe = [];
+    // Still shown (and exportable) until the next session begins.
+    if (session) reopened = session.transcript();
     session = null;
   }
 
