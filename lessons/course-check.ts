@@ -62,8 +62,10 @@ export async function checkCourse(
   opts: { only?: string; timeoutScale?: number; onResult?: (r: ReplayResult, failed: string[]) => void } = {},
 ): Promise<CourseCheckResult> {
   const course = loadCourse();
-  const lessons = opts.only
-    ? course.lessons.filter((l) => l.id === opts.only || l.folder.startsWith(opts.only!))
+  // --only takes lesson ids or folder prefixes, comma-separated ("09,10,two-hosts").
+  const wanted = opts.only?.split(",").filter(Boolean);
+  const lessons = wanted
+    ? course.lessons.filter((l) => wanted.some((w) => l.id === w || l.folder.startsWith(w)))
     : course.lessons;
   const out: CourseCheckResult = {
     lessons: lessons.length,

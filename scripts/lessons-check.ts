@@ -1,5 +1,5 @@
 /**
- * npm run lessons:check [-- --backend sim|native] [--only <lesson id or number>] [--transcripts <dir>]
+ * npm run lessons:check [-- --backend sim|native] [--only <lesson ids or numbers, comma-separated>] [--transcripts <dir>]
  *
  * Refuses a malformed lesson (schema version, duplicate ids, a step without hints or
  * checks, a missing language, a stray file), then replays every reference solution and
