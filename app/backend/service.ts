@@ -371,7 +371,11 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     async start(): Promise<{ kind: BackendKind; transcriptPath?: string }> {
       if (init.resume) {
         reopen(init.resume);
-        backend = await makeBackend(kind).catch(() => deps.provider.sim(seed));
+        backend = await makeBackend(kind).catch(() => {
+          // Native went away with the process (e.g. the device was removed): carry on on the simulator.
+          kind = "sim";
+          return deps.provider.sim(seed);
+        });
         if (sessionInfo) {
           sessionInfo.devices = backend.getDeviceList();
           if (reopened) deps.emit("session", { ...sessionInfo, header: reopened.header, resumed: true });
