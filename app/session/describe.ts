@@ -33,6 +33,11 @@ const FIELD_NAMES: Record<string, (v: number) => string> = {
   send_flags: (v) => flags(ibv_send_flags, v),
 };
 
+/** Milliseconds for people: at most 3 decimals (native clocks carry float noise). */
+export function ms(n: number): string {
+  return String(Math.round(n * 1000) / 1000);
+}
+
 export function hex(n: number): string {
   return "0x" + n.toString(16);
 }

@@ -297,6 +297,9 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
+  // Microsecond precision is all a clock here means (and keeps float noise out of transcripts).
+  const nowMs = () => Math.round(backend.now() * 1000) / 1000;
+
   const liveQps = () => [...entries.values()].filter((e) => e.type === "qp" && !e.destroyed);
 
   /** Turns incoming plain data (refs for objects) into what the backend takes. */
@@ -442,7 +445,7 @@ export function createSession(options: SessionOptions): Session {
       }
     }
 
-    const clock = backend.now();
+    const clock = nowMs();
     const t0 = wall();
     let result: unknown;
     let error: unknown;
@@ -454,7 +457,7 @@ export function createSession(options: SessionOptions): Session {
       error = e;
     }
     const durationMs = Math.round((wall() - t0) * 1000) / 1000;
-    const clockAdvance = backend.now() - clock;
+    const clockAdvance = Math.round((nowMs() - clock) * 1000) / 1000;
 
     const created: Ref[] = [];
     if (!failed && CREATES[method] && result && typeof result === "object") {
@@ -637,7 +640,7 @@ export function createSession(options: SessionOptions): Session {
   }
 
   function log(message: string): void {
-    append({ kind: "log", seq: events.length + 1, clock: backend.now(), message });
+    append({ kind: "log", seq: events.length + 1, clock: nowMs(), message });
     options.onLog?.(message);
   }
 
@@ -647,7 +650,7 @@ export function createSession(options: SessionOptions): Session {
     append({
       kind: "end",
       seq: events.length + 1,
-      clock: backend.now(),
+      clock: nowMs(),
       outcome,
       ...(error !== undefined && { error: errorJson(error) }),
     });

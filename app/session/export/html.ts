@@ -3,7 +3,7 @@
  * resources, readable offline. Per step: the call, outcome, model check, state changes,
  * query diffs, completions and counters.
  */
-import { formatCall, formatOutcome, formatValue, formatWc, hex, stateLabel } from "../describe.js";
+import { formatCall, formatOutcome, formatValue, formatWc, hex, ms, stateLabel } from "../describe.js";
 import type { Transcript, VerbEvent } from "../transcript.js";
 
 export function escapeHtml(s: string): string {
@@ -13,7 +13,7 @@ export function escapeHtml(s: string): string {
 const CSS = `
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1b1f24}
 h1{font-size:1.4rem}code,pre{font:13px ui-monospace,Menlo,Consolas,monospace}
-pre{background:#f4f6f8;padding:.5rem .75rem;border-radius:4px;overflow-x:auto;margin:.3rem 0}
+pre{background:#f4f6f8;padding:.5rem .75rem;border-radius:4px;white-space:pre-wrap;word-break:break-word;margin:.3rem 0}
 section.step{border-left:4px solid #9aa5b1;padding:.2rem .9rem;margin:1rem 0}
 section.error{border-color:#d1242f}section.disagree{border-color:#bf8700;background:#fff8e1}
 h2{font-size:1rem;margin:.3rem 0}.muted{color:#57606a}.err{color:#d1242f;font-weight:600}
@@ -53,11 +53,13 @@ function verbSection(e: VerbEvent): string {
     `<section class="${cls}" id="step-${e.seq}">`,
     `<h2>${e.seq}. ${escapeHtml(e.verb)}</h2>`,
     `<pre>await ${escapeHtml(formatCall(e))}</pre>`,
-    `<p>${e.error ? `<span class="err">${escapeHtml(formatOutcome(e))}</span>` : escapeHtml(formatOutcome(e))} <span class="muted">· clock ${e.clock} ms${e.clockAdvance ? ` (+${e.clockAdvance})` : ""} · ${e.durationMs} ms</span></p>`,
+    `<p>${e.error ? `<span class="err">${escapeHtml(formatOutcome(e))}</span>` : escapeHtml(formatOutcome(e))} <span class="muted">· clock ${ms(e.clock)} ms${e.clockAdvance ? ` (+${ms(e.clockAdvance)})` : ""} · ${ms(e.durationMs)} ms</span></p>`,
   ];
   if (e.check)
     out.push(
-      `<p>${e.check.agree ? "model agrees" : '<span class="warn">model disagrees</span>'}: expected ${escapeHtml(e.check.expected)}; got ${escapeHtml(e.check.actual)}${e.check.note ? ` — ${escapeHtml(e.check.note)}` : ""}</p>`,
+      e.check.agree
+        ? `<p class="muted">model agrees: ${escapeHtml(e.check.expected)}</p>`
+        : `<p><span class="warn">model disagrees</span>: expected ${escapeHtml(e.check.expected)}; got ${escapeHtml(e.check.actual)}${e.check.note ? ` — ${escapeHtml(e.check.note)}` : ""}</p>`,
     );
   for (const w of e.prediction?.warnings ?? [])
     out.push(`<p class="warn">⚠ <code>${escapeHtml(w.attribute)}</code>: ${escapeHtml(w.message)}</p>`);

@@ -1,5 +1,5 @@
 /** The transcript as Markdown: one section per verb with its outcome, state changes, query diffs and completions. */
-import { formatCall, formatOutcome, formatValue, formatWc, hex, stateLabel } from "../describe.js";
+import { formatCall, formatOutcome, formatValue, formatWc, hex, ms, stateLabel } from "../describe.js";
 import type { Transcript, VerbEvent } from "../transcript.js";
 
 const code = (s: string) => "`" + s.replace(/`/g, "ˋ") + "`";
@@ -39,11 +39,13 @@ function verbSection(e: VerbEvent): string[] {
     "```",
     "",
     `- result: ${e.error ? "**" + formatOutcome(e) + "**" : formatOutcome(e)}`,
-    `- clock: ${e.clock} ms${e.clockAdvance ? ` (+${e.clockAdvance} ms)` : ""}, took ${e.durationMs} ms`,
+    `- clock: ${ms(e.clock)} ms${e.clockAdvance ? ` (+${ms(e.clockAdvance)} ms)` : ""}, took ${ms(e.durationMs)} ms`,
   ];
   if (e.prediction) {
     out.push(
-      `- model: ${e.check?.agree === false ? "**disagrees**" : "agrees"} — expected ${e.check?.expected ?? e.prediction.outcome}, got ${e.check?.actual ?? "?"}`,
+      e.check?.agree === false
+        ? `- model: **disagrees** — expected ${e.check.expected}, got ${e.check.actual}`
+        : `- model: agrees — ${e.check?.expected ?? e.prediction.outcome}`,
     );
     if (e.check?.note) out.push(`  - ${e.check.note}`);
     for (const w of e.prediction.warnings) out.push(`- ⚠ ${code(w.attribute)}: ${w.message}`);
