@@ -7,7 +7,7 @@
  */
 import { fail } from "../verbs/errors.js";
 import type { AhAttr } from "../verbs/types.js";
-import { int, obj, optInt } from "./check.js";
+import { obj, optInt } from "./check.js";
 import type { SimDevice } from "./device.js";
 import { formatGid, isV4Mapped, isZeroGid, parseGid } from "./gid.js";
 import type { SimWorld } from "./world.js";
@@ -107,8 +107,4 @@ export function emptyAv(): AhAttr {
     is_global: 1,
     port_num: 0,
   };
-}
-
-export function intOrThrow(verb: string, name: string, v: unknown): number {
-  return int(verb, name, v);
 }

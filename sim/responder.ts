@@ -23,7 +23,7 @@ import {
   IBV_WC_WR_FLUSH_ERR,
 } from "../verbs/constants.js";
 import { CNT_DUP_REQ, CNT_OUT_OF_SEQ_REQ, CNT_RDMA_RECV, CNT_SND_RNR } from "./counters.js";
-import { scatter } from "./dma.js";
+import { readPayload, scatter } from "./dma.js";
 import { buildGrh } from "./gid.js";
 import { inRange, lookupMr } from "./mr.js";
 import {
@@ -36,7 +36,6 @@ import {
   M_ATOMIC,
   M_COMP,
   M_DETH,
-  M_END,
   M_IMMDT,
   M_READ,
   M_RETH,
@@ -548,6 +547,3 @@ export function respFlush(qp: SimQp): void {
   }
   qp.respWqe = null;
 }
-
-import { readPayload } from "./dma.js";
-void M_END;
