@@ -26,6 +26,14 @@ check() { # check <name> <command...>
     failed=$((failed + 1))
   fi
 }
+# The servers need seconds to start under emulation; a client connecting too early just fails.
+wait_listen() { # wait_listen <tcp port>
+  for _ in $(seq 1 300); do
+    [[ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
 # pingpong <server dev> <client dev> <gid index> <port>: server and client in the root netns,
 # exchanging QP info over TCP on 127.0.0.1.
 # shellcheck disable=SC2317 # called through check
@@ -33,7 +41,7 @@ pingpong() {
   local sdev="$1" cdev="$2" gidx="$3" port="$4" spid rc
   timeout 20 ibv_rc_pingpong -d "$sdev" -g "$gidx" -p "$port" -n 100 >/tmp/pp-server.out 2>&1 &
   spid=$!
-  sleep 1
+  wait_listen "$port"
   timeout 20 ibv_rc_pingpong -d "$cdev" -g "$gidx" -p "$port" -n 100 127.0.0.1
   rc=$?
   wait "$spid" || rc=$?
@@ -61,14 +69,14 @@ for pair in "rxe0 rxe0 0" "rxe0 rxe0 1" "rxe1 rxe1 1" "rxe1 rxe0 0" "rxe1 rxe0 1
 done
 
 echo "== veth packet counters (cross-device traffic must show up on both veths)"
-ip -s -br link show veth0 2>/dev/null || ip -s link show veth0
-ip -s link show veth0 | sed -n '3,6p'
-ip -s link show veth1 | sed -n '3,6p'
+for dev in veth0 veth1; do
+  echo "$dev: $(ip -s link show "$dev" | awk '/RX:/ { getline; rx = $2 } /TX:/ { getline; tx = $2 } END { print "rx", rx, "tx", tx, "packets" }')"
+done
 
 echo "== rdma res show qp -j (with a live QP from a pingpong server)"
 timeout 30 ibv_rc_pingpong -d rxe0 -g 1 -p 18600 >/dev/null 2>&1 &
 spid=$!
-sleep 1
+wait_listen 18600
 check "rdma res show qp -j" bash -c 'rdma res show qp -j && rdma res show qp -j | grep -q "\"ifname\":\"rxe0\""'
 sed 's/^/      /' /tmp/selftest.out | head -c 1500
 echo
@@ -89,13 +97,13 @@ if [[ $bench == 1 ]]; then
   echo "== perftest (loopback on rxe0, GID index 1)"
   ib_write_bw -d rxe0 -x 1 -s 65536 -n 2000 -F >/tmp/bw-server.out 2>&1 &
   spid=$!
-  sleep 1
+  wait_listen 18515
   check "ib_write_bw -s 65536" timeout 120 ib_write_bw -d rxe0 -x 1 -s 65536 -n 2000 -F 127.0.0.1
   grep -A1 '#bytes' /tmp/selftest.out | sed 's/^/      /'
   wait "$spid"
   ib_send_lat -d rxe0 -x 1 -s 8 -n 1000 -F >/tmp/lat-server.out 2>&1 &
   spid=$!
-  sleep 1
+  wait_listen 18515
   check "ib_send_lat -s 8" timeout 120 ib_send_lat -d rxe0 -x 1 -s 8 -n 1000 -F 127.0.0.1
   grep -A1 '#bytes' /tmp/selftest.out | sed 's/^/      /'
   wait "$spid"
