@@ -37,6 +37,7 @@ import { attrFor, newQp } from "./modify-table.js";
 let pd: Pd;
 let cq: Cq;
 let gid: GidEntry;
+let ll: GidEntry;
 
 const RTR_MASK =
   IBV_QP_STATE |
@@ -71,6 +72,7 @@ suite("modify_qp: values that are checked (§2.1)", () => {
     pd = fs.pd(ctx);
     cq = fs.cq(ctx, 256);
     gid = findGid(ctx, "ipv4");
+    ll = findGid(ctx, "linklocal");
   });
 
   it.each([0, 2])("RESET→INIT with port_num %i gives EINVAL", (port) => {
@@ -95,7 +97,7 @@ suite("modify_qp: values that are checked (§2.1)", () => {
 
   it.each([
     ["an empty slot (100)", 100],
-    ["out of range (2000 ≥ gid_tbl_len)", 2000],
+    ["an empty slot (255, the largest a u8 holds)", 255],
   ])("INIT→RTR with sgid_index %s gives ENODATA", (_n, idx) => {
     const qp = rc(IBV_QPS_INIT);
     const a = rtr(qp, {});
@@ -107,11 +109,19 @@ suite("modify_qp: values that are checked (§2.1)", () => {
   it.each([
     ["::", "::"],
     ["an unroutable IPv6 address", "2001:db8::1"],
-  ])("INIT→RTR with dgid %s gives ENETUNREACH", (_n, dgid) => {
+  ])("INIT→RTR from the link-local GID to dgid %s gives ENETUNREACH", (_n, dgid) => {
     const qp = rc(IBV_QPS_INIT);
     const a = rtr(qp, {});
-    const ah_attr = { ...a.ah_attr, grh: { ...a.ah_attr!.grh, dgid } };
+    const ah_attr = { ...a.ah_attr, grh: { ...a.ah_attr!.grh, sgid_index: ll.gid_index, dgid } };
     expectVerbsError(() => qp.modify({ ...a, ah_attr }, RTR_MASK), "ENETUNREACH");
+    expectState(qp, IBV_QPS_INIT);
+  });
+
+  it("INIT→RTR from the IPv4 GID to an IPv6 dgid gives EINVAL (address families differ; measured in the lab VM)", () => {
+    const qp = rc(IBV_QPS_INIT);
+    const a = rtr(qp, {});
+    const ah_attr = { ...a.ah_attr, grh: { ...a.ah_attr!.grh, sgid_index: gid.gid_index, dgid: "2001:db8::1" } };
+    expectVerbsError(() => qp.modify({ ...a, ah_attr }, RTR_MASK), "EINVAL");
     expectState(qp, IBV_QPS_INIT);
   });
 
