@@ -124,9 +124,58 @@ export async function editorText(page: Page): Promise<string> {
 
 /** Clicks Run and waits for the program to end (and the lesson's checks, if any, to come back). */
 export async function runAndWait(page: Page, timeout = 60_000): Promise<void> {
+  const runs = Number(await page.getAttribute(".app", "data-runs"));
   await page.click("button[data-action=run]");
-  await page.waitForSelector(".app[data-running=true]", { timeout: 10_000 }).catch(() => {});
-  await page.waitForSelector(".app[data-running=false]", { timeout });
+  await page.waitForSelector(`.app[data-runs="${runs + 1}"]`, { timeout });
+}
+
+/**
+ * Steps (clicking Step) until the program ends, `max` verbs have gone through, or (after the
+ * first step) the program is paused before a verb whose text includes `stopBefore`; after
+ * each step records what the diagram and the query table show. One round trip: the loop
+ * runs in the page (as text, so no bundler helper leaks into it).
+ */
+export interface StepRecord {
+  pausedBefore: string | null;
+  /** The diagram's current state for the focused QP. */
+  state: string | null;
+  /** The diagram showed a prediction before this step. */
+  predictedBefore: boolean;
+  /** Fields highlighted in the query table after this step. */
+  changed: string[];
+}
+
+export async function stepThrough(page: Page, max: number, stopBefore?: string): Promise<StepRecord[]> {
+  const loop = `async (max, stopBefore) => {
+    const app = document.querySelector(".app");
+    const num = (k) => Number(app.dataset[k] ?? 0);
+    const out = [];
+    for (let i = 0; i < max && app.dataset.running === "true"; i++) {
+      const released = num("gateSeq");
+      const pausedBefore = document.querySelector("[data-testid=paused-before]")?.textContent ?? null;
+      if (stopBefore && i > 0 && pausedBefore && pausedBefore.includes(stopBefore)) break;
+      const predictedBefore = !!document.querySelector("[data-testid=prediction]");
+      document.querySelector("button[data-action=step]").click();
+      await new Promise((resolve, reject) => {
+        const done = () => num("seq") >= released && num("snapshotSeq") >= released &&
+          (num("gateSeq") > released || app.dataset.running === "false");
+        const t = setTimeout(() => reject(new Error("step " + i + " did not complete")), 30000);
+        const check = () => { if (done()) { clearTimeout(t); obs.disconnect(); resolve(); } };
+        const obs = new MutationObserver(check);
+        obs.observe(app, { attributes: true });
+        check();
+      });
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      out.push({
+        pausedBefore,
+        predictedBefore,
+        state: document.querySelector(".qp-diagram .node.current")?.getAttribute("data-state") ?? null,
+        changed: [...document.querySelectorAll(".query-table td.changed")].map((td) => td.getAttribute("data-field")),
+      });
+    }
+    return out;
+  }`;
+  return (await page.evaluate(`(${loop})(${max}, ${JSON.stringify(stopBefore ?? null)})`)) as StepRecord[];
 }
 
 /** The lesson's goal list: pass/fail/undefined per check. */

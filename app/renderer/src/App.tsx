@@ -113,6 +113,7 @@ export function App({ store }: { store: LabStore }) {
       data-gate-seq={state.gate?.pending?.seq ?? 0}
       data-paused={String(runner.paused)}
       data-running={String(runner.running)}
+      data-runs={runner.finished}
     >
       <TopBar
         lessons={course.lessons}

@@ -21,6 +21,8 @@ export function useRunner({ store, compile, gate, kind, program, onFinished }: R
   const run = useRef<RunHandle | null>(null);
   const [running, setRunning] = useState(false);
   const [error, setError] = useState<BridgeErrorData | undefined>();
+  /** Runs finished (and checked), so tests and benchmarks can wait for "the next one" without racing. */
+  const [finished, setFinished] = useState(0);
   const bridge = store.bridge;
 
   const launch = useCallback(
@@ -32,6 +34,7 @@ export function useRunner({ store, compile, gate, kind, program, onFinished }: R
         js = await compile();
       } catch (err) {
         setError({ name: "CompileError", message: (err as Error).message });
+        setFinished((n) => n + 1);
         return;
       }
       const handle = startRun({ bridge, js, stepping, kind, program });
@@ -42,6 +45,7 @@ export function useRunner({ store, compile, gate, kind, program, onFinished }: R
       setRunning(false);
       if (!result.ok) setError(result.error);
       await onFinished(result);
+      setFinished((n) => n + 1);
     },
     [bridge, compile, kind, program, onFinished],
   );
@@ -50,6 +54,7 @@ export function useRunner({ store, compile, gate, kind, program, onFinished }: R
   return {
     running,
     paused,
+    finished,
     error,
     run: () => void launch(false),
     step: () => {

@@ -270,9 +270,21 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
       });
       prediction = p.ok ? { to: p.to } : { errno: p.code, reason: p.reason, missing: p.missing };
     }
+    let failedTransition: QpView["failedTransition"];
+    if (lastVerb?.error && lastVerb.method === "modify" && lastVerb.target.$handle === o.handle) {
+      const [a, mask] = lastVerb.args as [QpAttrInput | null, number];
+      const to = Number(mask) & ibv_qp_attr_mask.IBV_QP_STATE && a?.qp_state !== undefined ? a.qp_state : state;
+      failedTransition = {
+        from: state,
+        to,
+        code: lastVerb.error.code ?? lastVerb.error.name,
+        ...(lastVerb.error.attribute !== undefined && { attribute: lastVerb.error.attribute }),
+      };
+    }
     return {
       handle: objectLabel(o),
       qp_num: qpNum,
+      ...(failedTransition && { failedTransition }),
       qp_type: qpType,
       device: deviceOfPd(o.props.pd) ?? "",
       state,

@@ -33,6 +33,8 @@ export interface QpView {
   changed: string[];
   previous?: QpQuery;
   lastTransition?: TransitionTaken;
+  /** The last verb was a modify of this QP that failed: the transition it attempted. */
+  failedTransition?: { from: number; to: number; code: string; attribute?: string };
   /** The prediction for the verb the session is paused before, when it touches this QP. */
   pending?: Prediction;
   /** Where the model and the device disagreed last, in words. */

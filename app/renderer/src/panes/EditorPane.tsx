@@ -18,28 +18,29 @@ export default function EditorPane({ code, onChange, onReady, onShortcut }: Edit
   const shortcut = useRef(onShortcut);
   shortcut.current = onShortcut;
   return (
-    <Editor
-      className="editor-host"
-      height="100%"
-      language="typescript"
-      path={MAIN_URI.toString()}
-      value={code}
-      onChange={(v) => onChange(v ?? "")}
-      options={{
-        minimap: { enabled: false },
-        fontSize: 13,
-        fontFamily: "'DejaVu Sans Mono', ui-monospace, monospace",
-        scrollBeyondLastLine: false,
-        automaticLayout: true,
-        tabSize: 2,
-        renderLineHighlight: "line",
-      }}
-      onMount={(editor) => {
-        editor.addCommand(monaco.KeyCode.F10, () => shortcut.current?.("step"));
-        editor.addCommand(monaco.KeyCode.F8, () => shortcut.current?.("continue"));
-        editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => shortcut.current?.("run"));
-        onReady?.(emitJavaScript);
-      }}
-    />
+    <div className="editor-wrap">
+      <Editor
+        height="100%"
+        language="typescript"
+        path={MAIN_URI.toString()}
+        value={code}
+        onChange={(v) => onChange(v ?? "")}
+        options={{
+          minimap: { enabled: false },
+          fontSize: 13,
+          fontFamily: "'DejaVu Sans Mono', ui-monospace, monospace",
+          scrollBeyondLastLine: false,
+          automaticLayout: true,
+          tabSize: 2,
+          renderLineHighlight: "line",
+        }}
+        onMount={(editor) => {
+          editor.addCommand(monaco.KeyCode.F10, () => shortcut.current?.("step"));
+          editor.addCommand(monaco.KeyCode.F8, () => shortcut.current?.("continue"));
+          editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => shortcut.current?.("run"));
+          onReady?.(emitJavaScript);
+        }}
+      />
+    </div>
   );
 }

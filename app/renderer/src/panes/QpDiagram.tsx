@@ -17,6 +17,8 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
   const predictedTo = f?.pending?.to;
   const predictedError = f?.pending && f.pending.to === undefined;
   const divergedAt = f?.divergence ? f.state : undefined;
+  const failed = f?.failedTransition;
+  const failedEdge = failed && EDGES.find((e) => e.from === failed.from && e.to === failed.to);
   return (
     <svg className="qp-diagram" viewBox="0 0 510 200" role="img" aria-label="QP state diagram">
       <defs>
@@ -28,7 +30,8 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
         </marker>
       </defs>
       {EDGES.map((e) => {
-        const isTaken = taken && taken.from === e.from && taken.to === e.to;
+        const isTaken = taken && taken.from === e.from && taken.to === e.to && !failed;
+        const isFailed = failed && failed.from === e.from && failed.to === e.to;
         const isPredicted = f && predictedTo !== undefined && e.from === f.state && e.to === predictedTo;
         const available = f && e.from === f.state;
         if (!e.primary && !available && !isTaken) return null;
@@ -92,6 +95,18 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
           </g>
         );
       })}
+      {failed && (
+        <text
+          x={failedEdge ? failedEdge.mid.x : 255}
+          y={failedEdge ? failedEdge.mid.y - 26 : 185}
+          textAnchor="middle"
+          className="failed-label"
+          data-testid="failed-transition"
+        >
+          ✗ {failed.code}
+          {failed.attribute ? `: ${failed.attribute.replace("IBV_QP_", "")}` : ""}
+        </text>
+      )}
       {f && predictedError && (
         <text x={255} y={195} textAnchor="middle" className="predicted-error" fill="#c92a2a" fontSize={11}>
           predicted: {f.pending?.errno} — {f.pending?.reason}

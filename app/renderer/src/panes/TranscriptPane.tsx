@@ -55,7 +55,9 @@ export function TranscriptPane({ rows, onExport, onImport }: TranscriptPaneProps
               <tr key={r.seq} className={r.divergence ? "diverged" : undefined} title={r.divergence}>
                 <td className="muted">{r.seq}</td>
                 <td className="field">{r.verb}</td>
-                <td className="mono">{r.detail}</td>
+                <td className="mono" title={r.detail}>
+                  {r.detail}
+                </td>
                 <td className={r.outcome === "ok" ? "ok" : "err"}>
                   {r.outcome}
                   {r.attribute && <code> {r.attribute}</code>}

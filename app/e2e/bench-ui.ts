@@ -1,0 +1,155 @@
+/**
+ * UI benchmark (a measurement, not a test): `npm run bench:ui [-- --json]`.
+ *
+ *   step: click Step → every pane shows the verb's event (transcript, snapshot and the next
+ *         gate state rendered and painted); p50/p95 over 200 steps of a program that brings
+ *         up a connection and moves messages (goal: p95 ≤ 50 ms).
+ *   cold load: a fresh browser context opening web mode until it is interactive (lesson
+ *         shown, Monaco loaded, Run enabled); median of 5 (goal ≤ 1.5 s).
+ *
+ * Web mode on the simulator, Debian's Chromium, the built renderer (built first if stale).
+ */
+import { cpus, loadavg } from "node:os";
+import {
+  ensureRendererBuilt,
+  hasChromium,
+  launch,
+  openApp,
+  setEditorCode,
+  startLab,
+  waitInteractive,
+} from "./harness.js";
+
+const STEPS = 200;
+
+const PROGRAM = `import {
+  IBV_QPT_RC, IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS, IBV_MTU_1024, IBV_WR_SEND, IBV_SEND_SIGNALED,
+  IBV_QP_STATE, IBV_QP_PKEY_INDEX, IBV_QP_PORT, IBV_QP_ACCESS_FLAGS, IBV_QP_AV, IBV_QP_PATH_MTU, IBV_QP_DEST_QPN,
+  IBV_QP_RQ_PSN, IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MIN_RNR_TIMER, IBV_QP_TIMEOUT, IBV_QP_RETRY_CNT, IBV_QP_RNR_RETRY,
+  IBV_QP_SQ_PSN, IBV_QP_MAX_QP_RD_ATOMIC, IBV_ACCESS_LOCAL_WRITE, type Verbs,
+} from "verbslab";
+
+export default async function main(verbs: Verbs) {
+  const ctx = await verbs.openDevice("rxe0");
+  const gid = await ctx.queryGid(1, 0);
+  const pd = await ctx.allocPd();
+  const cq = await ctx.createCq(64);
+  const src = await pd.regMr(256, IBV_ACCESS_LOCAL_WRITE);
+  const dst = await pd.regMr(256, IBV_ACCESS_LOCAL_WRITE);
+  const cap = { max_send_wr: 16, max_recv_wr: 16, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+  const a = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+  const b = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+  for (const qp of [a, b])
+    await qp.modify({ qp_state: IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: IBV_ACCESS_LOCAL_WRITE },
+      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+  for (const [qp, peer] of [[a, b], [b, a]] as const)
+    await qp.modify({ qp_state: IBV_QPS_RTR, path_mtu: IBV_MTU_1024, dest_qp_num: peer.qp_num, rq_psn: 0,
+      max_dest_rd_atomic: 1, min_rnr_timer: 12, ah_attr: { is_global: 1, port_num: 1, grh: { dgid: gid, sgid_index: 0, hop_limit: 1 } } },
+      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+  for (const qp of [a, b])
+    await qp.modify({ qp_state: IBV_QPS_RTS, timeout: 14, retry_cnt: 7, rnr_retry: 7, sq_psn: 0, max_rd_atomic: 1 },
+      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+  for (let i = 0; i < 100; i++) {
+    await src.write(0, "message " + i);
+    await b.postRecv({ wr_id: i, sg_list: [dst.sge()] });
+    await a.postSend({ wr_id: i, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [src.sge(0, 16)] });
+    await cq.pollWait(2, 1000);
+  }
+}
+`;
+
+/**
+ * Runs in the page (as text: the bundler's helpers must not leak into it). Click → the verb's
+ * event, its snapshot and the next gate state are all rendered → the next frame is painted.
+ */
+const STEP_LOOP = `async (n) => {
+  const app = document.querySelector(".app");
+  const step = document.querySelector("button[data-action=step]");
+  const num = (k) => Number(app.dataset[k] ?? 0);
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const released = num("gateSeq");
+    const t0 = performance.now();
+    step.click();
+    await new Promise((resolve) => {
+      // The released verb's event and snapshot are in, and the gate holds the next verb (or the run ended).
+      const done = () =>
+        num("seq") >= released &&
+        num("snapshotSeq") >= released &&
+        (num("gateSeq") > released || app.dataset.running === "false");
+      if (done()) return resolve();
+      const obs = new MutationObserver(() => {
+        if (done()) {
+          obs.disconnect();
+          resolve();
+        }
+      });
+      obs.observe(app, { attributes: true });
+    });
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    out.push(performance.now() - t0);
+    if (app.dataset.running === "false") break;
+  }
+  return out;
+}`;
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+const round = (x: number) => Math.round(x * 10) / 10;
+
+async function main() {
+  const json = process.argv.includes("--json");
+  if (!hasChromium) {
+    console.error("bench:ui: /usr/bin/chromium is not installed");
+    process.exit(2);
+  }
+  await ensureRendererBuilt();
+  const lab = await startLab(3);
+  const browser = await launch();
+  try {
+    // Cold loads: a new context each time (empty cache), after one warm-up of the server.
+    const loads: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const ctx = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+      const page = await ctx.newPage();
+      const t0 = performance.now();
+      await page.goto(lab.url);
+      await waitInteractive(page);
+      if (i > 0) loads.push(performance.now() - t0);
+      await ctx.close();
+    }
+
+    const { page } = await openApp(browser, lab.url);
+    await setEditorCode(page, PROGRAM);
+    await page.keyboard.press("F10");
+    await page.waitForSelector("[data-testid=paused-before]", { timeout: 60_000 });
+    const times = (await page.evaluate(`(${STEP_LOOP})(${STEPS})`)) as number[];
+    const result = {
+      steps: times.length,
+      step_p50_ms: round(pct(times, 50)),
+      step_p95_ms: round(pct(times, 95)),
+      step_max_ms: round(Math.max(...times)),
+      cold_load_median_ms: Math.round(pct(loads, 50)),
+      cold_load_runs_ms: loads.map(Math.round),
+      machine: { cpus: cpus().length, loadavg_1m: round(loadavg()[0]) },
+      goals: { step_p95_ms: 50, cold_load_ms: 1500 },
+    };
+    if (json) console.log(JSON.stringify(result));
+    else {
+      console.log(`UI step (click → all panes updated and painted), ${result.steps} steps:`);
+      console.log(
+        `  p50 ${result.step_p50_ms} ms, p95 ${result.step_p95_ms} ms (goal ≤ 50), max ${result.step_max_ms} ms`,
+      );
+      console.log(`Cold load to interactive: median ${result.cold_load_median_ms} ms of ${loads.length} (goal ≤ 1500)`);
+      console.log(`  runs: ${result.cold_load_runs_ms.join(", ")} ms`);
+      console.log(`Machine: ${result.machine.cpus} CPUs, load average ${result.machine.loadavg_1m}`);
+    }
+  } finally {
+    await browser.close();
+    await lab.close();
+  }
+}
+
+await main();
