@@ -314,7 +314,8 @@ Napi::Value QueuePair::PostSend(const Napi::CallbackInfo& info, const char* verb
   if (post > 0 || n == 0) {
     ibv_send_wr* first = n > 0 ? sendWrs_.data() : nullptr;
     ibv_send_wr* bad = nullptr;
-    CheckPost(env, verb, ibv_post_send(qp_, first, &bad), first, bad);
+    int ret = ibv_post_send(qp_, first, &bad);  // before reading `bad`
+    CheckPost(env, verb, ret, first, bad);
   }
   if (firstBad_ >= 0) ThrowVerbs(env, verb, EINVAL, badReason_, badAttribute_, firstBad_);
   return env.Undefined();
@@ -355,6 +356,7 @@ Napi::Value QueuePair::PostRecv(const Napi::CallbackInfo& info, const char* verb
   }
   ibv_recv_wr* first = n > 0 ? recvWrs_.data() : nullptr;
   ibv_recv_wr* bad = nullptr;
-  CheckPost(env, verb, ibv_post_recv(qp_, first, &bad), first, bad);
+  int ret = ibv_post_recv(qp_, first, &bad);  // before reading `bad`
+  CheckPost(env, verb, ret, first, bad);
   return env.Undefined();
 }
