@@ -43,7 +43,7 @@ export default async function main(verbs: Verbs) {
   // b posts no receive. a sends anyway.
   const t0 = await verbs.now();
   await a.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [mr.sge(0, 8)] });
-  const wcs = await cq.pollWait(1, 2000);
+  const wcs = await cq.pollWait(1, 5000);
   const t1 = await verbs.now();
   for (const wc of wcs) await verbs.log("wc", wc);
   await verbs.log("elapsed_ms", Math.round(t1 - t0));

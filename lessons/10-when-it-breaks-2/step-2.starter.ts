@@ -42,7 +42,7 @@ export default async function main(verbs: Verbs) {
   await b.postRecv({ wr_id: 2, sg_list: [mr.sge(32, 32)] });
   const t0 = await verbs.now();
   await a.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [mr.sge(0, 8)] });
-  const wcs = await cq.pollWait(1, 2000);
+  const wcs = await cq.pollWait(1, 5000);
   for (const wc of wcs) await verbs.log("wc", wc);
   await verbs.log("elapsed_ms", Math.round((await verbs.now()) - t0));
   await verbs.log("b.rq_psn", (await b.query()).attr.rq_psn);
