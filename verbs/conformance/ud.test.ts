@@ -170,6 +170,16 @@ suite("UD drops and errors (§4.2, §5.3)", () => {
     await expectDroppedThenWorks(a, b, ah);
   });
 
+  it("a wrong qkey counts in the receiving port's qkey_viol_cntr (rxe_recv.c check_keys: set_qkey_viol_cntr)", async () => {
+    const { a, b, ah } = udPair(PAIRINGS[0]);
+    const before = b.ctx.queryPort(1).qkey_viol_cntr;
+    b.qp.postRecv({ wr_id: 5, sg_list: [b.mr.sge(0, 200)] });
+    a.qp.postSend(udSend(a, ah, b.qp.qp_num, 8, { ud: { ah, remote_qpn: b.qp.qp_num, remote_qkey: 0x2222 } }));
+    await waitWc(a.scq);
+    await expectNoWc(b.rcq, 30);
+    expect(b.ctx.queryPort(1).qkey_viol_cntr).toBe(before + 1);
+  });
+
   it("a qkey with bit 31 set: dropped (rxe does not substitute the QP's own qkey)", async () => {
     const { a, b, ah } = udPair(PAIRINGS[0]);
     b.qp.postRecv({ wr_id: 5, sg_list: [b.mr.sge(0, 200)] });
