@@ -62,7 +62,16 @@ export function describeCall(method: string, args: readonly unknown[]): string {
   }
 }
 
+const rowCache = new WeakMap<VerbEvent, TranscriptRow>();
+
+/** The transcript pane's row for an event (cached: events never change once written). */
 export function transcriptRow(e: VerbEvent): TranscriptRow {
+  let row = rowCache.get(e);
+  if (!row) rowCache.set(e, (row = makeRow(e)));
+  return row;
+}
+
+function makeRow(e: VerbEvent): TranscriptRow {
   return {
     seq: e.seq,
     verb: e.verb,

@@ -1,5 +1,5 @@
 /** Every verb the program called, with its outcome; export in four formats, import a transcript to replay. */
-import { useRef } from "react";
+import { memo, useRef } from "react";
 import type { TranscriptRow } from "../model/view.js";
 
 export type ExportFormat = "md" | "html" | "json" | "c";
@@ -52,17 +52,7 @@ export function TranscriptPane({ rows, onExport, onImport }: TranscriptPaneProps
           </thead>
           <tbody>
             {rows.map((r) => (
-              <tr key={r.seq} className={r.divergence ? "diverged" : undefined} title={r.divergence}>
-                <td className="muted">{r.seq}</td>
-                <td className="field">{r.verb}</td>
-                <td className="mono" title={r.detail}>
-                  {r.detail}
-                </td>
-                <td className={r.outcome === "ok" ? "ok" : "err"}>
-                  {r.outcome}
-                  {r.attribute && <code> {r.attribute}</code>}
-                </td>
-              </tr>
+              <Row key={r.seq} r={r} />
             ))}
           </tbody>
         </table>
@@ -70,3 +60,20 @@ export function TranscriptPane({ rows, onExport, onImport }: TranscriptPaneProps
     </div>
   );
 }
+
+/** One call; rows are cached per event, so only new ones render. */
+const Row = memo(function Row({ r }: { r: TranscriptRow }) {
+  return (
+    <tr className={r.divergence ? "diverged" : undefined} title={r.divergence}>
+      <td className="muted">{r.seq}</td>
+      <td className="field">{r.verb}</td>
+      <td className="mono" title={r.detail}>
+        {r.detail}
+      </td>
+      <td className={r.outcome === "ok" ? "ok" : "err"}>
+        {r.outcome}
+        {r.attribute && <code> {r.attribute}</code>}
+      </td>
+    </tr>
+  );
+});
