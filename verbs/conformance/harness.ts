@@ -588,6 +588,9 @@ export function qpIn(s: Scope, pd: Pd, cq: Cq, gid: GidEntry, type: number, stat
   if (state === IBV_QPS_RTS) return qp;
   if (state === IBV_QPS_SQD) {
     toState(qp, IBV_QPS_SQD);
+    // rxe refuses SQD→(anything but ERR) while the requester is still draining (rxe_qp_chk_attr).
+    // With an empty SQ that window is tiny, but in a slow VM a modify can land in it: wait it out.
+    for (let i = 0; i < 10_000 && qp.query().attr.sq_draining; i++);
     return qp;
   }
   throw new Error(`qpIn: cannot reach state ${state}`);
