@@ -41,7 +41,12 @@ mount -t devtmpfs devtmpfs "$H/dev" || fail "mount devtmpfs"
 mkdir -p "$H/dev/pts" "$H/dev/shm"
 mount -t devpts devpts "$H/dev/pts"
 mount -t tmpfs -o mode=1777 tmpfs "$H/dev/shm"
-mount -t tmpfs -o mode=1777 tmpfs "$H/tmp" || fail "mount /tmp"
+# A fresh /tmp, unless the repo itself lives under /tmp (CI may clone there): hiding it
+# would hide the job.
+case "$vlrepo" in
+  /tmp/*) log "the repo is under /tmp: keeping the host's /tmp" ;;
+  *) mount -t tmpfs -o mode=1777 tmpfs "$H/tmp" || fail "mount /tmp" ;;
+esac
 mount -t tmpfs -o mode=0755 tmpfs "$H/run" || fail "mount /run"
 
 chroot "$H" /bin/bash "$vlrepo/scripts/rxe-vm/guest-job.sh" "$vljob"
