@@ -72,6 +72,12 @@ export function resolveAv(world: SimWorld, dev: SimDevice, input: unknown, verb:
   }
   if (isZeroGid(dgid)) fail(verb, "ENETUNREACH", { reason: "dgid is :: (not set)", attribute: `${prefix}.grh.dgid` });
   if (!dev.linkUp) fail(verb, "ENETUNREACH", { reason: `${dev.name}'s link is down`, attribute: `${prefix}.grh.dgid` });
+  // rxe resolves the route in the sgid's address family: IPv4 to IPv6 is EINVAL (measured).
+  if (isV4Mapped(slot.gid) && !isV4Mapped(dgid))
+    fail(verb, "EINVAL", {
+      reason: `the sgid is IPv4 but the dgid ${formatGid(dgid)} is IPv6 (address families differ)`,
+      attribute: `${prefix}.grh.dgid`,
+    });
   const destDev = world.findDeviceByGid(dgid) ?? unreachable("no device has this GID");
   if (!world.reachable(dev, destDev)) unreachable(`${destDev.name}'s link is down`);
   return {

@@ -84,8 +84,10 @@ export class SimContext implements Context {
     this.live("ibv_query_pkey");
     this.port("ibv_query_pkey", port_num);
     const i = int("ibv_query_pkey", "index", index);
+    // libibverbs reads ports/1/pkeys/<index> in sysfs; rxe has only entry 0, so any other
+    // index has no file (ENOENT, as measured in the lab VM).
     if (i !== 0)
-      fail("ibv_query_pkey", "EINVAL", { reason: "rxe's P_Key table has one entry (index 0)", attribute: "index" });
+      fail("ibv_query_pkey", "ENOENT", { reason: "rxe's P_Key table has one entry (index 0)", attribute: "index" });
     return 0xffff;
   }
 

@@ -41,6 +41,8 @@ export class SimDevice {
   netdevMtu = 1500;
   linkUp = true;
   counters = newCounters();
+  /** The port's Q_Key violation counter (rxe_recv.c check_keys: set_qkey_viol_cntr). */
+  qkeyViolCntr = 0;
   /** Next MR pool index: 1 is the kernel's DMA MR, so user MRs start at 2 (rxe-behavior §6.2). */
   nextMrIndex = 2;
   /** Next QPN: 16 is the GSI QP, so user QPs start at 0x11. */
@@ -148,7 +150,7 @@ export class SimDevice {
       port_cap_flags: 0x10000,
       max_msg_sz: 0x800000,
       bad_pkey_cntr: 0,
-      qkey_viol_cntr: 0,
+      qkey_viol_cntr: this.qkeyViolCntr,
       pkey_tbl_len: 1,
       lid: 0,
       sm_lid: 0,

@@ -43,6 +43,7 @@ import { CNT_RDMA_SEND } from "./counters.js";
 import { SimCq, roundDepth } from "./cq.js";
 import type { SimContext } from "./context.js";
 import type { SimDevice } from "./device.js";
+import { gidEquals } from "./gid.js";
 import { modifyQp } from "./modify.js";
 import { SimMr } from "./mr.js";
 import type { SimPd } from "./pd.js";
@@ -178,6 +179,11 @@ export class SimQp implements Qp {
   mtu = 256;
   sgidBytes: Uint8Array = new Uint8Array(16);
   dgidBytes: Uint8Array = new Uint8Array(16);
+  // The last GID arrays pathMatches found equal (see there).
+  private okPktSgid: Uint8Array | null = null;
+  private okPktDgid: Uint8Array | null = null;
+  private okSgid: Uint8Array | null = null;
+  private okDgid: Uint8Array | null = null;
   destDev: SimDevice | null = null;
   /** The local ACK timeout per attempt in ms, 0 for none. */
   timeoutMs = 0;
@@ -246,12 +252,12 @@ export class SimQp implements Qp {
     this.cap = { ...requested };
     this.sq_sig_all = sqSigAll ? 1 : 0;
     this.qp_context = qpContext;
-    this.sq = new Ring(roundDepth(requested.max_send_wr), () => new SendWqe());
-    this.rq = new Ring(roundDepth(requested.max_recv_wr), () => new RecvWqe());
     const wqeSize = Math.max(16 * requested.max_send_sge, requested.max_inline_data);
     this.maxSendSge = Math.floor(wqeSize / 16);
     this.maxInline = wqeSize;
     this.maxRecvSge = requested.max_recv_sge;
+    this.sq = new Ring(roundDepth(requested.max_send_wr), () => new SendWqe(this.maxSendSge));
+    this.rq = new Ring(roundDepth(requested.max_recv_wr), () => new RecvWqe(this.maxRecvSge));
     this.attr = {
       qp_state: IBV_QPS_RESET,
       cur_qp_state: IBV_QPS_RESET,
@@ -295,6 +301,28 @@ export class SimQp implements Qp {
   }
   get reqReadyForResponses(): boolean {
     return this.reqState >= QS_READY && this.reqState <= QS_DRAINED;
+  }
+
+  /**
+   * rxe_rcv's address check for a connected QP: the packet's dgid is this QP's sgid and its
+   * sgid this QP's dgid. GID arrays are never changed in place (a new path brings new
+   * arrays), and every packet from the peer QP carries the same two arrays, so once those
+   * four arrays matched they match again: the 32-byte comparison runs only when one changes.
+   */
+  pathMatches(pktSgid: Uint8Array, pktDgid: Uint8Array): boolean {
+    if (
+      pktSgid === this.okPktSgid &&
+      pktDgid === this.okPktDgid &&
+      this.sgidBytes === this.okSgid &&
+      this.dgidBytes === this.okDgid
+    )
+      return true;
+    if (!gidEquals(pktDgid, this.sgidBytes) || !gidEquals(pktSgid, this.dgidBytes)) return false;
+    this.okPktSgid = pktSgid;
+    this.okPktDgid = pktDgid;
+    this.okSgid = this.sgidBytes;
+    this.okDgid = this.dgidBytes;
+    return true;
   }
 
   /** The QP type a BTH opcode belongs to. */

@@ -9,7 +9,6 @@ import type { AsyncEvent } from "../verbs/types.js";
 import { Clock } from "./clock.js";
 import { CNT_RCVD_PKTS, CNT_SENT_PKTS } from "./counters.js";
 import type { SimDevice } from "./device.js";
-import { gidEquals } from "./gid.js";
 import { AddressSpace } from "./memory.js";
 import {
   M_AETH,
@@ -188,9 +187,12 @@ export class SimWorld {
     if (!qp) drop = `no QP 0x${pkt.destQpn.toString(16)} on ${dev.name}`;
     else if (qp.typeOfOpcode(pkt.opcode) !== qp.qp_type) drop = "QP type does not match the opcode";
     else if (pkt.mask & M_REQ ? !qp.respReady : !qp.reqReadyForResponses) drop = "destination QP is not ready";
-    else if (qp.qp_type !== IBV_QPT_UD && !(gidEquals(pkt.dgid, qp.sgidBytes) && gidEquals(pkt.sgid, qp.dgidBytes)))
+    else if (qp.qp_type !== IBV_QPT_UD && !qp.pathMatches(pkt.sgid, pkt.dgid))
       drop = "addresses do not match the QP's path";
-    else if (qp.qp_type === IBV_QPT_UD && pkt.qkey !== qp.attr.qkey) drop = "Q_Key mismatch";
+    else if (qp.qp_type === IBV_QPT_UD && pkt.qkey !== qp.attr.qkey) {
+      drop = "Q_Key mismatch";
+      dev.qkeyViolCntr++;
+    }
     if (this.packetLog) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, drop ?? undefined);
     if (drop !== null || !qp) {
       this.release(pkt);

@@ -13,12 +13,16 @@ export const WQE_ERROR = 3;
 /** Some packets of a multi-packet message are out. */
 export const WQE_PROCESSING = 4;
 
-/** The data cursor of a WQE (rxe's `struct rxe_dma_info`). */
+/**
+ * The data cursor of a WQE (rxe's `struct rxe_dma_info`). The SGE fields are typed arrays
+ * sized for the QP's max SGEs, as the provider's ring slots are: posting writes into them
+ * without growing or re-typing a JS array (a measurable cost on every post).
+ */
 export class Dma {
   numSge = 0;
-  addr: number[] = [];
-  len: number[] = [];
-  lkey: number[] = [];
+  readonly addr: Float64Array;
+  readonly len: Uint32Array;
+  readonly lkey: Uint32Array;
   /**
    * The MR each SGE's lkey resolved to (a cache: rxe looks the key up on every copy; the
    * answer only changes when the MR is deregistered, which `destroyed` tells).
@@ -29,6 +33,12 @@ export class Dma {
   curSge = 0;
   sgeOffset = 0;
 
+  constructor(maxSge: number) {
+    this.addr = new Float64Array(maxSge);
+    this.len = new Uint32Array(maxSge);
+    this.lkey = new Uint32Array(maxSge);
+  }
+
   reset(): void {
     this.resid = this.length;
     this.curSge = 0;
@@ -37,12 +47,15 @@ export class Dma {
 }
 
 export class SendWqe {
+  constructor(maxSge: number) {
+    this.dma = new Dma(maxSge);
+  }
   wr_id = 0;
   opcode = 0;
   send_flags = 0;
   /** The work-request class bits (WR_* below) for this opcode on this QP type. */
   wrMask = 0;
-  dma = new Dma();
+  readonly dma: Dma;
   inline: Uint8Array | null = null;
   imm_data = 0;
   remote_addr = 0;
@@ -63,7 +76,10 @@ export class SendWqe {
 
 export class RecvWqe {
   wr_id = 0;
-  dma = new Dma();
+  readonly dma: Dma;
+  constructor(maxSge: number) {
+    this.dma = new Dma(maxSge);
+  }
 }
 
 /** Work-request classes, as rxe's WR_*_MASK. */
