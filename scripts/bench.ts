@@ -259,7 +259,7 @@ function bandwidths(): { write: number; copy: number; ratio: number } {
   return { write: median(writes), copy: median(copies), ratio: median(ratios) };
 }
 
-const p = pairs();
+const p = process.env.BENCH_ONLY === "write" ? { pairsPerSec: 0, pairs: 0 } : pairs();
 if (process.env.BENCH_ONLY === "pairs") process.exit(0);
 const bw = bandwidths();
 const w = { bytesPerSec: bw.write };

@@ -27,7 +27,7 @@ export class Dma {
    * The MR each SGE's lkey resolved to (a cache: rxe looks the key up on every copy; the
    * answer only changes when the MR is deregistered, which `destroyed` tells).
    */
-  mr: (SimMr | null)[] = [];
+  readonly mr: (SimMr | null)[];
   length = 0;
   resid = 0;
   curSge = 0;
@@ -37,6 +37,7 @@ export class Dma {
     this.addr = new Float64Array(maxSge);
     this.len = new Uint32Array(maxSge);
     this.lkey = new Uint32Array(maxSge);
+    this.mr = new Array<SimMr | null>(maxSge).fill(null);
   }
 
   reset(): void {
