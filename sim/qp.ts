@@ -375,12 +375,30 @@ export class SimQp implements Qp {
 
   /** rxe_qp_error: both sides to ERROR, flush receives, then sends. */
   toError(): void {
+    this.enterError();
+    this.flushAll();
+  }
+
+  /**
+   * The responder's own move to ERROR: the flushes run after the NAK already queued, as
+   * rxe's tasks do — measured on rxe, a shared CQ shows the requester's REM_ACCESS_ERR
+   * before the responder's flushes.
+   */
+  toErrorAfterNak(): void {
+    this.enterError();
+    this.world.later(() => this.flushAll());
+  }
+
+  private enterError(): void {
     this.reqState = QS_ERROR;
     this.respState = QS_ERROR;
     this.attr.qp_state = IBV_QPS_ERR;
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
     this.waitForRnrTimer = false;
+  }
+
+  private flushAll(): void {
     respFlush(this);
     this.flushSq();
   }

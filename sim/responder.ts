@@ -177,7 +177,7 @@ export function responder(qp: SimQp, pkt: Packet): void {
         return;
       case ERROR:
         qp.gotoError = false;
-        qp.toError();
+        qp.toErrorAfterNak();
         return;
       default:
         return;

@@ -44,8 +44,9 @@ export class SimWorld {
   private logSeq = 0;
   root: boolean;
 
-  // The FIFO of things to do at this instant: packets to deliver, or QPs whose requester must run.
-  private queue: (Packet | SimQp)[] = [];
+  // The FIFO of things to do at this instant: packets to deliver, QPs whose requester must
+  // run, or work rxe leaves to a later task run (a responder's flush after its NAK went out).
+  private queue: (Packet | SimQp | (() => void))[] = [];
   private qHead = 0;
   private running = false;
   private pool: Packet[] = [];
@@ -101,6 +102,11 @@ export class SimWorld {
     }
     pkt.destDev = destDev;
     this.queue.push(pkt);
+  }
+
+  /** Runs `job` after everything already queued at this instant. */
+  later(job: () => void): void {
+    this.queue.push(job);
   }
 
   kickRequester(qp: SimQp): void {
@@ -161,6 +167,8 @@ export class SimWorld {
           )
             this.flushCopy();
           this.deliver(item);
+        } else if (typeof item === "function") {
+          item();
         } else {
           item.reqQueued = false;
           requester(item);
