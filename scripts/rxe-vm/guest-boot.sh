@@ -41,10 +41,14 @@ mount -t devtmpfs devtmpfs "$H/dev" || fail "mount devtmpfs"
 mkdir -p "$H/dev/pts" "$H/dev/shm"
 mount -t devpts devpts "$H/dev/pts"
 mount -t tmpfs -o mode=1777 tmpfs "$H/dev/shm"
-# A fresh /tmp, unless the repo itself lives under /tmp (CI may clone there): hiding it
-# would hide the job.
+# A fresh /tmp (unix sockets, such as tsx's, cannot live on 9p). When the repo itself is
+# under /tmp (CI may clone there), bind it back on top so the job stays visible.
 case "$vlrepo" in
-  /tmp/*) log "the repo is under /tmp: keeping the host's /tmp" ;;
+  /tmp/*)
+    mkdir -p /mnt/repo && mount --bind "$H$vlrepo" /mnt/repo || fail "bind the repo"
+    mount -t tmpfs -o mode=1777 tmpfs "$H/tmp" || fail "mount /tmp"
+    mkdir -p "$H$vlrepo" && mount --bind /mnt/repo "$H$vlrepo" || fail "bind the repo under /tmp"
+    ;;
   *) mount -t tmpfs -o mode=1777 tmpfs "$H/tmp" || fail "mount /tmp" ;;
 esac
 mount -t tmpfs -o mode=0755 tmpfs "$H/run" || fail "mount /run"
