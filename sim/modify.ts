@@ -71,8 +71,9 @@ export function modifyQp(qp: SimQp, attrIn: QpAttrInput, maskIn: number): void {
   };
   let mask = mask0 >>> 0;
   const current = qp.attr.qp_state;
-  const target = mask & IBV_QP_STATE ? field("qp_state") : current;
-  const curClaim = mask & IBV_QP_CUR_STATE ? field("cur_qp_state") : current;
+  // The uverbs ABI carries both states in 8 bits: 1e9 reaches the kernel as 0 (RESET), as on rxe.
+  const target = mask & IBV_QP_STATE ? field("qp_state") & 0xff : current;
+  const curClaim = mask & IBV_QP_CUR_STATE ? field("cur_qp_state") & 0xff : current;
 
   // 1. libibverbs: mask bits from IBV_QP_RATE_LIMIT up.
   const pre = checkModifyMask(qp.qp_type, current, { qp_state: target, cur_qp_state: curClaim }, mask);

@@ -249,12 +249,14 @@ export class SimQp implements Qp {
     this.context = pd.context;
     this.world = pd.context.world;
     this.device = pd.context.dev;
-    this.cap = { ...requested };
     this.sq_sig_all = sqSigAll ? 1 : 0;
     this.qp_context = qpContext;
     const wqeSize = Math.max(16 * requested.max_send_sge, requested.max_inline_data);
     this.maxSendSge = Math.floor(wqeSize / 16);
     this.maxInline = wqeSize;
+    // rxe writes the coupled SGE/inline sizes back but leaves the WR depths as requested
+    // (measured in the lab VM: {sge 1, inline 0} comes back with max_inline_data 16).
+    this.cap = { ...requested, max_send_sge: this.maxSendSge, max_inline_data: this.maxInline };
     this.maxRecvSge = requested.max_recv_sge;
     this.sq = new Ring(roundDepth(requested.max_send_wr), () => new SendWqe(this.maxSendSge));
     this.rq = new Ring(roundDepth(requested.max_recv_wr), () => new RecvWqe(this.maxRecvSge));

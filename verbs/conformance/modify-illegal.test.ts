@@ -83,6 +83,12 @@ suite("modify_qp: illegal transitions give EINVAL and change nothing (§2.2 matr
       expect([7, 8].map((st) => attempt(qp, { qp_state: st }, IBV_QP_STATE))).toEqual(["EINVAL", "EINVAL"]);
       expectState(qp, IBV_QPS_INIT);
     });
+
+    it(`${name}: qp_state travels to the kernel in 8 bits (0x100 arrives as RESET: INIT → RESET succeeds)`, () => {
+      const qp = newQp(scope(), pd, cq, gid, type, IBV_QPS_INIT);
+      qp.modify({ qp_state: 0x100 }, IBV_QP_STATE);
+      expectState(qp, IBV_QPS_RESET);
+    });
   }
 });
 

@@ -72,6 +72,13 @@ suite("QP create: WR depth is roundup_pow_of_two(n+1) - 1 in query, the request 
     });
   });
 
+  it("ibv_create_qp writes back the coupled SGE/inline size: {sge 1, inline 0} returns max_inline_data 16", () => {
+    const { s, pd, cq } = setup();
+    const qp = create(pd, cq, { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_inline_data: 0 });
+    s.defer(() => qp.destroy());
+    expect(qp.cap).toEqual({ max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 16 });
+  });
+
   it.each(QP_TYPES)("a new $name QP starts in RESET with its type", ({ type }) => {
     const { s, pd, cq } = setup();
     const qp = create(pd, cq, {}, type);
