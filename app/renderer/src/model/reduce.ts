@@ -85,20 +85,29 @@ function makeRow(e: VerbEvent): TranscriptRow {
   };
 }
 
-/** `sweep {"bytes":4096,"gbps":9.3}` (or `sweep 4096 9.3`) logged by the throughput lesson. */
-export function parseSweep(message: string): SweepPoint | undefined {
-  const m = /^sweep\b[:\s]*(.*)$/.exec(message.trim());
-  if (!m) return undefined;
+/**
+ * The throughput sweep a program logs as `verbs.log("sweep", points)`: one point or an array
+ * of points with `bytes` (or `size`) and a bandwidth in `gbps` or `MBps` (lesson 12 logs
+ * MBps, null on the simulator, whose clock does not move while the program runs).
+ */
+export function parseSweep(message: string): SweepPoint[] {
+  const m = /^sweep\b[:\s]*(.*)$/s.exec(message.trim());
+  if (!m) return [];
+  let value: unknown;
   try {
-    const o = JSON.parse(m[1]) as Record<string, unknown>;
-    const bytes = o.bytes ?? o.size;
-    const gbps = o.gbps ?? o.Gbps;
-    if (typeof bytes === "number" && typeof gbps === "number") return { bytes, gbps };
+    value = JSON.parse(m[1]);
   } catch {
     const nums = m[1].match(/[\d.]+/g);
-    if (nums && nums.length >= 2) return { bytes: Number(nums[0]), gbps: Number(nums[1]) };
+    return nums && nums.length >= 2 ? [{ bytes: Number(nums[0]), gbps: Number(nums[1]) }] : [];
   }
-  return undefined;
+  const points: SweepPoint[] = [];
+  for (const o of (Array.isArray(value) ? value : [value]) as Record<string, unknown>[]) {
+    if (!o || typeof o !== "object") continue;
+    const bytes = o.bytes ?? o.size;
+    const gbps = typeof o.gbps === "number" ? o.gbps : typeof o.MBps === "number" ? (o.MBps * 8) / 1000 : undefined;
+    if (typeof bytes === "number" && gbps !== undefined) points.push({ bytes, gbps });
+  }
+  return points;
 }
 
 interface Obj {
@@ -137,8 +146,7 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
   for (const e of events) {
     if (e.kind === "log") {
       view.logs.push(e.message);
-      const pt = parseSweep(e.message);
-      if (pt) view.sweep.push(pt);
+      view.sweep.push(...parseSweep(e.message));
       continue;
     }
     if (e.kind === "end") {
