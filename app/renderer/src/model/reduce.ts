@@ -8,7 +8,14 @@ import type { GateState, StateSnapshot } from "../../../bridge/contract.js";
 import type { Ref, WireValue } from "../../../session/wire.js";
 import type { TranscriptEvent, VerbEvent } from "../../../session/transcript.js";
 import { predictModify } from "../../../../state-machines/qp.js";
-import { flagNames, ibv_qp_attr_mask, ibv_qp_state, IBV_WC_RECV } from "../../../../verbs/constants.js";
+import {
+  flagNames,
+  ibv_qp_attr_mask,
+  ibv_qp_state,
+  IBV_SEND_SIGNALED,
+  IBV_WC_RECV,
+  IBV_WC_SUCCESS,
+} from "../../../../verbs/constants.js";
 import type { QpAttr, QpAttrInput, QpCap, Wc } from "../../../../verbs/types.js";
 import { changedOffsets } from "./hexdump.js";
 import { stateName } from "./format.js";
@@ -130,6 +137,25 @@ const LABEL: Record<string, string> = {
 };
 export const objectLabel = (o: { type: string; index: number }) => `${LABEL[o.type] ?? o.type}${o.index}`;
 
+/** A send WR posted on a QP and not yet known (to the program) to be retired. */
+interface SqSlot {
+  wr_id: number;
+  signaled: boolean;
+}
+
+/**
+ * Send-queue occupancy as the program can know it. The SQ retires WQEs in order (rxe's
+ * completer pops them as their ACKs arrive), but an unsignaled WQE produces no CQE: the
+ * program learns it is gone only when a later signaled WQE's completion is polled, which
+ * retires it and every WQE posted before it. A failed WQE always completes (flushes too).
+ */
+export function retireSend(slots: SqSlot[], wc: Pick<Wc, "wr_id" | "status">): void {
+  let i = slots.findIndex((w) => w.wr_id === wc.wr_id && (w.signaled || wc.status !== IBV_WC_SUCCESS));
+  if (i < 0) i = slots.findIndex((w) => w.wr_id === wc.wr_id);
+  // A wr_id the view never saw posted (reused ids, a replay): retire the oldest one.
+  slots.splice(0, (i < 0 ? 0 : i) + 1);
+}
+
 export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInputs): LabView {
   const view = emptyView();
   const objs = new Map<number, Obj>();
@@ -138,9 +164,13 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
   const polled = new Map<number, Wc[]>();
   const lastMove = new Map<number, { from: number; to: number; seq: number }>();
   const diverged = new Map<number, string>();
-  const sqPosted = new Map<number, number>();
+  const sqSlots = new Map<number, SqSlot[]>();
   const rqPosted = new Map<number, number>();
+  const rqDone = new Map<number, number>();
+  /** Live QP handles by qp_num (a completion names its QP by number). */
+  const qpByNum = new Map<number, { handle: number; sigAll: boolean; sendCq?: number; recvCq?: number }>();
   const ports = new Map<number, DeviceView["ports"][number]>();
+  const rqOutstanding = (h: number) => Math.max(0, (rqPosted.get(h) ?? 0) - (rqDone.get(h) ?? 0));
   let lastVerb: VerbEvent | undefined;
 
   for (const e of events) {
@@ -160,6 +190,15 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
       const index = perType.get(r.type) ?? 0;
       perType.set(r.type, index + 1);
       objs.set(r.$handle, { handle: r.$handle, type: r.type, props: (r.props ?? {}) as Props, alive: true, index });
+      if (r.type === "qp") {
+        const init = (e.method === "createQp" ? (e.args[0] ?? {}) : {}) as { sq_sig_all?: number };
+        qpByNum.set(Number(r.props?.qp_num), {
+          handle: r.$handle,
+          sigAll: !!init.sq_sig_all,
+          sendCq: refHandle(r.props?.send_cq),
+          recvCq: refHandle(r.props?.recv_cq),
+        });
+      }
     }
     const target = objs.get(e.target.$handle);
     if (!e.error && target && ["destroy", "dereg", "dealloc", "close"].includes(e.method)) target.alive = false;
@@ -168,8 +207,9 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
       if (q.before && q.after && q.before.qp_state !== q.after.qp_state) {
         lastMove.set(q.qp, { from: q.before.qp_state, to: q.after.qp_state, seq: e.seq });
         if (q.after.qp_state === ibv_qp_state.IBV_QPS_RESET) {
-          sqPosted.set(q.qp, 0);
+          sqSlots.set(q.qp, []);
           rqPosted.set(q.qp, 0);
+          rqDone.set(q.qp, 0);
         }
       }
     }
@@ -180,11 +220,35 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
       const list = polled.get(c.cq) ?? [];
       list.push(c.wc);
       polled.set(c.cq, list);
+      const qp = qpByNum.get(c.wc.qp_num);
+      if (!qp) continue;
+      const slots = sqSlots.get(qp.handle) ?? [];
+      // Which queue: the CQ says when the two differ; a success says by its opcode; an error
+      // completion (opcode undefined, as on rxe) by whether a send WR has that wr_id.
+      const send =
+        qp.sendCq !== qp.recvCq
+          ? c.cq === qp.sendCq
+          : c.wc.status === IBV_WC_SUCCESS
+            ? c.wc.opcode < IBV_WC_RECV
+            : slots.some((w) => w.wr_id === c.wc.wr_id) || !rqOutstanding(qp.handle);
+      if (send) retireSend(slots, c.wc);
+      else rqDone.set(qp.handle, (rqDone.get(qp.handle) ?? 0) + 1);
     }
     if (!e.error && (e.method === "postSend" || e.method === "postRecv")) {
-      const n = Array.isArray(e.args[0]) ? e.args[0].length : 1;
-      const m = e.method === "postSend" ? sqPosted : rqPosted;
-      m.set(e.target.$handle, (m.get(e.target.$handle) ?? 0) + n);
+      const wrs = (Array.isArray(e.args[0]) ? e.args[0] : [e.args[0]]) as
+        { wr_id?: number; send_flags?: number }[] | undefined[];
+      const h = e.target.$handle;
+      if (e.method === "postRecv") rqPosted.set(h, (rqPosted.get(h) ?? 0) + wrs.length);
+      else {
+        const sigAll = [...qpByNum.values()].find((q) => q.handle === h)?.sigAll ?? false;
+        const slots = sqSlots.get(h) ?? [];
+        for (const w of wrs)
+          slots.push({
+            wr_id: Number(w?.wr_id ?? 0),
+            signaled: sigAll || !!(Number(w?.send_flags ?? 0) & IBV_SEND_SIGNALED),
+          });
+        sqSlots.set(h, slots);
+      }
     }
     if (!e.error && e.method === "queryPort" && e.result && typeof e.result === "object") {
       const pa = e.result as Record<string, number>;
@@ -272,12 +336,6 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
     const state = attr?.qp_state ?? model?.observed ?? ibv_qp_state.IBV_QPS_RESET;
     const sendCq = refHandle(o.props.send_cq);
     const recvCq = refHandle(o.props.recv_cq);
-    const sendDone = (polled.get(sendCq ?? -1) ?? []).filter(
-      (w) => w.qp_num === qpNum && w.opcode < IBV_WC_RECV,
-    ).length;
-    const recvDone = (polled.get(recvCq ?? -1) ?? []).filter(
-      (w) => w.qp_num === qpNum && w.opcode >= IBV_WC_RECV,
-    ).length;
     let prediction: Prediction | undefined;
     if (pending && pending.target.$handle === o.handle && pending.method === "modify") {
       const [a, mask] = pending.args as [QpAttrInput, number];
@@ -311,8 +369,8 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
       ...(lastMove.has(o.handle) && { lastTransition: lastMove.get(o.handle) }),
       ...(prediction && { pending: prediction }),
       ...(diverged.has(o.handle) && { divergence: diverged.get(o.handle) }),
-      sqOutstanding: Math.max(0, (sqPosted.get(o.handle) ?? 0) - sendDone),
-      rqOutstanding: Math.max(0, (rqPosted.get(o.handle) ?? 0) - recvDone),
+      sqOutstanding: sqSlots.get(o.handle)?.length ?? 0,
+      rqOutstanding: rqOutstanding(o.handle),
       sendCq: label(o.props.send_cq),
       recvCq: label(o.props.recv_cq),
       pd: label(o.props.pd),

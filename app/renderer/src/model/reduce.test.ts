@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { IBV_SEND_SIGNALED, IBV_WC_SUCCESS, IBV_WR_RDMA_WRITE, IBV_WR_SEND } from "../../../../verbs/constants.js";
+import { buildView, retireSend } from "./reduce.js";
+import { loopback, record } from "./traffic.test-util.js";
+
+describe("SQ/RQ occupancy", () => {
+  it("keeps unsignaled sends on the SQ until a later signaled completion retires them", async () => {
+    const views: { sq: number; rq: number }[] = [];
+    const { session } = await record(async (verbs, session) => {
+      const { cq, mr, a, b } = await loopback(verbs);
+      const occupancy = () => {
+        const qp = buildView({ events: session.events() }).qps[0]!;
+        views.push({ sq: qp.sqOutstanding, rq: qp.rqOutstanding });
+      };
+      const write = (wr_id: number, send_flags: number) =>
+        a.postSend({
+          wr_id,
+          opcode: IBV_WR_RDMA_WRITE,
+          send_flags,
+          sg_list: [mr.sge(0, 64)],
+          rdma: { remote_addr: mr.addr + 4096, rkey: mr.rkey },
+        });
+      await write(1, 0);
+      await write(2, 0);
+      await write(3, 0);
+      occupancy(); // three unsignaled WRITEs: no CQE will ever say they are gone
+      expect(await cq.poll(4)).toEqual([]);
+      occupancy();
+      await write(4, IBV_SEND_SIGNALED);
+      occupancy();
+      const [wc] = await cq.poll(4);
+      expect(wc).toMatchObject({ wr_id: 4, status: IBV_WC_SUCCESS });
+      occupancy(); // the signaled one retired itself and the three before it
+      await b.postRecv([
+        { wr_id: 10, sg_list: [mr.sge(6144, 512)] },
+        { wr_id: 11, sg_list: [mr.sge(6656, 512)] },
+      ]);
+      await a.postSend({ wr_id: 5, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [mr.sge(0, 32)] });
+      occupancy();
+      expect(await cq.poll(4)).toHaveLength(2);
+      occupancy();
+    });
+    // buildView's qps[0] is QP a; b's queues are checked below from the final view.
+    expect(views).toEqual([
+      { sq: 3, rq: 0 },
+      { sq: 3, rq: 0 },
+      { sq: 4, rq: 0 },
+      { sq: 0, rq: 0 },
+      { sq: 1, rq: 0 },
+      { sq: 0, rq: 0 },
+    ]);
+    const b = buildView({ events: session.events() }).qps[1]!;
+    expect(b.rqOutstanding).toBe(1);
+  });
+
+  it("retires in order up to the completed WR, and on an error completion even if unsignaled", () => {
+    const slots = [
+      { wr_id: 1, signaled: false },
+      { wr_id: 2, signaled: true },
+      { wr_id: 3, signaled: false },
+    ];
+    retireSend(slots, { wr_id: 2, status: IBV_WC_SUCCESS });
+    expect(slots).toEqual([{ wr_id: 3, signaled: false }]);
+    retireSend(slots, { wr_id: 3, status: 5 /* IBV_WC_WR_FLUSH_ERR */ });
+    expect(slots).toEqual([]);
+  });
+});
