@@ -127,6 +127,8 @@ export class Packet {
   opcode = 0;
   mask = 0;
   psn = 0;
+  /** Packets this record stands for: more than 1 for a train (fast-path.ts); `psn` is the first's. */
+  count = 1;
   srcQp: SimQp | null = null;
   destQpn = 0;
   destDev: SimDevice | null = null;

@@ -22,6 +22,7 @@ import {
   IBV_WC_SUCCESS,
 } from "../verbs/constants.js";
 import { completer } from "./completer.js";
+import { sendTrain } from "./fast-path.js";
 import { COPY_EFAULT, COPY_OK, gatherCheck } from "./dma.js";
 import {
   M_ATMETH,
@@ -194,7 +195,8 @@ export function requester(qp: SimQp): void {
     const wqe = nextWqe(qp);
     if (!wqe) return;
     const rc = qp.qp_type === IBV_QPT_RC;
-    if (rc && psnCompare(qp.reqPsn, (qp.compPsn + MAX_UNACKED_PSNS) & PSN_MASK) > 0) {
+    const windowEnd = (qp.compPsn + MAX_UNACKED_PSNS) & PSN_MASK;
+    if (rc && psnCompare(qp.reqPsn, windowEnd) > 0) {
       qp.waitPsn = true;
       return;
     }
@@ -230,6 +232,8 @@ export function requester(qp: SimQp): void {
         completer(qp, null, false);
         continue;
       }
+      // Long RC messages with the log off: the quiet packets ahead go out as one train.
+      if (rc && !world.packetLog && sendTrain(qp, wqe, opcode, windowEnd)) continue;
       payload = mtu;
     }
     const mask = OPCODE_MASK[opcode];

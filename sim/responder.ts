@@ -241,6 +241,16 @@ function checkOpSeq(qp: SimQp, pkt: Packet): number {
   return CHK_OP_VALID;
 }
 
+/** For fast-path.ts: check_op_seq lets this RC packet through (on RC it changes nothing). */
+export function opcodeSequenceOk(qp: SimQp, pkt: Packet): boolean {
+  return checkOpSeq(qp, pkt) === CHK_OP_VALID;
+}
+
+/** For fast-path.ts: check_op_valid lets this RC packet through (on RC it changes nothing). */
+export function opcodeAllowed(qp: SimQp, pkt: Packet): boolean {
+  return checkOpValid(qp, pkt) === CHK_RESOURCE;
+}
+
 function checkOpValid(qp: SimQp, pkt: Packet): number {
   const acc = qp.attr.qp_access_flags;
   const m = pkt.mask;
@@ -342,7 +352,7 @@ function execute(qp: SimQp, pkt: Packet): number {
 }
 
 /** An RDMA WRITE's payload into the target MR: contiguous sources go through the world's deferred block copy. */
-function writePayload(qp: SimQp, pkt: Packet, dst: Uint8Array, off: number, n: number): void {
+export function writePayload(qp: SimQp, pkt: Packet, dst: Uint8Array, off: number, n: number): void {
   if (pkt.srcKind === SRC_BYTES) {
     qp.world.deferCopy(qp, dst, off, pkt.srcBytes, pkt.srcOff, n);
     return;

@@ -57,6 +57,8 @@ export interface RcOptions {
   rnr_retry?: number;
   min_rnr_timer?: number;
   sgid_index?: number;
+  /** IBV_MTU_* (default IBV_MTU_1024). */
+  path_mtu?: number;
 }
 
 /** RESET→INIT→RTR→RTS for an RC QP towards `peer`. */
@@ -69,7 +71,7 @@ export function connectRc(x: End, peer: End, o: RcOptions = {}): void {
   x.qp.modify(
     {
       qp_state: IBV_QPS_RTR,
-      path_mtu: IBV_MTU_1024,
+      path_mtu: o.path_mtu ?? IBV_MTU_1024,
       dest_qp_num: peer.qp.qp_num,
       rq_psn: 0,
       max_dest_rd_atomic: 1,

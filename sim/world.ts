@@ -28,6 +28,7 @@ import {
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
 import { completer } from "./completer.js";
+import { receiveTrain, trainPacket, trainStats } from "./fast-path.js";
 import { responder } from "./responder.js";
 import { requester } from "./requester.js";
 
@@ -84,7 +85,9 @@ export class SimWorld {
     return new Packet();
   }
 
-  private release(p: Packet): void {
+  /** Returns a packet to the pool once it has been handled. */
+  recycle(p: Packet): void {
+    p.count = 1;
     p.srcQp = null;
     p.srcWqe = null;
     p.destDev = null;
@@ -94,10 +97,10 @@ export class SimWorld {
 
   /** rxe_xmit_packet: counts, logs and queues a packet for delivery. */
   transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null): void {
-    from.counters[CNT_SENT_PKTS]++;
+    from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
       if (this.packetLog) this.log(from, destDev, pkt, destDev ? "link down" : "no route to the destination GID");
-      this.release(pkt);
+      this.recycle(pkt);
       return;
     }
     pkt.destDev = destDev;
@@ -161,12 +164,9 @@ export class SimWorld {
         const item = q[this.qHead];
         q[this.qHead++] = undefined as unknown as Packet;
         if (item instanceof Packet) {
-          if (
-            this.cpDst !== null &&
-            !(item.mask & M_WRITE && !(item.mask & M_START) && item.destDev === this.cpQp!.device)
-          )
-            this.flushCopy();
-          this.deliver(item);
+          this.flushCopyBefore(item);
+          if (item.count > 1) this.deliverTrain(item);
+          else this.deliver(item);
         } else if (typeof item === "function") {
           item();
         } else {
@@ -187,6 +187,39 @@ export class SimWorld {
     if (this.clock.pendingWaiters) this.clock.poke();
   }
 
+  /** The pending block copy stays pending only for the next packet of the same WRITE. */
+  private flushCopyBefore(p: Packet): void {
+    if (this.cpDst !== null && !(p.mask & M_WRITE && !(p.mask & M_START) && p.destDev === this.cpQp!.device))
+      this.flushCopy();
+  }
+
+  /**
+   * A train of packets (fast-path.ts): all at once when it passes rxe_rcv's checks and the
+   * responder can take it whole, else packet by packet.
+   */
+  private deliverTrain(t: Packet): void {
+    const dev = t.destDev!;
+    const qp = dev.qps.get(t.destQpn);
+    if (
+      qp &&
+      !this.packetLog &&
+      qp.typeOfOpcode(t.opcode) === qp.qp_type &&
+      qp.respReady &&
+      qp.pathMatches(t.sgid, t.dgid) &&
+      receiveTrain(qp, t)
+    ) {
+      this.recycle(t);
+      return;
+    }
+    trainStats.split++;
+    for (let i = 0; i < t.count; i++) {
+      const p = trainPacket(this, t, i);
+      if (i > 0) this.flushCopyBefore(p);
+      this.deliver(p);
+    }
+    this.recycle(t);
+  }
+
   /** rxe_rcv: header checks, then the responder (requests) or the completer (responses). */
   private deliver(pkt: Packet): void {
     const dev = pkt.destDev!;
@@ -203,13 +236,13 @@ export class SimWorld {
     }
     if (this.packetLog) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, drop ?? undefined);
     if (drop !== null || !qp) {
-      this.release(pkt);
+      this.recycle(pkt);
       return;
     }
     dev.counters[CNT_RCVD_PKTS]++;
     if (pkt.mask & M_REQ) responder(qp, pkt);
     else completer(qp, pkt, false);
-    this.release(pkt);
+    this.recycle(pkt);
   }
 
   private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string): void {

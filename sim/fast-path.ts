@@ -1,0 +1,251 @@
+/**
+ * Packet trains: the whole-message fast path for long RC SENDs and RDMA WRITEs while the
+ * packet log is off.
+ *
+ * A train is one Packet record that stands for `count` consecutive "quiet" request packets
+ * of one message: FIRST or MIDDLE packets of a full path MTU each, none asking for an ACK
+ * (the packet that ends the message, and the one rxe marks ack_req after 64 unacked
+ * packets, always travel alone). The requester emits a train exactly where it would have
+ * emitted those packets back to back, so they sit together in the FIFO; quiet packets make
+ * the responder send nothing and complete nothing, so handling them in one step — one
+ * range check, one copy, PSN/counter arithmetic — leaves the same state as handling them
+ * one by one. Whenever a train meets anything else (a PSN that is not the expected one, an
+ * opcode out of sequence, missing access, no receive WQE, a bad rkey or range, a receive
+ * buffer too small, overlapping source and destination memory, or the log turned on) it is
+ * split back into its packets and each goes through the reference path (world.deliver).
+ * sim/fast-path.test.ts runs the same workloads with the log on and off and compares
+ * everything observable.
+ */
+import { IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_QPT_RC, IBV_WC_SUCCESS } from "../verbs/constants.js";
+import { CNT_RCVD_PKTS } from "./counters.js";
+import { COPY_OK, gatherCheck, scatter } from "./dma.js";
+import { inRange, lookupMr, type SimMr } from "./mr.js";
+import {
+  AETH_ACK_UNLIMITED,
+  M_RETH,
+  M_SEND,
+  M_START,
+  M_WRITE,
+  OPCODE_MASK,
+  PSN_MASK,
+  SRC_BYTES,
+  SRC_WQE,
+  type Packet,
+} from "./packets.js";
+import type { SimQp } from "./qp.js";
+import { opcodeSequenceOk, opcodeAllowed, writePayload } from "./responder.js";
+import { WQE_PROCESSING, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
+import type { SimWorld } from "./world.js";
+
+/**
+ * How often trains were sent, taken whole and split (for sim/fast-path.test.ts, which must
+ * see the fast path used, not only its fallback; nothing reads these otherwise).
+ */
+export const trainStats = { sent: 0, whole: 0, split: 0 };
+
+/** rxe's RXE_MAX_PKT_PER_ACK (requester.ts): packet number 66 since the last ACK request asks for one. */
+const MAX_PKT_PER_ACK = 64;
+/** The BTH opcode of a MIDDLE packet, given the FIRST or MIDDLE opcode (RC: 0x00→0x01, 0x06→0x07). */
+function middleOf(opcode: number): number {
+  return opcode & 1 ? opcode : opcode + 1;
+}
+
+/**
+ * The requester's side: called where rxe_requester would build the next packet of `wqe`
+ * (RC, WRITE or SEND, more than one MTU left, window open, `opcode` from next_opcode).
+ * Sends a train of the quiet packets that would follow each other and returns true, or
+ * returns false (nothing changed) when fewer than two would.
+ */
+export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: number): boolean {
+  const mtu = qp.mtu;
+  const dma = wqe.dma;
+  const resid = dma.resid;
+  // Packets before the message's last one, what the window allows (the current PSN up to
+  // windowEnd inclusive), and those before the one that will carry ack_req.
+  let n = Math.ceil(resid / mtu) - 1;
+  const room = ((windowEnd - qp.reqPsn) & PSN_MASK) + 1;
+  if (room < n) n = room;
+  const quiet = MAX_PKT_PER_ACK + 1 - qp.noackPkts;
+  if (quiet < n) n = quiet;
+  if (n < 2) return false;
+  const total = n * mtu;
+  const msgOff = dma.length - resid;
+  // Checking the SGEs for n packets at once finds a fault exactly when one of the n checks would.
+  if (!wqe.inline) {
+    if (gatherCheck(qp.device, qp.pd, dma, total) !== COPY_OK) return false;
+  } else dma.resid -= total;
+  const world = qp.world;
+  const mask = OPCODE_MASK[opcode];
+  const pkt = world.newPacket();
+  pkt.opcode = opcode;
+  pkt.mask = mask;
+  pkt.count = n;
+  pkt.psn = qp.reqPsn;
+  pkt.srcQp = qp;
+  pkt.wrId = undefined;
+  pkt.payloadLen = total;
+  if (wqe.inline) {
+    pkt.srcKind = SRC_BYTES;
+    pkt.srcBytes = wqe.inline;
+  } else {
+    pkt.srcKind = SRC_WQE;
+    pkt.srcWqe = wqe;
+  }
+  pkt.srcOff = msgOff;
+  pkt.ackReq = false;
+  pkt.solicited = false;
+  if (mask & M_RETH) {
+    pkt.va = wqe.iova;
+    pkt.rkey = wqe.rkey;
+    pkt.dmaLen = dma.length - msgOff;
+  }
+  pkt.destQpn = qp.attr.dest_qp_num;
+  pkt.sgid = qp.sgidBytes;
+  pkt.dgid = qp.dgidBytes;
+  // update_wqe_state / update_wqe_psn / update_state, n times over.
+  wqe.state = WQE_PROCESSING;
+  if (mask & M_START) {
+    wqe.first_psn = qp.reqPsn;
+    wqe.last_psn = (qp.reqPsn + Math.ceil(resid / mtu) - 1) & PSN_MASK;
+  }
+  qp.reqPsn = (qp.reqPsn + n) & PSN_MASK;
+  qp.noackPkts += n;
+  if (wqe.wrMask & WR_WRITE) wqe.iova += total;
+  qp.reqOpcode = middleOf(opcode);
+  trainStats.sent++;
+  world.transmit(qp.device, pkt, qp.destDev);
+  qp.armRetransIfIdle();
+  return true;
+}
+
+/** Packet `i` of a train, as the requester would have built it alone (from the pool). */
+export function trainPacket(world: SimWorld, t: Packet, i: number): Packet {
+  const mtu = t.payloadLen / t.count;
+  const p = world.newPacket();
+  p.opcode = i === 0 ? t.opcode : middleOf(t.opcode);
+  p.mask = OPCODE_MASK[p.opcode];
+  p.psn = (t.psn + i) & PSN_MASK;
+  p.srcQp = t.srcQp;
+  p.destQpn = t.destQpn;
+  p.destDev = t.destDev;
+  p.sgid = t.sgid;
+  p.dgid = t.dgid;
+  p.ackReq = false;
+  p.solicited = false;
+  p.payloadLen = mtu;
+  p.srcKind = t.srcKind;
+  p.srcWqe = t.srcWqe;
+  p.srcBytes = t.srcBytes;
+  p.srcOff = t.srcOff + i * mtu;
+  p.wrId = t.srcWqe && world.packetLog ? t.srcWqe.wr_id : undefined;
+  if (p.mask & M_RETH) {
+    p.va = t.va;
+    p.rkey = t.rkey;
+    p.dmaLen = t.dmaLen;
+  }
+  return p;
+}
+
+/**
+ * The responder's side, after rxe_rcv's checks passed: executes every packet of the train
+ * if each would take the plain path (expected PSN, opcode in sequence, access allowed,
+ * resources there, every byte in range) and returns true; otherwise changes nothing and
+ * returns false (the caller splits the train).
+ */
+export function receiveTrain(qp: SimQp, t: Packet): boolean {
+  if (qp.qp_type !== IBV_QPT_RC || qp.world.packetLog) return false;
+  if (t.psn !== qp.respPsn) return false;
+  if (!opcodeSequenceOk(qp, t) || !opcodeAllowed(qp, t)) return false;
+  const n = t.count;
+  const total = t.payloadLen;
+  const m = t.mask;
+  if (m & M_SEND) {
+    const wqe = qp.rq.head();
+    const targets = wqe ? scatterTargets(qp, wqe.dma, total) : null;
+    if (!wqe || !targets) return false;
+    qp.respWqe = wqe;
+    // Source and receive buffer in the same memory: copy packet by packet, so overlap
+    // resolves as it would (one block copy would behave like memmove instead).
+    if (sharesMemory(t, targets)) {
+      const mtu = total / n;
+      for (let i = 0; i < n; i++) scatter(qp.device, qp.pd, wqe.dma, mtu, t, null, i * mtu);
+    } else scatter(qp.device, qp.pd, wqe.dma, total, t, null, 0);
+  } else if (m & M_WRITE) {
+    const reth = (m & M_RETH) !== 0;
+    const va = reth ? t.va : qp.respVa;
+    const rkey = reth ? t.rkey : qp.respRkey;
+    const resid = reth ? t.dmaLen : qp.respResid;
+    if (total > resid) return false;
+    const mr = lookupMr(qp.device, qp.pd, rkey, IBV_ACCESS_REMOTE_WRITE, true);
+    if (!mr || !inRange(mr, va, resid)) return false;
+    if (reth) {
+      qp.respVa = va;
+      qp.respRkey = rkey;
+      qp.respResid = resid;
+      qp.respLength = resid;
+    }
+    const off = va - mr.addr;
+    if (sharesMemory(t, [mr.bytes.buffer])) {
+      const mtu = total / n;
+      for (let i = 0; i < n; i++) {
+        const p = trainPacket(qp.world, t, i);
+        writePayload(qp, p, mr.bytes, off + i * mtu, mtu);
+        qp.world.recycle(p);
+      }
+    } else writePayload(qp, t, mr.bytes, off, total);
+    qp.respVa += total;
+    qp.respResid -= total;
+  } else return false;
+  // What the last packet leaves behind (execute, then acknowledge: no ack_req, cleanup).
+  qp.device.counters[CNT_RCVD_PKTS] += n;
+  qp.respSyndrome = AETH_ACK_UNLIMITED;
+  qp.sentPsnNak = false;
+  qp.respPsn = (t.psn + n) & PSN_MASK;
+  qp.respAckPsn = qp.respPsn;
+  qp.respOpcode = middleOf(t.opcode);
+  qp.respStatus = 0;
+  qp.respMr = null;
+  trainStats.whole++;
+  return true;
+}
+
+/**
+ * Would scatter() of `len` bytes into `dma` succeed? copy_data's checks without copying:
+ * the memory the bytes would land in, or null when some check fails.
+ */
+function scatterTargets(qp: SimQp, dma: Dma, len: number): ArrayBufferLike[] | null {
+  if (len > dma.resid) return null;
+  const out: ArrayBufferLike[] = [];
+  let sge = dma.curSge;
+  let off = dma.sgeOffset;
+  let left = len;
+  while (left > 0) {
+    if (sge >= dma.numSge) return null;
+    const sgeLen = dma.len[sge];
+    if (off >= sgeLen) {
+      sge++;
+      off = 0;
+      continue;
+    }
+    const mr = lookupMr(qp.device, qp.pd, dma.lkey[sge], IBV_ACCESS_LOCAL_WRITE, false);
+    if (!mr) return null;
+    const k = left < sgeLen - off ? left : sgeLen - off;
+    if (!inRange(mr, dma.addr[sge] + off, k)) return null;
+    out.push(mr.bytes.buffer);
+    left -= k;
+    off += k;
+  }
+  return out;
+}
+
+/** Could the train's payload source be the same memory as any of `dst`? (Unknown counts as yes.) */
+function sharesMemory(t: Packet, dst: ArrayBufferLike[]): boolean {
+  if (t.srcKind === SRC_BYTES) return dst.includes(t.srcBytes.buffer);
+  const dma = t.srcWqe!.dma;
+  for (let k = 0; k < dma.numSge; k++) {
+    // The WQE's MR cache, valid for every SGE gatherCheck walked for this train.
+    const mr: SimMr | null = dma.mr[k];
+    if (!mr || mr.destroyed || mr.lkey !== dma.lkey[k] || dst.includes(mr.bytes.buffer)) return true;
+  }
+  return false;
+}
