@@ -93,7 +93,14 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
 
   function snapshot(): StateSnapshot | null {
     if (!session || !backend) return null;
-    return { backend: kind, clock: backend.now(), seq: session.events().length, qps: session.qps() };
+    return {
+      backend: kind,
+      clock: backend.now(),
+      seq: session.events().length,
+      qps: session.qps(),
+      mrBytes: session.mrBytes(),
+      counters: session.counters(),
+    };
   }
 
   function endSession(): void {

@@ -3,7 +3,7 @@
  * data directory, Debian's Chromium driven by playwright-core, and helpers that act the way
  * a learner does (click, type, read what is on screen).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -191,4 +191,68 @@ export async function selectLesson(page: Page, id: string): Promise<void> {
 /** Milliseconds from `start` until `predicate` holds in the page (polled each animation frame). */
 export async function timeUntil(page: Page, predicate: string, timeout = 30_000): Promise<void> {
   await page.waitForFunction(predicate, undefined, { timeout, polling: "raf" });
+}
+
+/** Clicks `selector` and returns the file the browser downloaded: its suggested name and its text. */
+export async function downloadOf(page: Page, selector: string): Promise<{ name: string; text: string }> {
+  const [download] = await Promise.all([page.waitForEvent("download", { timeout: 30_000 }), page.click(selector)]);
+  const path = await download.path();
+  if (!path) throw new Error(`the download from ${selector} failed: ${await download.failure()}`);
+  return { name: download.suggestedFilename(), text: readFileSync(path, "utf8") };
+}
+
+/** The toasts on screen, as text. */
+export async function noticeTexts(page: Page): Promise<string[]> {
+  return page.locator(".notices .toast span").allTextContents();
+}
+
+/** Waits for a toast whose text matches `re`, and returns its text and level. */
+export async function waitNotice(page: Page, re: RegExp, timeout = 30_000): Promise<{ text: string; level: string }> {
+  const handle = await page.waitForFunction(
+    (source) => {
+      const r = new RegExp(source);
+      const toast = [...document.querySelectorAll(".notices .toast")].find((t) => r.test(t.textContent ?? ""));
+      return toast
+        ? { text: toast.querySelector("span")?.textContent ?? "", level: toast.getAttribute("data-level") }
+        : null;
+    },
+    re.source,
+    { timeout },
+  );
+  return (await handle.jsonValue()) as { text: string; level: string };
+}
+
+/** Dismisses every toast (so the next assertion sees only new ones). */
+export async function dismissNotices(page: Page): Promise<void> {
+  while ((await page.locator(".notices .toast button").count()) > 0)
+    await page.locator(".notices .toast button").first().click();
+}
+
+/** Chooses a file in the Transcript pane's "Import & replay…" picker, as a learner picking it would. */
+export async function importFile(page: Page, name: string, content: string): Promise<void> {
+  await page.setInputFiles("[data-testid=transcript-import]", {
+    name,
+    mimeType: name.endsWith(".json") ? "application/json" : "text/plain",
+    buffer: Buffer.from(content, "utf8"),
+  });
+}
+
+/** The Transcript pane's rows, cells joined with " | " (open the Transcript tab first). */
+export async function transcriptRows(page: Page): Promise<string[]> {
+  return page.$$eval(".transcript tbody tr", (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim() ?? "").join(" | ")),
+  );
+}
+
+/** The verb named in a transcript row ("ibv_post_send", "verbslab_mr_write"). */
+export function rowVerb(row: string): string {
+  return row.split(" | ")[1] ?? "";
+}
+
+/** Screenshot of one element (a pane), for a closer look than the whole window gives. */
+export async function screenshotOf(page: Page, selector: string, name: string): Promise<string> {
+  mkdirSync(resultsDir, { recursive: true });
+  const path = join(resultsDir, `${name}.png`);
+  await page.locator(selector).first().screenshot({ path });
+  return path;
 }

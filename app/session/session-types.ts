@@ -96,6 +96,10 @@ export interface Session extends CallSurface {
   subscribe(listener: (event: TranscriptEvent) => void): () => void;
   /** The QP models, in creation order. */
   qps(): QpModelView[];
+  /** The first `max` bytes (default 4 KiB) of each registered MR, by handle: the Memory view. */
+  mrBytes(max?: number): { handle: number; bytes: Uint8Array }[];
+  /** hw_counters of each open device, by context handle: the Counters view (none where the backend has none). */
+  counters(): { handle: number; device: string; counters: Record<string, number> }[];
   /**
    * Runs a learner program (`main(verbs)`) and appends the "end" event. Resolves with the
    * outcome; the program's own error is in the end event (and returned), never thrown.

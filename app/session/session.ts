@@ -686,6 +686,27 @@ export function createSession(options: SessionOptions): Session {
         destroyed: e.destroyed,
       }));
     },
+    mrBytes(max = 4096) {
+      return [...entries.values()]
+        .filter((e) => e.type === "mr" && !e.destroyed)
+        .map((e) => {
+          const mr = e.obj as Mr;
+          return { handle: e.handle, bytes: mr.bytes.slice(0, Math.min(max, mr.length)) };
+        });
+    },
+    counters() {
+      const out: { handle: number; device: string; counters: Record<string, number> }[] = [];
+      for (const e of entries.values()) {
+        if (e.type !== "context" || e.destroyed) continue;
+        const ctx = e.obj as Context;
+        try {
+          out.push({ handle: e.handle, device: ctx.device.name, counters: { ...ctx.queryCounters() } });
+        } catch {
+          // Counters are optional (a device without hw_counters).
+        }
+      }
+      return out;
+    },
     async run(program) {
       try {
         await program(session.verbs);

@@ -168,6 +168,8 @@ export function validateLine(o: unknown, line: number): TranscriptLine {
   if (typeof o !== "object" || o === null || Array.isArray(o))
     throw new TranscriptError(line, "expected a JSON object");
   const j = o as Json;
+  if (line === 1 && j.kind === undefined)
+    throw new TranscriptError(line, 'not a VerbsLab transcript (no header: expected a "kind": "header" entry)', "kind");
   need(line, j, "kind", "string");
   if (line === 1 || j.kind === "header") {
     if (j.kind !== "header")
@@ -241,11 +243,14 @@ export function parseTranscript(text: string): Transcript {
       o = JSON.parse(raw);
     } catch (e) {
       const last = lines.slice(i + 1).every((l) => l.trim() === "");
+      // Only a line after the header can be one torn by a crash; a first line that is not JSON is another file.
       throw new TranscriptError(
         n,
-        last
-          ? `not valid JSON (the line is cut short: was the program killed while writing? delete the line to keep the rest)`
-          : `not valid JSON: ${(e as Error).message}`,
+        n === 1
+          ? `not a VerbsLab transcript (it starts with a JSON header line; this is not JSON: ${(e as Error).message})`
+          : last
+            ? `not valid JSON (the line is cut short: was the program killed while writing? delete the line to keep the rest)`
+            : `not valid JSON: ${(e as Error).message}`,
       );
     }
     parsed.push(validateLine(o, n));

@@ -188,14 +188,21 @@ export function App({ store }: { store: LabStore }) {
                       download(out.filename, out.mime, out.content);
                     }}
                     onImport={async (content) => {
-                      const t = await bridge.request("transcript.import", { content });
-                      store.showImported(t.header, t.events);
-                      store.notice("info", `Imported ${t.events.length} events. Replaying them on a fresh session…`);
-                      const r = await bridge.request("transcript.replay", {});
-                      store.notice(
-                        r.divergences ? "warn" : "info",
-                        `Replayed ${r.events} events, ${r.divergences} divergences.`,
-                      );
+                      try {
+                        const t = await bridge.request("transcript.import", { content });
+                        store.showImported(t.header, t.events);
+                        store.notice("info", `Imported ${t.events.length} events. Replaying them on a fresh session…`);
+                        const r = await bridge.request("transcript.replay", {});
+                        // The replay's session began with its events already recorded: fetch them.
+                        await store.resync();
+                        const n = r.divergences.length;
+                        store.notice(
+                          n ? "warn" : "info",
+                          `Replayed ${r.events} events, ${n} divergence${n === 1 ? "" : "s"}.`,
+                        );
+                      } catch (err) {
+                        store.notice("error", `Could not import that transcript: ${(err as Error).message}`);
+                      }
                     }}
                   />
                 ),
