@@ -14,8 +14,13 @@ import type { BridgeEvents, EventName, RequestResults } from "../bridge/contract
 import { createVerbsFacade } from "../session/facade.js";
 import type { Verbs } from "../session/verbs-api.js";
 import { createBackendService } from "./service.js";
+import type { VerbsBackend } from "../../verbs/backend.js";
+import { IBV_SEND_SIGNALED, IBV_WR_RDMA_WRITE, IBV_WR_SEND } from "../../verbs/constants.js";
+import { PACKETS_PER_SNAPSHOT, type StateSnapshot } from "../bridge/contract.js";
+import { createSnapshotFolder } from "../bridge/snapshot.js";
+import { loopback } from "../renderer/src/model/traffic.test-util.js";
 
-function service() {
+function service(native?: () => VerbsBackend) {
   const events: { event: EventName; payload: unknown }[] = [];
   const sessions: string[] = [];
   const svc = createBackendService(
@@ -23,7 +28,7 @@ function service() {
     {
       provider: {
         sim: (seed) => createSimBackend(seed === undefined ? {} : { seed }),
-        native: async () => ({ unavailable: "no RDMA in this test" }),
+        native: async () => (native ? { backend: native() } : { unavailable: "no RDMA in this test" }),
       },
       emit: <E extends EventName>(event: E, payload: BridgeEvents[E]) => events.push({ event, payload }),
       sessionChanged: (info) => sessions.push(info.transcriptPath),
@@ -121,5 +126,107 @@ describe("backend service", () => {
     await expect(ask("backend.choose", { kind: "native" })).rejects.toMatchObject({ name: "BackendUnavailableError" });
     await ask("run.start", { stepping: false });
     await expect(ask("run.start", { stepping: false })).rejects.toMatchObject({ name: "RunInProgressError" });
+  });
+});
+
+describe("snapshots: packets, MR bytes and counters", () => {
+  /** A program through verbs.call: a 2500-byte RDMA WRITE (three packets at MTU 1024), then a SEND. */
+  async function writeThenSend(ask: ReturnType<typeof service>["ask"], writeBytes = 2500) {
+    const verbs: Verbs = createVerbsFacade(
+      { call: async (handle, method, args) => (await ask("verbs.call", { handle, method, args })).value },
+      "sim",
+    );
+    const { cq, mr, a, b } = await loopback(verbs);
+    await mr.write(0, "hello, rdma");
+    await a.postSend({
+      wr_id: 1,
+      opcode: IBV_WR_RDMA_WRITE,
+      send_flags: IBV_SEND_SIGNALED,
+      sg_list: [mr.sge(0, writeBytes)],
+      rdma: { remote_addr: mr.addr + 4096, rkey: mr.rkey },
+    });
+    await b.postRecv({ wr_id: 2, sg_list: [mr.sge(7168, 1024)] });
+    await a.postSend({ wr_id: 3, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [mr.sge(0, 16)] });
+    return cq.pollWait(3, 100);
+  }
+
+  it("sends each packet once, tagged with its verb's event, and the folded picture matches state.snapshot", async () => {
+    const { svc, ask, events } = service();
+    await svc.start();
+    const { runId } = await ask("run.start", { stepping: false });
+    await writeThenSend(ask);
+    await ask("run.end", { runId, ok: true });
+
+    const snaps = events.filter((e) => e.event === "snapshot").map((e) => e.payload as StateSnapshot);
+    expect(snaps[0]!.delta).toBeUndefined(); // a session's first snapshot is whole
+    expect(snaps.slice(1).every((x) => x.delta)).toBe(true);
+    const sent = snaps.flatMap((x) => x.packets?.records ?? []);
+    expect(sent.map((p) => p.seq)).toEqual(sent.map((_, i) => i)); // each once, in order
+
+    const { events: transcript } = await ask("transcript.get", {});
+    const postSends = transcript.filter((e) => e.kind === "verb" && e.method === "postSend").map((e) => e.seq);
+    expect(sent.map((p) => [p.opcode, p.psn, p.at])).toEqual([
+      ["RC_RDMA_WRITE_FIRST", 0, postSends[0]],
+      ["RC_RDMA_WRITE_MIDDLE", 1, postSends[0]],
+      ["RC_RDMA_WRITE_LAST", 2, postSends[0]],
+      ["RC_ACKNOWLEDGE", 2, postSends[0]],
+      ["RC_SEND_ONLY", 3, postSends[1]],
+      ["RC_ACKNOWLEDGE", 3, postSends[1]],
+    ]);
+    expect(sent[0]).toMatchObject({ src: "rxe0", dst: "rxe0", len: 1024, wr_id: 1, reth: { len: 2500 } });
+    expect(sent[3]!.aeth).toMatchObject({ text: "ACK" });
+
+    // MR bytes go only when they change: after mr.write and after the WRITE and SEND landed.
+    const withBytes = snaps.map((x, i) => (x.mrBytes?.length ? i : -1)).filter((i) => i >= 0);
+    expect(withBytes.length).toBeLessThanOrEqual(4);
+    expect(snaps.every((x) => (x.mrBytes ?? []).every((m) => m.bytes.length <= 256))).toBe(true);
+    // Counters: whole at first, then only when traffic moved them.
+    expect(snaps[0]!.counters!.map((c) => c.device)).toEqual(["rxe0"]);
+    expect(snaps.filter((x) => x.counters?.length).length).toBeLessThan(snaps.length / 2);
+
+    const folder = createSnapshotFolder();
+    let folded: StateSnapshot | undefined;
+    for (const x of snaps) folded = folder.fold(x);
+    const whole = (await ask("state.snapshot", {}))!;
+    expect(folded!.packets).toEqual(whole.packets);
+    expect(folded!.mrBytes).toEqual(whole.mrBytes);
+    expect(folded!.counters).toEqual(whole.counters);
+    expect(whole.counters![0]!.counters.sent_pkts).toBe(6);
+    expect(new TextDecoder().decode(whole.mrBytes![0]!.bytes.subarray(0, 11))).toBe("hello, rdma");
+  });
+
+  it("caps a long burst per snapshot, keeping its first and last packets", async () => {
+    const { svc, ask, events } = service();
+    await svc.start();
+    const { runId } = await ask("run.start", { stepping: false });
+    const verbs: Verbs = createVerbsFacade(
+      { call: async (handle, method, args) => (await ask("verbs.call", { handle, method, args })).value },
+      "sim",
+    );
+    const { mr, a } = await loopback(verbs);
+    const big = await mr.pd.regMr(1 << 20, 1 | 2);
+    await a.postSend({
+      wr_id: 7,
+      opcode: IBV_WR_RDMA_WRITE,
+      sg_list: [big.sge(0, 1 << 20)],
+      rdma: { remote_addr: big.addr, rkey: big.rkey },
+    });
+    await ask("run.end", { runId, ok: true });
+    const last = events.filter((e) => e.event === "snapshot").at(-1)!.payload as StateSnapshot;
+    const records = last.packets!.records;
+    expect(records).toHaveLength(PACKETS_PER_SNAPSHOT);
+    expect(records[0]!.opcode).toBe("RC_RDMA_WRITE_FIRST");
+    expect(records.some((p) => p.opcode === "RC_RDMA_WRITE_LAST")).toBe(true);
+    expect(records.at(-1)!.seq - records[0]!.seq + 1).toBeGreaterThan(1024); // the gap is in seq
+  });
+
+  it("says packets are not observable on the native backend", async () => {
+    const { svc, ask, events } = service(() => createSimBackend({ seed: 3 }));
+    await svc.start();
+    await ask("backend.choose", { kind: "native" });
+    await ask("verbs.call", { handle: 0, method: "openDevice", args: ["rxe0"] });
+    const snap = events.filter((e) => e.event === "snapshot").at(-1)!.payload as StateSnapshot;
+    expect(snap.backend).toBe("native");
+    expect(snap.packets).toEqual({ observable: false, records: [] });
   });
 });

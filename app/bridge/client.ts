@@ -14,6 +14,7 @@ import type {
   RequestResult,
 } from "./contract.js";
 import { fromWire, toWire, type Json } from "./wire.js";
+import { createSnapshotFolder } from "./snapshot.js";
 
 export interface Bridge {
   /** Which host is on the other side. */
@@ -74,10 +75,21 @@ export function errorFromData(data: BridgeErrorData): Error {
 
 export function createBridge(transport: Transport): Bridge {
   const listeners = new Map<string, Set<(payload: never) => void>>();
+  // Snapshots after a verb arrive as deltas: folded here, whoever listens (./snapshot.ts).
+  const snapshots = createSnapshotFolder();
   const unsubscribe = transport.subscribe((event, payload) => {
+    if (event === "session") snapshots.reset();
     const set = listeners.get(event);
+    let decoded = fromWire(payload) as never;
+    if (event === "snapshot") {
+      try {
+        decoded = snapshots.fold(decoded) as never;
+      } catch (err) {
+        console.error("bridge: refused a malformed snapshot", err);
+        return;
+      }
+    }
     if (!set || set.size === 0) return;
-    const decoded = fromWire(payload) as never;
     for (const listener of [...set]) {
       try {
         listener(decoded);
@@ -93,7 +105,10 @@ export function createBridge(transport: Transport): Bridge {
       const envelope = fromWire(await transport.send(method, toWire(params ?? {}))) as Envelope<never>;
       if (!envelope || typeof envelope !== "object" || typeof envelope.ok !== "boolean")
         throw new BridgeError({ name: "BridgeProtocolError", message: `malformed answer to ${method}` });
-      if (envelope.ok) return envelope.result;
+      if (envelope.ok)
+        return method === "state.snapshot" && envelope.result !== null
+          ? (snapshots.fold(envelope.result) as never)
+          : envelope.result;
       throw errorFromData(envelope.error);
     },
     on(event, listener) {

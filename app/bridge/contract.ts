@@ -101,6 +101,59 @@ export interface GateState {
 export const RUN_TO_TARGETS = ["postSend", "postRecv", "poll", "modify"] as const;
 export type RunToTarget = (typeof RUN_TO_TARGETS)[number];
 
+/**
+ * One packet the simulator put on the wire (or dropped), for the packet timeline. Field
+ * names follow the simulator's packet log (sim/packets.ts `PacketLogEntry`), trimmed to what
+ * the timeline shows.
+ */
+export interface PacketRecord {
+  /** Position in the simulator's packet log, from 0 per session: a gap means packets not sent (see PACKETS_PER_SNAPSHOT). */
+  seq: number;
+  /** The transcript event (its seq) during whose verb the packet went on the wire. */
+  at: number;
+  /** Virtual time in ms. */
+  time: number;
+  /** Devices: "rxe0" → "rxe1" ("?" when nothing could receive it). */
+  src: string;
+  dst: string;
+  /** BTH opcode as rxe names it: "RC_RDMA_WRITE_FIRST", "RC_SEND_ONLY", "RC_ACKNOWLEDGE". */
+  opcode: string;
+  psn: number;
+  src_qpn: number;
+  dest_qpn: number;
+  /** Payload bytes. */
+  len: number;
+  /** The AckReq bit: the requester asks for an ACK. */
+  ack_req?: boolean;
+  /** The requester WQE's wr_id (request packets). */
+  wr_id?: number;
+  /** ACK, NAK or RNR NAK: the syndrome, in words, and the MSN. */
+  aeth?: { syndrome: number; text: string; msn: number };
+  /** RDMA write/read header. */
+  reth?: { va: number; rkey: number; len: number };
+  imm_data?: number;
+  /** Set when the packet was dropped: why ("link down", "Q_Key mismatch", …). */
+  dropped?: string;
+}
+
+/** The packet log as the panes get it. */
+export interface PacketLog {
+  /** False on the native backend: a real NIC's packets cannot be observed from the verbs API. */
+  observable: boolean;
+  /** Oldest first, by `seq`. */
+  records: PacketRecord[];
+}
+
+/** Most packets the renderer keeps (older ones fall off the front of the timeline). */
+export const PACKET_WINDOW = 2000;
+/**
+ * Most packets one snapshot carries: a verb that sends more (a 1 MiB WRITE is over a thousand
+ * packets) sends its first and last halves; the timeline shows the gap in `seq`.
+ */
+export const PACKETS_PER_SNAPSHOT = 400;
+/** The first bytes of each MR a snapshot carries for the hex view. */
+export const MR_WINDOW = 256;
+
 /** What the panes show beyond the transcript events (which carry QP snapshots and completions). */
 export interface StateSnapshot {
   backend: BackendKind;
@@ -110,10 +163,19 @@ export interface StateSnapshot {
   seq: number;
   /** The QP model of each QP, in creation order (the diagram's current state). */
   qps: QpModelView[];
-  /** The first bytes (at most 4 KiB) of each registered MR, by handle, for the hex view (when the session can tell). */
+  /**
+   * On the wire, a "snapshot" event after a verb has `delta: true`: `mrBytes` and `counters`
+   * then list only the MRs and devices that changed, and `packets` only the new packets,
+   * since the previous "snapshot" event. The bridge client folds each delta into the whole
+   * picture (./snapshot.ts), so listeners and `state.snapshot` always see complete values.
+   */
+  delta?: boolean;
+  /** The first bytes (at most MR_WINDOW) of each registered MR, by handle, for the hex view. */
   mrBytes?: { handle: number; bytes: Uint8Array }[];
-  /** hw_counters per open device, by context handle (when the session can tell; deltas are in each verb event). */
+  /** hw_counters per open device, by context handle (deltas over each verb are in its event). */
   counters?: { handle: number; device: string; counters: PortCounters }[];
+  /** The packets on the wire (the simulator's log; not observable on native). */
+  packets?: PacketLog;
 }
 
 /** One lesson in the course list. */
@@ -299,6 +361,64 @@ export function parseRequest(method: unknown, params: unknown): { method: Reques
 }
 
 // ─── Events (host → renderer) ─────────────────────────────────────────────────────────────
+
+const int = (min = 0) => s.number({ integer: true, min });
+const opt = s.optional;
+const packetRecordSchema: Schema<PacketRecord> = s.object({
+  seq: int(),
+  at: int(),
+  time: s.number({ min: 0 }),
+  src: s.string({ max: 64 }),
+  dst: s.string({ max: 64 }),
+  opcode: s.string({ min: 1, max: 64 }),
+  psn: int(),
+  src_qpn: int(),
+  dest_qpn: int(),
+  len: int(),
+  ack_req: opt(s.boolean()),
+  wr_id: opt(s.number()),
+  aeth: opt(s.object({ syndrome: int(), text: s.string({ max: 200 }), msn: int() })),
+  reth: opt(s.object({ va: s.number(), rkey: int(), len: int() })),
+  imm_data: opt(int()),
+  dropped: opt(s.string({ max: 500 })),
+});
+
+/**
+ * The "snapshot" event (and the `state.snapshot` result), checked by the bridge client
+ * before any pane sees it: a malformed snapshot is refused rather than drawn.
+ */
+export const stateSnapshotSchema: Schema<StateSnapshot> = s.object({
+  backend: backendKind,
+  clock: s.number(),
+  seq: int(),
+  qps: s.array(
+    s.object({
+      qp: int(),
+      qp_num: int(),
+      qp_type: int(),
+      state: int(),
+      observed: int(),
+      destroyed: s.boolean(),
+    }),
+  ),
+  delta: opt(s.boolean()),
+  mrBytes: opt(s.array(s.object({ handle: int(), bytes: s.bytes({ max: MR_WINDOW }) }))),
+  counters: opt(
+    s.array(
+      s.object({
+        handle: int(),
+        device: s.string({ max: 64 }),
+        counters: s.record(s.number()),
+      }),
+    ),
+  ),
+  packets: opt(
+    s.object({
+      observable: s.boolean(),
+      records: s.array(packetRecordSchema, { max: PACKET_WINDOW }),
+    }),
+  ),
+});
 
 export interface BridgeEvents {
   /** One new transcript event (as appended to the JSONL file). */

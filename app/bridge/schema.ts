@@ -88,6 +88,26 @@ export const s = {
       return v.map((item, i) => inner.parse(item, `${p}[${i}]`));
     });
   },
+  /** A Uint8Array (bytes survive the wire encoding). */
+  bytes(opts: { max?: number } = {}): Schema<Uint8Array> {
+    const max = opts.max ?? 1_000_000;
+    return schema((v, p) => {
+      if (!(v instanceof Uint8Array)) throw new BridgeValidationError(p, "bytes", v);
+      if (v.length > max) throw new BridgeValidationError(p, `at most ${max} bytes`, v);
+      return v;
+    });
+  },
+  /** A plain object used as a map: any keys, every value checked. */
+  record<T>(inner: Schema<T>): Schema<Record<string, T>> {
+    return schema((v, p) => {
+      if (typeof v !== "object" || v === null || Array.isArray(v)) throw new BridgeValidationError(p, "object", v);
+      const out: Record<string, T> = {};
+      // defineProperty: a "__proto__" key stays a key.
+      for (const [k, x] of Object.entries(v))
+        Object.defineProperty(out, k, { value: inner.parse(x, `${p}.${k}`), enumerable: true, writable: true });
+      return out;
+    });
+  },
   /**
    * A plain object with exactly these keys (unknown keys are refused, so a typo in a
    * request is an error rather than silently ignored).
