@@ -18,6 +18,7 @@ import {
 } from "../../../../verbs/constants.js";
 import type { QpAttr, QpAttrInput, QpCap, Wc } from "../../../../verbs/types.js";
 import { changedOffsets } from "./hexdump.js";
+import { buildTimeline } from "./timeline.js";
 import { stateName } from "./format.js";
 import type { CounterView, DeviceView, LabView, Prediction, QpView, SweepPoint, TranscriptRow } from "./view.js";
 import { emptyView } from "./view.js";
@@ -388,8 +389,17 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
       counters.push({ device: c.device, name, value, delta: lastDelta.get(`${c.handle}/${name}`) ?? 0 });
   view.counters = counters;
 
-  const extra = (snapshot as { packets?: unknown } | null | undefined)?.packets;
-  if (Array.isArray(extra)) view.packets = extra.filter((m) => m && typeof m.t === "number");
+  view.packets = buildTimeline({
+    events,
+    packets: snapshot?.packets,
+    lanes: view.qps.map((q) => ({ qp_num: q.qp_num, handle: q.handle, device: q.device })),
+    qp: (h) => {
+      const o = objs.get(h);
+      if (o?.type !== "qp") return undefined;
+      const qpNum = Number(o.props.qp_num);
+      return { qp_num: qpNum, sigAll: qpByNum.get(qpNum)?.sigAll ?? false };
+    },
+  });
   if (pending) {
     const t = objs.get(pending.target.$handle);
     view.pausedBefore = {

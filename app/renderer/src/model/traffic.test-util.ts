@@ -42,11 +42,11 @@ export async function loopback(verbs: Verbs, cap = { max_send_wr: 8, max_recv_wr
 
 /** Runs `program` in a fresh session on a fresh simulator; returns both. */
 export async function record(
-  program: (verbs: Verbs, session: Session) => Promise<void>,
+  program: (verbs: Verbs, session: Session, sim: SimBackend) => Promise<void>,
 ): Promise<{ session: Session; sim: SimBackend }> {
   const sim = createSimBackend({ seed: 3 });
   const session = createSession({ backend: sim, seed: 3 });
-  const r = await session.run((verbs) => program(verbs, session));
+  const r = await session.run((verbs) => program(verbs, session, sim));
   if (r.outcome !== "ok") throw r.error;
   return { session, sim };
 }

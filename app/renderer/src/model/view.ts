@@ -95,15 +95,82 @@ export interface CounterView {
   delta: number;
 }
 
-/** One mark on the packet timeline: a WQE posted, a packet on the wire, an ACK, a CQE. */
-export interface PacketMark {
-  t: number;
-  kind: "wqe" | "packet" | "ack" | "nak" | "cqe";
+/** A lane of the packet timeline: one QP. */
+export interface TimelineLane {
   qp_num: number;
-  label: string;
-  psn?: number;
-  /** True for marks that show trouble (NAK, retry, error CQE). */
-  bad?: boolean;
+  /** "qp0" when the session created it, else empty (a QPN only seen on the wire). */
+  handle: string;
+  device: string;
+}
+
+/** What a packet is, for its colour: a request, a response carrying data, an ACK, a NAK, an RNR NAK. */
+export type PacketClass = "request" | "response" | "ack" | "nak" | "rnr";
+
+/** One row of the packet timeline, top to bottom in the order things happened. */
+export type TimelineRow =
+  | {
+      kind: "wqe";
+      key: string;
+      t: number;
+      qp_num: number;
+      /** "SQ" for postSend, "RQ" for postRecv. */
+      queue: "SQ" | "RQ";
+      /** "RDMA_WRITE", "SEND", "RECV". */
+      opcode: string;
+      wr_id: number;
+      bytes: number;
+      /** Send WRs: asked for a completion (or the QP signals all). */
+      signaled?: boolean;
+      /** The post was refused (errno name); nothing went on the wire. */
+      refused?: string;
+    }
+  | {
+      kind: "packet";
+      key: string;
+      t: number;
+      from: number;
+      to: number;
+      /** The BTH opcode without its transport prefix: "RDMA_WRITE_FIRST", "SEND_ONLY", "ACKNOWLEDGE". */
+      opcode: string;
+      /** What the learner reads first: the opcode, or "ACK", "RNR NAK", "NAK PSN sequence error". */
+      label: string;
+      klass: PacketClass;
+      psn: number;
+      len: number;
+      wr_id?: number;
+      /** Why it was dropped, if it was. */
+      dropped?: string;
+      /** Every header field, for the tooltip. */
+      detail: string;
+    }
+  | {
+      kind: "cqe";
+      key: string;
+      t: number;
+      qp_num: number;
+      /** "RDMA_WRITE", "SEND", "RECV". */
+      opcode: string;
+      wr_id: number;
+      /** "SUCCESS", "RNR_RETRY_EXC_ERR", … */
+      status: string;
+      bytes: number;
+      bad: boolean;
+    }
+  /** Packets of a long burst not carried to the renderer (the middle of a big message). */
+  | { kind: "gap"; key: string; count: number }
+  /** The virtual clock jumped: a timer (retransmit, RNR wait) or a sleep. */
+  | { kind: "wait"; key: string; t: number; ms: number };
+
+/** The packet timeline: WQE → packets → CQE, one lane per QP, oldest row first. */
+export interface TimelineView {
+  /** False on the native backend (no packet log); undefined before the first snapshot. */
+  observable?: boolean;
+  lanes: TimelineLane[];
+  rows: TimelineRow[];
+  /** Rows before `rows` that are not drawn (the pane keeps the newest). */
+  hiddenRows: number;
+  /** Packets before the oldest one kept (the renderer keeps a window of them). */
+  earlierPackets: number;
 }
 
 /** A row of the transcript pane: one verbs call or UI step. */
@@ -134,7 +201,7 @@ export interface LabView {
   cqs: CqView[];
   qps: QpView[];
   counters: CounterView[];
-  packets: PacketMark[];
+  packets: TimelineView;
   transcript: TranscriptRow[];
   sweep: SweepPoint[];
   /** The verb the program is paused before, if stepping. */
@@ -152,7 +219,7 @@ export const emptyView = (): LabView => ({
   cqs: [],
   qps: [],
   counters: [],
-  packets: [],
+  packets: { lanes: [], rows: [], hiddenRows: 0, earlierPackets: 0 },
   transcript: [],
   sweep: [],
   logs: [],

@@ -1,69 +1,165 @@
-/** WQE → packets → ACK → CQE on a time axis, one lane per QP (the simulator reports these). */
-import type { PacketMark } from "../model/view.js";
+/**
+ * WQE → packets → CQE, top to bottom as they happened on the virtual clock, one lane per QP:
+ * each WQE a program posts, every packet it puts on the wire (opcode, PSN, length; ACKs,
+ * NAKs, RNR NAKs and drops with why), and the CQE the program polled. The simulator logs
+ * packets; on the native backend only the WQEs and CQEs show.
+ */
+import type { CSSProperties } from "react";
+import type { TimelineRow, TimelineView } from "../model/view.js";
 
-const COLORS: Record<PacketMark["kind"], string> = {
-  wqe: "#2f6fde",
-  packet: "#7c4dde",
-  ack: "#15803d",
-  nak: "#c92a2a",
-  cqe: "#c07a00",
-};
+type Of<K extends TimelineRow["kind"]> = Extract<TimelineRow, { kind: K }>;
 
-export function PacketTimeline({ packets }: { packets: PacketMark[] }) {
-  if (packets.length === 0)
-    return <p className="empty">The packet timeline fills in when work requests run on the simulator.</p>;
-  const marks = packets.slice(-80);
-  const lanes = [...new Set(marks.map((m) => m.qp_num))];
-  const t0 = marks[0].t;
-  const t1 = Math.max(marks[marks.length - 1].t, t0 + 0.001);
-  const W = 540;
-  const laneH = 46;
-  const x = (t: number) => 70 + ((t - t0) / (t1 - t0)) * (W - 90);
+const LEGEND: [string, string][] = [
+  ["wqe", "WQE posted"],
+  ["request", "request packet"],
+  ["response", "read response"],
+  ["ack", "ACK"],
+  ["rnr", "RNR NAK"],
+  ["nak", "NAK"],
+  ["dropped", "dropped"],
+  ["cqe", "CQE polled"],
+  ["cqe-bad", "error CQE"],
+];
+
+export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
+  const native = tl.observable === false;
+  const n = tl.lanes.length;
+  const index = new Map(tl.lanes.map((l, i) => [l.qp_num, i]));
+  // Lanes spread across the track, the outer ones near the edges: arrows get room for their labels.
+  const x = (qpn: number) => {
+    const i = index.get(qpn) ?? 0;
+    return n <= 1 ? 50 : 10 + (80 * i) / (n - 1);
+  };
+  /** A pill on a lane: it grows away from the nearer edge. */
+  const pill = (qpn: number): CSSProperties =>
+    x(qpn) <= 50 ? { left: `calc(${x(qpn)}% - 6px)` } : { right: `calc(${100 - x(qpn)}% - 6px)` };
+  let lastTime: string | undefined;
+  const time = (t: number) => {
+    const s = t.toFixed(3);
+    if (s === lastTime) return "";
+    lastTime = s;
+    return s;
+  };
+
+  const wqe = (r: Of<"wqe">) => (
+    <div key={r.key} className={`pt-row pt-wqe${r.refused ? " pt-bad" : ""}`} data-kind="wqe">
+      <span className="pt-t">{time(r.t)}</span>
+      <div className="pt-cell">
+        <span className={`pt-pill ${x(r.qp_num) <= 50 ? "pt-from-left" : "pt-from-right"}`} style={pill(r.qp_num)}>
+          <b>{r.queue === "SQ" ? "post" : "post recv"}</b> {r.opcode} <span className="pt-dim">wr_id</span> {r.wr_id}
+          <span className="pt-dim"> · {r.bytes} B</span>
+          {r.signaled === false && <span className="pt-dim"> · unsignaled</span>}
+          {r.refused && <b> · refused: {r.refused}</b>}
+        </span>
+      </div>
+    </div>
+  );
+
+  const packet = (r: Of<"packet">) => {
+    const a = x(r.from);
+    const b = x(r.to);
+    const lo = Math.min(a, b);
+    const width = Math.max(Math.abs(b - a), 4);
+    const dir = b >= a ? "pt-right" : "pt-left";
+    const klass = r.dropped ? "dropped" : r.klass;
+    return (
+      <div key={r.key} className={`pt-row pt-packet pt-${klass}`} data-kind="packet" title={r.detail}>
+        <span className="pt-t">{time(r.t)}</span>
+        <div className="pt-cell">
+          <span className={`pt-arrow ${dir}`} style={{ left: `${lo}%`, width: `${r.dropped ? width / 2 : width}%` }} />
+          <span className="pt-label" style={{ left: `${lo + width / 2}%` }}>
+            <b>{r.label}</b> <span className="pt-dim">psn</span> {r.psn}
+            {r.len > 0 && <span className="pt-dim"> · {r.len} B</span>}
+            {r.dropped && <b> ✗ dropped: {r.dropped}</b>}
+          </span>
+        </div>
+      </div>
+    );
+  };
+
+  const cqe = (r: Of<"cqe">) => (
+    <div key={r.key} className={`pt-row pt-cqe${r.bad ? " pt-bad" : ""}`} data-kind="cqe">
+      <span className="pt-t">{time(r.t)}</span>
+      <div className="pt-cell">
+        <span className={`pt-pill ${x(r.qp_num) <= 50 ? "pt-from-left" : "pt-from-right"}`} style={pill(r.qp_num)}>
+          <b>CQE</b> {r.opcode} <span className="pt-dim">wr_id</span> {r.wr_id} · <b>{r.status}</b>
+          {!r.bad && r.bytes > 0 && <span className="pt-dim"> · {r.bytes} B</span>}
+        </span>
+      </div>
+    </div>
+  );
+
   return (
-    <div>
-      <svg className="timeline" viewBox={`0 0 ${W} ${lanes.length * laneH + 24}`} width="100%">
-        {lanes.map((q, i) => (
-          <g key={q}>
-            <line x1={70} x2={W - 10} y1={i * laneH + 24} y2={i * laneH + 24} stroke="#dfe3ea" />
-            <text x={4} y={i * laneH + 28}>
-              QP {q}
-            </text>
-          </g>
-        ))}
-        {marks.map((m, j) => {
-          const y = lanes.indexOf(m.qp_num) * laneH + 24;
-          return (
-            <g key={j}>
-              <circle cx={x(m.t)} cy={y} r={m.kind === "packet" ? 3.5 : 5} fill={COLORS[m.kind]}>
-                <title>
-                  {m.kind} {m.label} {m.psn !== undefined ? `psn ${m.psn}` : ""} @ {m.t.toFixed(3)} ms
-                </title>
-              </circle>
-              {(m.kind === "wqe" || m.kind === "cqe" || m.bad) && (
-                <text
-                  x={x(m.t)}
-                  y={y - 9 - (j % 2) * 9}
-                  textAnchor="middle"
-                  style={m.bad ? { fill: "#c92a2a" } : undefined}
-                >
-                  {m.label}
-                </text>
-              )}
-            </g>
-          );
-        })}
-        <text x={70} y={lanes.length * laneH + 20}>
-          {t0.toFixed(3)} ms
-        </text>
-        <text x={W - 10} y={lanes.length * laneH + 20} textAnchor="end">
-          {t1.toFixed(3)} ms
-        </text>
-      </svg>
-      <div className="legend">
-        {Object.entries(COLORS).map(([k, c]) => (
+    <div className="pt">
+      {native && (
+        <p className="pt-note" data-testid="packets-native">
+          Packets are not observable on the native backend: the NIC (or the kernel&apos;s rdma_rxe) puts them on the
+          wire below the verbs API. Switch to the simulator to see every packet; the WQEs posted and the CQEs polled
+          still show here.
+        </p>
+      )}
+      {tl.rows.length === 0 ? (
+        !native && (
+          <p className="empty">
+            No traffic yet. On the simulator, each WQE a program posts, the packets it puts on the wire (opcode, PSN,
+            ACK, NAK, drops) and the CQE that completes it appear here, one lane per QP.
+          </p>
+        )
+      ) : (
+        <>
+          <div className="pt-head">
+            <span className="pt-t">t (ms)</span>
+            <div className="pt-cell">
+              {tl.lanes.map((l) => (
+                <span key={l.qp_num} className="pt-lane-name" style={{ left: `${x(l.qp_num)}%` }}>
+                  {l.handle && <b>{l.handle} </b>}QP {l.qp_num}
+                  {l.device && <span className="pt-dim"> {l.device}</span>}
+                </span>
+              ))}
+            </div>
+          </div>
+          {(tl.hiddenRows > 0 || tl.earlierPackets > 0) && (
+            <div className="pt-more">
+              {tl.hiddenRows > 0 ? `${tl.hiddenRows} earlier rows not shown` : "earlier rows not shown"}
+              {tl.earlierPackets > 0 && ` (the ${tl.earlierPackets} oldest packets are no longer kept)`}
+            </div>
+          )}
+          <div className="pt-body">
+            <div className="pt-track" aria-hidden>
+              {tl.lanes.map((l) => (
+                <i key={l.qp_num} style={{ left: `${x(l.qp_num)}%` }} />
+              ))}
+            </div>
+            {tl.rows.map((r) => {
+              switch (r.kind) {
+                case "wqe":
+                  return wqe(r);
+                case "packet":
+                  return packet(r);
+                case "cqe":
+                  return cqe(r);
+                case "gap":
+                  return (
+                    <div key={r.key} className="pt-row pt-gap" data-kind="gap">
+                      ⋯ {r.count} packets not shown (the middle of a long message) ⋯
+                    </div>
+                  );
+                case "wait":
+                  return (
+                    <div key={r.key} className="pt-row pt-wait" data-kind="wait">
+                      clock +{r.ms} ms: a timer fired or the program slept
+                    </div>
+                  );
+              }
+            })}
+          </div>
+        </>
+      )}
+      <div className="legend pt-legend">
+        {LEGEND.map(([k, label]) => (
           <span key={k}>
-            <i style={{ borderColor: c }} />
-            {k}
+            <i className={`pt-key pt-key-${k}`} />
+            {label}
           </span>
         ))}
       </div>

@@ -1,0 +1,222 @@
+/**
+ * The packet timeline's rows from the transcript and the snapshot's packet log: for each
+ * verb, the WQEs it posted, the packets that went on the wire during it (each tagged by the
+ * backend with the event it happened during) and the CQEs it polled, in that order. Pure.
+ */
+import type { PacketLog, PacketRecord } from "../../../bridge/contract.js";
+import type { TranscriptEvent, VerbEvent } from "../../../session/transcript.js";
+import {
+  IBV_SEND_SIGNALED,
+  IBV_WC_SUCCESS,
+  ibv_wc_opcode,
+  ibv_wc_status,
+  ibv_wr_opcode,
+  nameOf,
+} from "../../../../verbs/constants.js";
+import type { Wc } from "../../../../verbs/types.js";
+import type { PacketClass, TimelineLane, TimelineRow, TimelineView } from "./view.js";
+
+/** Most rows the pane draws (the newest); the renderer keeps PACKET_WINDOW packets in all. */
+export const TIMELINE_ROWS = 300;
+/** A clock step this long (ms) between two rows is drawn as a wait: a timer fired, or a sleep. */
+const WAIT_MS = 0.001;
+
+export interface TimelineInputs {
+  events: readonly TranscriptEvent[];
+  packets?: PacketLog | undefined;
+  /** The session's live QPs, in creation order: one lane each. */
+  lanes: TimelineLane[];
+  /** A QP by its handle: its number, and whether it signals every send (sq_sig_all). */
+  qp(handle: number): { qp_num: number; sigAll: boolean } | undefined;
+  maxRows?: number;
+}
+
+interface Wr {
+  wr_id?: number;
+  opcode?: number;
+  send_flags?: number;
+  sg_list?: { length?: number }[];
+}
+
+const hex = (n: number) => `0x${(n >>> 0).toString(16)}`;
+const stripTransport = (op: string) => op.replace(/^(RC|UC|UD)_/, "");
+
+/** What kind of packet, by opcode and AETH syndrome (rxe_hdr.h: 0x00 ACK, 0x20 RNR NAK, 0x60 NAK). */
+export function packetClass(p: Pick<PacketRecord, "opcode" | "aeth">): PacketClass {
+  if (p.opcode.includes("READ_RESPONSE")) return "response";
+  if (!p.opcode.includes("ACKNOWLEDGE")) return "request";
+  const type = (p.aeth?.syndrome ?? 0) & 0xe0;
+  return type === 0x20 ? "rnr" : type === 0x60 ? "nak" : "ack";
+}
+
+/** The words on a packet's arrow. */
+export function packetLabel(p: Pick<PacketRecord, "opcode" | "aeth">): string {
+  const k = packetClass(p);
+  if (k === "ack") return p.opcode.includes("ATOMIC") ? "ATOMIC_ACK" : "ACK";
+  if (k === "rnr" || k === "nak") return p.aeth?.text ?? "NAK";
+  return stripTransport(p.opcode);
+}
+
+/** Every header of a packet in one line (the row's tooltip). */
+export function packetDetail(p: PacketRecord): string {
+  const parts = [
+    p.opcode,
+    `${p.src} QP ${p.src_qpn} → ${p.dst} QP ${p.dest_qpn}`,
+    `PSN ${p.psn}`,
+    `${p.len} B payload`,
+  ];
+  if (p.ack_req) parts.push("AckReq");
+  if (p.wr_id !== undefined) parts.push(`wr_id ${p.wr_id}`);
+  if (p.reth) parts.push(`RETH va ${hex(p.reth.va)} rkey ${hex(p.reth.rkey)} len ${p.reth.len}`);
+  if (p.aeth) parts.push(`AETH ${p.aeth.text} (syndrome ${hex(p.aeth.syndrome)}) MSN ${p.aeth.msn}`);
+  if (p.imm_data !== undefined) parts.push(`ImmDt ${hex(p.imm_data)}`);
+  if (p.dropped) parts.push(`dropped: ${p.dropped}`);
+  parts.push(`t = ${p.time.toFixed(3)} ms`);
+  return parts.join(" · ");
+}
+
+const wrsOf = (e: VerbEvent): Wr[] => {
+  const a = e.args[0];
+  return (Array.isArray(a) ? a : a ? [a] : []) as Wr[];
+};
+
+function wqeRows(e: VerbEvent, qp: TimelineInputs["qp"]): TimelineRow[] {
+  if (e.method !== "postSend" && e.method !== "postRecv") return [];
+  const q = qp(e.target.$handle);
+  if (!q) return [];
+  const send = e.method === "postSend";
+  // A refused post: the WRs before the bad one were posted (libibverbs' bad_wr), the bad one shows the errno.
+  const bad = e.error ? (e.error.badWrIndex ?? 0) : Infinity;
+  return wrsOf(e)
+    .slice(0, bad + 1)
+    .map((w, i) => ({
+      kind: "wqe" as const,
+      key: `w${e.seq}.${i}`,
+      t: e.clock,
+      qp_num: q.qp_num,
+      queue: send ? ("SQ" as const) : ("RQ" as const),
+      opcode: send ? nameOf(ibv_wr_opcode, Number(w?.opcode ?? 0)).replace("IBV_WR_", "") : "RECV",
+      wr_id: Number(w?.wr_id ?? 0),
+      bytes: (w?.sg_list ?? []).reduce((n, s) => n + Number(s?.length ?? 0), 0),
+      ...(send && { signaled: q.sigAll || !!(Number(w?.send_flags ?? 0) & IBV_SEND_SIGNALED) }),
+      ...(i === bad && { refused: e.error!.code ?? e.error!.name }),
+    }));
+}
+
+function packetRow(p: PacketRecord): TimelineRow {
+  return {
+    kind: "packet",
+    key: `p${p.seq}`,
+    t: p.time,
+    from: p.src_qpn,
+    to: p.dest_qpn,
+    opcode: stripTransport(p.opcode),
+    label: packetLabel(p),
+    klass: packetClass(p),
+    psn: p.psn,
+    len: p.len,
+    ...(p.wr_id !== undefined && { wr_id: p.wr_id }),
+    ...(p.dropped !== undefined && { dropped: p.dropped }),
+    detail: packetDetail(p),
+  };
+}
+
+function cqeRow(e: VerbEvent, wc: Wc, i: number): TimelineRow {
+  const ok = wc.status === IBV_WC_SUCCESS;
+  return {
+    kind: "cqe",
+    key: `c${e.seq}.${i}`,
+    t: e.clock + e.clockAdvance,
+    qp_num: wc.qp_num,
+    // An error completion's opcode is undefined (rxe leaves it 0): say nothing rather than "SEND".
+    opcode: ok ? nameOf(ibv_wc_opcode, wc.opcode).replace("IBV_WC_", "") : "",
+    wr_id: Number(wc.wr_id),
+    status: nameOf(ibv_wc_status, wc.status).replace("IBV_WC_", ""),
+    bytes: wc.byte_len,
+    bad: !ok,
+  };
+}
+
+/** How many rows an event makes, without making them (for the count of rows not drawn). */
+function rowCount(e: TranscriptEvent, packets: number): number {
+  if (e.kind !== "verb") return packets;
+  const posts = e.method === "postSend" || e.method === "postRecv" ? wrsOf(e).length : 0;
+  return posts + packets + (e.completions?.length ?? 0);
+}
+
+export function buildTimeline({ events, packets, lanes, qp, maxRows = TIMELINE_ROWS }: TimelineInputs): TimelineView {
+  const records = packets?.records ?? [];
+  const byAt = new Map<number, PacketRecord[]>();
+  for (const r of records) {
+    const list = byAt.get(r.at);
+    if (list) list.push(r);
+    else byAt.set(r.at, [r]);
+  }
+  // Newest first until enough rows; older events are only counted.
+  const groups: TimelineRow[][] = [];
+  let kept = 0;
+  let hiddenRows = 0;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    const pk = byAt.get(e.seq) ?? [];
+    if (kept >= maxRows) {
+      hiddenRows += rowCount(e, pk.length);
+      continue;
+    }
+    if (e.kind !== "verb" && pk.length === 0) continue;
+    const group =
+      e.kind === "verb"
+        ? [...wqeRows(e, qp), ...pk.map(packetRow), ...(e.completions ?? []).map((c, j) => cqeRow(e, c.wc, j))]
+        : pk.map(packetRow);
+    if (group.length === 0) continue;
+    groups.push(group);
+    kept += group.length;
+  }
+  let rows = groups.reverse().flat();
+  if (rows.length > maxRows) {
+    hiddenRows += rows.length - maxRows;
+    rows = rows.slice(rows.length - maxRows);
+  }
+
+  // Gaps in the packet log (a long burst's middle) and jumps of the clock get rows of their own.
+  const out: TimelineRow[] = [];
+  let prevSeq: number | undefined;
+  let prevT: number | undefined;
+  for (const r of rows) {
+    if (r.kind === "packet") {
+      const seq = Number(r.key.slice(1));
+      if (prevSeq !== undefined && seq > prevSeq + 1)
+        out.push({ kind: "gap", key: `g${seq}`, count: seq - prevSeq - 1 });
+      prevSeq = seq;
+    }
+    if ("t" in r) {
+      if (prevT !== undefined && r.t - prevT >= WAIT_MS)
+        out.push({ kind: "wait", key: `t${r.key}`, t: r.t, ms: Math.round((r.t - prevT) * 1000) / 1000 });
+      prevT = r.t;
+    }
+    out.push(r);
+  }
+
+  // Lanes: the session's QPs, then any QPN seen only on the wire or in a completion.
+  const all = [...lanes];
+  const known = new Set(all.map((l) => l.qp_num));
+  const see = (n: number) => {
+    if (!known.has(n)) {
+      known.add(n);
+      all.push({ qp_num: n, handle: "", device: "" });
+    }
+  };
+  for (const r of out) {
+    if (r.kind === "packet") {
+      see(r.from);
+      see(r.to);
+    } else if (r.kind === "wqe" || r.kind === "cqe") see(r.qp_num);
+  }
+  return {
+    ...(packets && { observable: packets.observable }),
+    lanes: all,
+    rows: out,
+    hiddenRows,
+    earlierPackets: records[0]?.seq ?? 0,
+  };
+}

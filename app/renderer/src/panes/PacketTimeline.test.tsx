@@ -1,0 +1,94 @@
+/** The packet timeline rendered from plain data: what a learner reads. */
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import type { TimelineView } from "../model/view.js";
+import { PacketTimeline } from "./PacketTimeline.js";
+
+const lanes = [
+  { qp_num: 17, handle: "qp0", device: "rxe0" },
+  { qp_num: 18, handle: "qp1", device: "rxe0" },
+];
+const view: TimelineView = {
+  observable: true,
+  lanes,
+  hiddenRows: 0,
+  earlierPackets: 0,
+  rows: [
+    {
+      kind: "wqe",
+      key: "w1",
+      t: 0,
+      qp_num: 17,
+      queue: "SQ",
+      opcode: "RDMA_WRITE",
+      wr_id: 1,
+      bytes: 2500,
+      signaled: true,
+    },
+    {
+      kind: "packet",
+      key: "p0",
+      t: 0,
+      from: 17,
+      to: 18,
+      opcode: "RDMA_WRITE_FIRST",
+      label: "RDMA_WRITE_FIRST",
+      klass: "request",
+      psn: 0,
+      len: 1024,
+      detail: "RC_RDMA_WRITE_FIRST · rxe0 QP 17 → rxe0 QP 18",
+    },
+    { kind: "gap", key: "g3", count: 2 },
+    {
+      kind: "packet",
+      key: "p3",
+      t: 0,
+      from: 18,
+      to: 17,
+      opcode: "ACKNOWLEDGE",
+      label: "RNR NAK (timer 12)",
+      klass: "rnr",
+      psn: 2,
+      len: 0,
+      detail: "…",
+    },
+    { kind: "wait", key: "tc", t: 0.65, ms: 0.65 },
+    {
+      kind: "cqe",
+      key: "c1",
+      t: 0.65,
+      qp_num: 17,
+      opcode: "RDMA_WRITE",
+      wr_id: 1,
+      status: "SUCCESS",
+      bytes: 2500,
+      bad: false,
+    },
+  ],
+};
+
+describe("PacketTimeline", () => {
+  it("draws lanes per QP, WQE, packets with PSNs, gaps, waits and the CQE, with a legend", () => {
+    const s = renderToStaticMarkup(<PacketTimeline packets={view} />);
+    expect(s).toContain("QP 17");
+    expect(s).toContain("QP 18");
+    expect(s).toMatch(/data-kind="wqe".*post<\/b> RDMA_WRITE/);
+    expect(s).toMatch(/class="pt-row pt-packet pt-request"[^>]*title="RC_RDMA_WRITE_FIRST/);
+    expect(s).toMatch(/<b>RDMA_WRITE_FIRST<\/b> <span class="pt-dim">psn<\/span> 0/);
+    expect(s).toMatch(/class="pt-row pt-packet pt-rnr"/);
+    expect(s).toContain("2 packets not shown");
+    expect(s).toContain("clock +0.65 ms");
+    expect(s).toMatch(/<b>CQE<\/b> RDMA_WRITE/);
+    expect(s).toContain("RNR NAK");
+    expect(s).toContain("error CQE"); // the legend
+    expect(s).not.toContain("not observable");
+  });
+
+  it("explains an empty timeline, and that the native backend has no packet log", () => {
+    const empty = { observable: true, lanes: [], rows: [], hiddenRows: 0, earlierPackets: 0 };
+    expect(renderToStaticMarkup(<PacketTimeline packets={empty} />)).toContain("No traffic yet");
+    const native = renderToStaticMarkup(<PacketTimeline packets={{ ...empty, observable: false }} />);
+    expect(native).toContain("Packets are not observable on the native backend");
+    expect(native).not.toContain("No traffic yet");
+  });
+});
