@@ -18,7 +18,7 @@ import {
   IBV_WR_SEND,
   IBV_WR_SEND_WITH_IMM,
 } from "../verbs/constants.js";
-import type { Context, Mr } from "../verbs/backend.js";
+import type { CompChannel, Context, Mr } from "../verbs/backend.js";
 import type { SendWr, Sge } from "../verbs/types.js";
 import { trainStats } from "./fast-path.js";
 import { createSimBackend } from "./index.js";
@@ -46,7 +46,7 @@ function fnv(bytes: Uint8Array): number {
 
 function end(ctx: Context, shared: Uint8Array | null): End {
   const pd = ctx.allocPd();
-  const cq = ctx.createCq(512);
+  const cq = ctx.createCq(512, { channel: ctx.createCompChannel() });
   const qp = pd.createQp({
     send_cq: cq,
     recv_cq: cq,
@@ -69,6 +69,13 @@ function sges(rnd: () => number, mr: Mr, off: number, len: number): Sge[] {
     left -= take;
   }
   return out;
+}
+
+async function cqEvents(e: End): Promise<number> {
+  const ch = (e.cq as unknown as { channel: CompChannel }).channel;
+  let n = 0;
+  while (await ch.getCqEvent(0)) n++;
+  return n;
 }
 
 /** One scripted session; everything a program could observe, as JSON. */
@@ -147,13 +154,18 @@ async function session(seed: number, packetLog: boolean): Promise<string> {
           b.setLinkState("rxe0", false);
           await b.sleep(pick([1, 10]));
           b.setLinkState("rxe0", true);
-        } else {
+        } else if (r < 0.93) {
           record("query", [a.qp.query().attr, z.qp.query().attr]);
+        } else {
+          // Arm both CQs; which completions raise an event depends on the solicited bits.
+          const solicitedOnly = rnd() < 0.7;
+          a.cq.reqNotify(solicitedOnly);
+          z.cq.reqNotify(solicitedOnly);
         }
       } catch (e) {
         record("error", (e as { code?: string }).code ?? String(e));
       }
-      record("poll", [a.cq.poll(512), z.cq.poll(512)]);
+      record("poll", [a.cq.poll(512), z.cq.poll(512), await cqEvents(a), await cqEvents(z)]);
     }
     await b.sleep(200);
     record("end", {
@@ -161,6 +173,7 @@ async function session(seed: number, packetLog: boolean): Promise<string> {
       qps: [a.qp.query(), z.qp.query()],
       mrs: [fnv(a.mr.bytes), fnv(z.mr.bytes)],
       counters: [c0.queryCounters(), c1.queryCounters()],
+      cqEvents: [await cqEvents(a), await cqEvents(z)],
     });
   }
   const events = [];

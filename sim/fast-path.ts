@@ -2,26 +2,36 @@
  * Packet trains: the whole-message fast path for long RC SENDs and RDMA WRITEs while the
  * packet log is off.
  *
- * A train is one Packet record that stands for `count` consecutive "quiet" request packets
- * of one message: FIRST or MIDDLE packets of a full path MTU each, none asking for an ACK
- * (the packet that ends the message, and the one rxe marks ack_req after 64 unacked
- * packets, always travel alone). The requester emits a train exactly where it would have
- * emitted those packets back to back, so they sit together in the FIFO; quiet packets make
- * the responder send nothing and complete nothing, so handling them in one step — one
- * range check, one copy, PSN/counter arithmetic — leaves the same state as handling them
- * one by one. Whenever a train meets anything else (a PSN that is not the expected one, an
- * opcode out of sequence, missing access, no receive WQE, a bad rkey or range, a receive
- * buffer too small, overlapping source and destination memory, or the log turned on) it is
- * split back into its packets and each goes through the reference path (world.deliver).
+ * A train is one Packet record that stands for `count` consecutive request packets of one
+ * message: "quiet" FIRST or MIDDLE packets of a full path MTU each, none asking for an ACK,
+ * optionally followed by the packet that ends the message (a packet rxe marks ack_req after
+ * 64 unacked ones ends a train, and travels alone). The requester emits a train exactly
+ * where it would have emitted those packets back to back, so they sit together in the FIFO;
+ * quiet packets make the responder send nothing and complete nothing, so handling them in
+ * one step — one range check, one copy, PSN/counter arithmetic — leaves the same state as
+ * handling them one by one; the last packet then goes through the ordinary responder. When
+ * a train meets anything else (a PSN that is not the expected one, an opcode out of
+ * sequence, missing access, no receive WQE, a bad rkey or range, a receive buffer too
+ * small, overlapping source and destination memory, or the log turned on) it is split back
+ * into its packets and each goes through the reference path (world.deliver).
  * sim/fast-path.test.ts runs the same workloads with the log on and off and compares
  * everything observable.
  */
-import { IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_QPT_RC, IBV_WC_SUCCESS } from "../verbs/constants.js";
+import {
+  IBV_ACCESS_LOCAL_WRITE,
+  IBV_ACCESS_REMOTE_WRITE,
+  IBV_QPT_RC,
+  IBV_SEND_SOLICITED,
+  IBV_WC_SUCCESS,
+  IBV_WR_RDMA_WRITE_WITH_IMM,
+  IBV_WR_SEND_WITH_IMM,
+} from "../verbs/constants.js";
 import { CNT_RCVD_PKTS } from "./counters.js";
 import { COPY_OK, gatherCheck, scatter } from "./dma.js";
 import { inRange, lookupMr, type SimMr } from "./mr.js";
 import {
   AETH_ACK_UNLIMITED,
+  M_IMMDT,
   M_RETH,
   M_SEND,
   M_START,
@@ -33,8 +43,8 @@ import {
   type Packet,
 } from "./packets.js";
 import type { SimQp } from "./qp.js";
-import { opcodeSequenceOk, opcodeAllowed, writePayload } from "./responder.js";
-import { WQE_PROCESSING, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
+import { opcodeSequenceOk, opcodeAllowed, responder, writePayload } from "./responder.js";
+import { WQE_PENDING, WQE_PROCESSING, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
 import type { SimWorld } from "./world.js";
 
 /**
@@ -50,25 +60,31 @@ function middleOf(opcode: number): number {
   return opcode & 1 ? opcode : opcode + 1;
 }
 
+/** The LAST opcode of the message a FIRST/MIDDLE opcode belongs to (RC: 0x00/0x01→0x02, 0x06/0x07→0x08; +1 with immediate). */
+function lastOf(opcode: number, imm: boolean): number {
+  return (opcode & ~1) + 2 + (imm ? 1 : 0);
+}
+
 /**
  * The requester's side: called where rxe_requester would build the next packet of `wqe`
  * (RC, WRITE or SEND, more than one MTU left, window open, `opcode` from next_opcode).
- * Sends a train of the quiet packets that would follow each other and returns true, or
- * returns false (nothing changed) when fewer than two would.
+ * Sends as one train the packets that would follow each other — the quiet ones, and the
+ * message's last packet too when the window and the ACK pacing let it follow them — and
+ * returns true, or returns false (nothing changed) when fewer than two would.
  */
 export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: number): boolean {
   const mtu = qp.mtu;
   const dma = wqe.dma;
   const resid = dma.resid;
-  // Packets before the message's last one, what the window allows (the current PSN up to
-  // windowEnd inclusive), and those before the one that will carry ack_req.
-  let n = Math.ceil(resid / mtu) - 1;
+  const left = Math.ceil(resid / mtu);
+  // What the window allows (the current PSN up to windowEnd inclusive), and how many more
+  // packets go out before the one rxe marks ack_req (the 66th since the last).
   const room = ((windowEnd - qp.reqPsn) & PSN_MASK) + 1;
-  if (room < n) n = room;
   const quiet = MAX_PKT_PER_ACK + 1 - qp.noackPkts;
-  if (quiet < n) n = quiet;
+  const withEnd = left <= room && left - 1 <= quiet;
+  const n = withEnd ? left : Math.min(left - 1, room, quiet);
   if (n < 2) return false;
-  const total = n * mtu;
+  const total = withEnd ? resid : n * mtu;
   const msgOff = dma.length - resid;
   // Checking the SGEs for n packets at once finds a fault exactly when one of the n checks would.
   if (!wqe.inline) {
@@ -80,6 +96,7 @@ export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: nu
   pkt.opcode = opcode;
   pkt.mask = mask;
   pkt.count = n;
+  pkt.trainMtu = mtu;
   pkt.psn = qp.reqPsn;
   pkt.srcQp = qp;
   pkt.wrId = undefined;
@@ -92,8 +109,17 @@ export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: nu
     pkt.srcWqe = wqe;
   }
   pkt.srcOff = msgOff;
-  pkt.ackReq = false;
-  pkt.solicited = false;
+  if (withEnd) {
+    const imm = wqe.opcode === IBV_WR_SEND_WITH_IMM || wqe.opcode === IBV_WR_RDMA_WRITE_WITH_IMM;
+    pkt.endOpcode = lastOf(opcode, imm);
+    pkt.ackReq = true;
+    pkt.solicited = (wqe.send_flags & IBV_SEND_SOLICITED) !== 0;
+    if (imm) pkt.imm = wqe.imm_data;
+  } else {
+    pkt.endOpcode = -1;
+    pkt.ackReq = false;
+    pkt.solicited = false;
+  }
   if (mask & M_RETH) {
     pkt.va = wqe.iova;
     pkt.rkey = wqe.rkey;
@@ -103,26 +129,39 @@ export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: nu
   pkt.sgid = qp.sgidBytes;
   pkt.dgid = qp.dgidBytes;
   // update_wqe_state / update_wqe_psn / update_state, n times over.
-  wqe.state = WQE_PROCESSING;
   if (mask & M_START) {
     wqe.first_psn = qp.reqPsn;
-    wqe.last_psn = (qp.reqPsn + Math.ceil(resid / mtu) - 1) & PSN_MASK;
+    wqe.last_psn = (qp.reqPsn + left - 1) & PSN_MASK;
   }
   qp.reqPsn = (qp.reqPsn + n) & PSN_MASK;
-  qp.noackPkts += n;
   if (wqe.wrMask & WR_WRITE) wqe.iova += total;
-  qp.reqOpcode = middleOf(opcode);
+  if (withEnd) {
+    wqe.state = WQE_PENDING;
+    qp.noackPkts = 0;
+    qp.reqOpcode = pkt.endOpcode;
+    qp.reqWqeIndex++;
+  } else {
+    wqe.state = WQE_PROCESSING;
+    qp.noackPkts += n;
+    qp.reqOpcode = middleOf(opcode);
+  }
   trainStats.sent++;
   world.transmit(qp.device, pkt, qp.destDev);
   qp.armRetransIfIdle();
   return true;
 }
 
+/** How many packets of train `t` are quiet (all but a last packet that ends the message). */
+function quietCount(t: Packet): number {
+  return t.endOpcode >= 0 ? t.count - 1 : t.count;
+}
+
 /** Packet `i` of a train, as the requester would have built it alone (from the pool). */
 export function trainPacket(world: SimWorld, t: Packet, i: number): Packet {
-  const mtu = t.payloadLen / t.count;
+  const mtu = t.trainMtu;
   const p = world.newPacket();
-  p.opcode = i === 0 ? t.opcode : middleOf(t.opcode);
+  const last = i === quietCount(t);
+  p.opcode = last ? t.endOpcode : i === 0 ? t.opcode : middleOf(t.opcode);
   p.mask = OPCODE_MASK[p.opcode];
   p.psn = (t.psn + i) & PSN_MASK;
   p.srcQp = t.srcQp;
@@ -130,9 +169,9 @@ export function trainPacket(world: SimWorld, t: Packet, i: number): Packet {
   p.destDev = t.destDev;
   p.sgid = t.sgid;
   p.dgid = t.dgid;
-  p.ackReq = false;
-  p.solicited = false;
-  p.payloadLen = mtu;
+  p.ackReq = last;
+  p.solicited = last && t.solicited;
+  p.payloadLen = last ? t.payloadLen - i * mtu : mtu;
   p.srcKind = t.srcKind;
   p.srcWqe = t.srcWqe;
   p.srcBytes = t.srcBytes;
@@ -143,21 +182,23 @@ export function trainPacket(world: SimWorld, t: Packet, i: number): Packet {
     p.rkey = t.rkey;
     p.dmaLen = t.dmaLen;
   }
+  if (p.mask & M_IMMDT) p.imm = t.imm;
   return p;
 }
 
 /**
- * The responder's side, after rxe_rcv's checks passed: executes every packet of the train
- * if each would take the plain path (expected PSN, opcode in sequence, access allowed,
- * resources there, every byte in range) and returns true; otherwise changes nothing and
- * returns false (the caller splits the train).
+ * The responder's side, after rxe_rcv's checks passed: executes the quiet packets of the
+ * train if each would take the plain path (expected PSN, opcode in sequence, access
+ * allowed, resources there, every byte in range), hands a last packet to the responder, and
+ * returns true; otherwise changes nothing and returns false (the caller splits the train).
  */
 export function receiveTrain(qp: SimQp, t: Packet): boolean {
   if (qp.qp_type !== IBV_QPT_RC || qp.world.packetLog) return false;
   if (t.psn !== qp.respPsn) return false;
   if (!opcodeSequenceOk(qp, t) || !opcodeAllowed(qp, t)) return false;
-  const n = t.count;
-  const total = t.payloadLen;
+  const n = quietCount(t);
+  const mtu = t.trainMtu;
+  const total = n * mtu;
   const m = t.mask;
   if (m & M_SEND) {
     const wqe = qp.rq.head();
@@ -166,8 +207,7 @@ export function receiveTrain(qp: SimQp, t: Packet): boolean {
     qp.respWqe = wqe;
     // Source and receive buffer in the same memory: copy packet by packet, so overlap
     // resolves as it would (one block copy would behave like memmove instead).
-    if (sharesMemory(t, targets)) {
-      const mtu = total / n;
+    if (sharesMemory(t, null, targets)) {
       for (let i = 0; i < n; i++) scatter(qp.device, qp.pd, wqe.dma, mtu, t, null, i * mtu);
     } else scatter(qp.device, qp.pd, wqe.dma, total, t, null, 0);
   } else if (m & M_WRITE) {
@@ -185,8 +225,7 @@ export function receiveTrain(qp: SimQp, t: Packet): boolean {
       qp.respLength = resid;
     }
     const off = va - mr.addr;
-    if (sharesMemory(t, [mr.bytes.buffer])) {
-      const mtu = total / n;
+    if (sharesMemory(t, mr.buffer, null)) {
       for (let i = 0; i < n; i++) {
         const p = trainPacket(qp.world, t, i);
         writePayload(qp, p, mr.bytes, off + i * mtu, mtu);
@@ -206,6 +245,17 @@ export function receiveTrain(qp: SimQp, t: Packet): boolean {
   qp.respStatus = 0;
   qp.respMr = null;
   trainStats.whole++;
+  if (t.endOpcode >= 0) {
+    // The message's last packet follows through the reference path (ACK, completion, errors).
+    t.opcode = t.endOpcode;
+    t.mask = OPCODE_MASK[t.opcode];
+    t.psn = (t.psn + n) & PSN_MASK;
+    t.srcOff += total;
+    t.payloadLen -= total;
+    t.count = 1;
+    qp.device.counters[CNT_RCVD_PKTS]++;
+    responder(qp, t);
+  }
   return true;
 }
 
@@ -231,21 +281,25 @@ function scatterTargets(qp: SimQp, dma: Dma, len: number): ArrayBufferLike[] | n
     if (!mr) return null;
     const k = left < sgeLen - off ? left : sgeLen - off;
     if (!inRange(mr, dma.addr[sge] + off, k)) return null;
-    out.push(mr.bytes.buffer);
+    out.push(mr.buffer);
     left -= k;
     off += k;
   }
   return out;
 }
 
-/** Could the train's payload source be the same memory as any of `dst`? (Unknown counts as yes.) */
-function sharesMemory(t: Packet, dst: ArrayBufferLike[]): boolean {
-  if (t.srcKind === SRC_BYTES) return dst.includes(t.srcBytes.buffer);
+/** Could the train's payload source be the same memory as `dst` or any of `dsts`? (Unknown counts as yes.) */
+function sharesMemory(t: Packet, dst: ArrayBufferLike | null, dsts: ArrayBufferLike[] | null): boolean {
+  if (t.srcKind === SRC_BYTES) return hits(t.srcBytes.buffer, dst, dsts);
   const dma = t.srcWqe!.dma;
   for (let k = 0; k < dma.numSge; k++) {
     // The WQE's MR cache, valid for every SGE gatherCheck walked for this train.
     const mr: SimMr | null = dma.mr[k];
-    if (!mr || mr.destroyed || mr.lkey !== dma.lkey[k] || dst.includes(mr.bytes.buffer)) return true;
+    if (!mr || mr.destroyed || mr.lkey !== dma.lkey[k] || hits(mr.buffer, dst, dsts)) return true;
   }
   return false;
+}
+
+function hits(b: ArrayBufferLike, dst: ArrayBufferLike | null, dsts: ArrayBufferLike[] | null): boolean {
+  return b === dst || (dsts !== null && dsts.includes(b));
 }

@@ -38,6 +38,11 @@ const MAX_MR_INDEX = 0x80000;
 export class SimMr implements Mr {
   destroyed = false;
   readonly index: number;
+  /** bytes.buffer, kept: the data path compares buffers per packet and the getter is not free. */
+  readonly buffer: ArrayBufferLike;
+  /** bytes.length and the address just past the MR, kept for the same reason (mr_check_range runs per packet). */
+  readonly byteLength: number;
+  readonly end: number;
 
   constructor(
     readonly pd: SimPd,
@@ -48,6 +53,9 @@ export class SimMr implements Mr {
     readonly access: number,
   ) {
     this.index = lkey >>> 8;
+    this.buffer = bytes.buffer;
+    this.byteLength = bytes.length;
+    this.end = addr + bytes.length;
   }
 
   get length(): number {
@@ -131,5 +139,5 @@ export function lookupMr(dev: SimDevice, pd: SimPd, key: number, access: number,
 
 /** rxe's mr_check_range: true when [iova, iova+length) lies inside the MR. */
 export function inRange(mr: SimMr, iova: number, length: number): boolean {
-  return iova >= mr.addr && length <= mr.bytes.length && iova <= mr.addr + mr.bytes.length - length;
+  return iova >= mr.addr && length <= mr.byteLength && iova <= mr.end - length;
 }

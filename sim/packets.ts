@@ -129,6 +129,10 @@ export class Packet {
   psn = 0;
   /** Packets this record stands for: more than 1 for a train (fast-path.ts); `psn` is the first's. */
   count = 1;
+  /** A train's payload per packet (all but a last packet carry exactly this much). */
+  trainMtu = 0;
+  /** A train's last packet's opcode when it ends the message (LAST, LAST_WITH_IMMEDIATE), else -1. */
+  endOpcode = -1;
   srcQp: SimQp | null = null;
   destQpn = 0;
   destDev: SimDevice | null = null;

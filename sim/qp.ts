@@ -185,6 +185,8 @@ export class SimQp implements Qp {
   private okSgid: Uint8Array | null = null;
   private okDgid: Uint8Array | null = null;
   destDev: SimDevice | null = null;
+  /** The QP this one's packets last reached (world.destQp's cache). */
+  lastDestQp: SimQp | null = null;
   /** The local ACK timeout per attempt in ms, 0 for none. */
   timeoutMs = 0;
 

@@ -60,6 +60,10 @@ export class SimWorld {
   private cpSrcOff = 0;
   private cpLen = 0;
   private cpQp: SimQp | null = null;
+  // The last source/destination arrays found to be in different buffers (the typed-array
+  // .buffer getter is slow enough to matter per packet; an array's buffer never changes).
+  private apartSrc: Uint8Array | null = null;
+  private apartDst: Uint8Array | null = null;
 
   constructor(seed: number, packetLog: boolean, root: boolean) {
     this.rng = new Rng(seed);
@@ -131,10 +135,14 @@ export class SimWorld {
       return;
     }
     this.flushCopy();
-    if (src.buffer === dst.buffer) {
-      // Overlap would make one block copy differ from packet-by-packet copies: copy now.
-      dst.set(src.subarray(srcOff, srcOff + n), dstOff);
-      return;
+    if (src !== this.apartSrc || dst !== this.apartDst) {
+      if (src.buffer === dst.buffer) {
+        // Overlap would make one block copy differ from packet-by-packet copies: copy now.
+        dst.set(src.subarray(srcOff, srcOff + n), dstOff);
+        return;
+      }
+      this.apartSrc = src;
+      this.apartDst = dst;
     }
     this.cpQp = qp;
     this.cpDst = dst;
@@ -198,8 +206,7 @@ export class SimWorld {
    * responder can take it whole, else packet by packet.
    */
   private deliverTrain(t: Packet): void {
-    const dev = t.destDev!;
-    const qp = dev.qps.get(t.destQpn);
+    const qp = this.destQp(t);
     if (
       qp &&
       !this.packetLog &&
@@ -220,10 +227,26 @@ export class SimWorld {
     this.recycle(t);
   }
 
+  /**
+   * The QP a packet is for. The sender remembers the last one it reached: QPNs are never
+   * reused, so that QP is still the answer while it is alive and the number matches.
+   */
+  private destQp(pkt: Packet): SimQp | undefined {
+    const src = pkt.srcQp;
+    const dev = pkt.destDev!;
+    if (src !== null) {
+      const last = src.lastDestQp;
+      if (last !== null && last.qp_num === pkt.destQpn && last.device === dev && !last.destroyed) return last;
+    }
+    const qp = dev.qps.get(pkt.destQpn);
+    if (src !== null && qp !== undefined) src.lastDestQp = qp;
+    return qp;
+  }
+
   /** rxe_rcv: header checks, then the responder (requests) or the completer (responses). */
   private deliver(pkt: Packet): void {
     const dev = pkt.destDev!;
-    const qp = dev.qps.get(pkt.destQpn);
+    const qp = this.destQp(pkt);
     let drop: string | null = null;
     if (!qp) drop = `no QP 0x${pkt.destQpn.toString(16)} on ${dev.name}`;
     else if (qp.typeOfOpcode(pkt.opcode) !== qp.qp_type) drop = "QP type does not match the opcode";
