@@ -101,6 +101,17 @@ export interface NativeQp {
   query(mask: number): QpQuery;
   postSend(wrs: NativeSendWr[]): void;
   postRecv(wrs: { wr_id?: number; sg_list?: NativeSendWr["sg_list"] }[]): void;
+  /**
+   * One send WR whose fields the caller packed into a Float64Array (the common case, without
+   * a property read per field in C++): wr_id, opcode, send_flags, imm_data, num_sge, has_rdma
+   * (0 or 1), rdma.remote_addr, rdma.rkey, then num_sge × (addr, length, lkey), num_sge ≤
+   * PACKED_SGES. Whatever the fast path would not post exactly as `postSend([wr])` (a value
+   * out of range, inline data outside every MR, a UD QP) is handed to `postSend([wr])`, so
+   * errors are the same.
+   */
+  postSendOne(packed: Float64Array, wr: NativeSendWr): void;
+  /** One recv WR packed as wr_id, num_sge, then num_sge × (addr, length, lkey); see postSendOne. */
+  postRecvOne(packed: Float64Array, wr: { wr_id?: number; sg_list?: NativeSendWr["sg_list"] }): void;
   destroy(): void;
 }
 
@@ -115,6 +126,8 @@ export interface NativeAddon {
   openDevice(name: string): NativeContext;
   /** Numbers per completion in the array `NativeCq.poll` fills. */
   readonly WC_WORDS: number;
+  /** Most SGEs a WR packed for `postSendOne`/`postRecvOne` may carry. */
+  readonly PACKED_SGES: number;
 }
 
 /** Where the build puts the addon. */

@@ -111,7 +111,8 @@ class NativeBackend implements VerbsBackend {
       node_type: 0,
       transport_type: 0,
     };
-    return bind(new NativeContextImpl(h, info, this.#addon.WC_WORDS), h);
+    const layout = { wcWords: this.#addon.WC_WORDS, packedSges: this.#addon.PACKED_SGES ?? 0 };
+    return bind(new NativeContextImpl(h, info, layout), h);
   }
   now(): number {
     return performance.now();
@@ -123,12 +124,12 @@ class NativeBackend implements VerbsBackend {
 
 class NativeContextImpl implements Context {
   readonly #h: NativeContext;
-  readonly #wcWords: number;
+  readonly layout: Layout;
   readonly device: DeviceInfo;
-  constructor(h: NativeContext, device: DeviceInfo, wcWords: number) {
+  constructor(h: NativeContext, device: DeviceInfo, layout: Layout) {
     this.#h = h;
     this.device = device;
-    this.#wcWords = wcWords;
+    this.layout = layout;
   }
   queryDevice(): DeviceAttr {
     return this.#h.queryDevice();
@@ -150,13 +151,13 @@ class NativeContextImpl implements Context {
   }
   allocPd(): Pd {
     const h = this.#h.allocPd();
-    return bind(new NativePdImpl(h, this), h);
+    return bind(new NativePdImpl(h, this, this.layout), h);
   }
   createCq(cqe: number, options?: { channel?: CompChannel; comp_vector?: number; cq_context?: unknown }): Cq {
     const channel =
       options?.channel === undefined ? null : handleOf<NativeChannel>(options.channel, "channel", "ibv_create_cq");
     const h = this.#h.createCq(cqe, channel, options?.comp_vector ?? 0);
-    return bind(new NativeCqImpl(h, this, options?.cq_context, this.#wcWords), h);
+    return bind(new NativeCqImpl(h, this, options?.cq_context, this.layout.wcWords), h);
   }
   createCompChannel(): CompChannel {
     const h = this.#h.createCompChannel();
@@ -181,9 +182,11 @@ class NativeContextImpl implements Context {
 
 class NativePdImpl implements Pd {
   readonly #h: NativePd;
+  readonly #layout: Layout;
   readonly context: Context;
-  constructor(h: NativePd, context: Context) {
+  constructor(h: NativePd, context: Context, layout: Layout) {
     this.#h = h;
+    this.#layout = layout;
     this.context = context;
   }
   regMr(memory: ArrayBuffer | ArrayBufferView | number, access: number): Mr {
@@ -222,7 +225,7 @@ class NativePdImpl implements Pd {
       qp_type: init.qp_type,
       sq_sig_all: init.sq_sig_all,
     });
-    return bind(new NativeQpImpl(h, this, init), h);
+    return bind(new NativeQpImpl(h, this, init, this.#layout.packedSges), h);
   }
   createAh(attr: Partial<Omit<AhAttr, "grh">> & { grh?: Partial<AhAttr["grh"]> }): Ah {
     const h = this.#h.createAh(attr);
@@ -354,6 +357,73 @@ class NativeAhImpl implements Ah {
   }
 }
 
+/** What the addon fills and reads in typed arrays: WC_WORDS per completion, PACKED_SGES per packed WR. */
+interface Layout {
+  wcWords: number;
+  packedSges: number;
+}
+
+// The posting fast path: a single WR whose fields are plain numbers is packed into a
+// Float64Array (layout in addon.ts, postSendOne), so the addon reads no property and builds
+// no string per field. Anything else (bigints, a UD or atomic WR, a missing opcode, more SGEs
+// than fit) returns false and takes the general path; so does any value the addon's checks
+// would refuse (it hands the WR to postSend([wr]), which throws the usual error).
+const SEND_HEAD = 8;
+const RECV_HEAD = 2;
+const isNum = (x: unknown): x is number => typeof x === "number";
+const optNum = (x: unknown): boolean => x === undefined || typeof x === "number";
+
+function packSges(sg_list: unknown, f: Float64Array, at: number, max: number): number {
+  if (sg_list === undefined || sg_list === null) return 0;
+  if (!Array.isArray(sg_list) || sg_list.length > max) return -1;
+  for (let j = 0, o = at; j < sg_list.length; j++, o += 3) {
+    const s: unknown = sg_list[j];
+    if (typeof s !== "object" || s === null) return -1;
+    const { addr, length, lkey } = s as Sge;
+    if (!isNum(addr) || !isNum(length) || !isNum(lkey)) return -1;
+    f[o] = addr;
+    f[o + 1] = length;
+    f[o + 2] = lkey;
+  }
+  return sg_list.length;
+}
+
+function packSend(w: unknown, f: Float64Array, max: number): boolean {
+  if (typeof w !== "object" || w === null) return false;
+  const { wr_id, opcode, send_flags, imm_data, sg_list, rdma, atomic, ud } = w as SendWr;
+  if (ud !== undefined || atomic !== undefined || !isNum(opcode)) return false;
+  if (!optNum(wr_id) || !optNum(send_flags) || !optNum(imm_data)) return false;
+  const n = packSges(sg_list, f, SEND_HEAD, max);
+  if (n < 0) return false;
+  if (rdma === undefined) {
+    f[5] = 0;
+  } else {
+    if (typeof rdma !== "object" || rdma === null) return false;
+    const { remote_addr, rkey } = rdma;
+    if (!isNum(remote_addr) || !optNum(rkey)) return false;
+    f[5] = 1;
+    f[6] = remote_addr;
+    f[7] = rkey ?? 0;
+  }
+  f[0] = wr_id ?? 0;
+  f[1] = opcode;
+  f[2] = send_flags ?? 0;
+  f[3] = imm_data ?? 0;
+  f[4] = n;
+  return true;
+}
+
+function packRecv(w: unknown, f: Float64Array, max: number): boolean {
+  if (typeof w !== "object" || w === null) return false;
+  const { wr_id, sg_list } = w as RecvWr;
+  if (!optNum(wr_id)) return false;
+  const n = packSges(sg_list, f, RECV_HEAD, max);
+  if (n < 0) return false;
+  f[0] = wr_id ?? 0;
+  f[1] = n;
+  return true;
+}
+
 class NativeQpImpl implements Qp {
   readonly #h: NativeQp;
   readonly pd: Pd;
@@ -362,8 +432,14 @@ class NativeQpImpl implements Qp {
   readonly send_cq: Cq;
   readonly recv_cq: Cq;
   readonly cap: QpCap;
-  constructor(h: NativeQp, pd: Pd, init: QpInitAttr) {
+  readonly #packedSges: number;
+  readonly #sendWords: Float64Array;
+  readonly #recvWords: Float64Array;
+  constructor(h: NativeQp, pd: Pd, init: QpInitAttr, packedSges: number) {
     this.#h = h;
+    this.#packedSges = packedSges;
+    this.#sendWords = new Float64Array(SEND_HEAD + 3 * packedSges);
+    this.#recvWords = new Float64Array(RECV_HEAD + 3 * packedSges);
     this.pd = pd;
     this.qp_num = h.qp_num;
     this.qp_type = init.qp_type;
@@ -401,6 +477,11 @@ class NativeQpImpl implements Qp {
     return this.#h.query(mask);
   }
   postSend(wr: SendWr | SendWr[]): void {
+    const one: unknown = Array.isArray(wr) ? (wr.length === 1 ? wr[0] : undefined) : wr;
+    if (this.#packedSges > 0 && packSend(one, this.#sendWords, this.#packedSges)) {
+      this.#h.postSendOne(this.#sendWords, one as NativeSendWr);
+      return;
+    }
     const list = Array.isArray(wr) ? wr : [wr];
     let native: NativeSendWr[] = list as NativeSendWr[];
     // Only UD sends name an object (the AH) that needs translating to its native handle.
@@ -423,6 +504,11 @@ class NativeQpImpl implements Qp {
     this.#h.postSend(native);
   }
   postRecv(wr: RecvWr | RecvWr[]): void {
+    const one: unknown = Array.isArray(wr) ? (wr.length === 1 ? wr[0] : undefined) : wr;
+    if (this.#packedSges > 0 && packRecv(one, this.#recvWords, this.#packedSges)) {
+      this.#h.postRecvOne(this.#recvWords, one as RecvWr);
+      return;
+    }
     this.#h.postRecv(Array.isArray(wr) ? wr : [wr]);
   }
   destroy(): void {

@@ -37,6 +37,7 @@ VerbsAddon::VerbsAddon(Napi::Env env, Napi::Object exports) {
                            InstanceMethod("openDevice", &VerbsAddon::OpenDevice),
                        });
   exports.Set("WC_WORDS", Napi::Number::New(env, CompletionQueue::kWcWords));
+  exports.Set("PACKED_SGES", Napi::Number::New(env, QueuePair::kPackedSges));
 }
 
 VerbsAddon::~VerbsAddon() { poller.Stop(); }

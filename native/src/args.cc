@@ -34,6 +34,9 @@ int ErrnoOf(int ret) {
 }
 
 namespace {
+// A name becomes a std::string only on the way to an error.
+std::string S(std::string_view v) { return std::string(v); }
+
 std::string Show(double d) {
   char buf[64];
   snprintf(buf, sizeof buf, "%.17g", d);
@@ -41,41 +44,41 @@ std::string Show(double d) {
 }
 }  // namespace
 
-uint64_t Arg::Uint(Napi::Value v, const std::string& name, uint64_t max, bool optional) const {
+uint64_t Arg::Uint(Napi::Value v, std::string_view name, uint64_t max, bool optional) const {
   if (optional && v.IsUndefined()) return 0;
   if (v.IsBigInt()) {
     bool lossless = false;
     uint64_t u = v.As<Napi::BigInt>().Uint64Value(&lossless);
-    if (!lossless || u > max) ThrowVerbs(env, verb, EINVAL, name + " is out of range", name);
+    if (!lossless || u > max) ThrowVerbs(env, verb, EINVAL, S(name) + " is out of range", S(name));
     return u;
   }
-  if (!v.IsNumber()) ThrowType(env, verb + std::string(": ") + name + " must be a number");
+  if (!v.IsNumber()) ThrowType(env, verb + std::string(": ") + S(name) + " must be a number");
   double d = v.As<Napi::Number>().DoubleValue();
   if (!std::isfinite(d) || std::trunc(d) != d) {
-    ThrowType(env, verb + std::string(": ") + name + " must be an integer, not " + Show(d));
+    ThrowType(env, verb + std::string(": ") + S(name) + " must be an integer, not " + Show(d));
   }
   if (d < 0 || d > static_cast<double>(max)) {
-    ThrowVerbs(env, verb, EINVAL, name + " = " + Show(d) + " is out of range (0.." + std::to_string(max) + ")", name);
+    ThrowVerbs(env, verb, EINVAL, S(name) + " = " + Show(d) + " is out of range (0.." + std::to_string(max) + ")", S(name));
   }
   return static_cast<uint64_t>(d);
 }
 
-int64_t Arg::Int(Napi::Value v, const std::string& name, int64_t min, int64_t max, bool optional) const {
+int64_t Arg::Int(Napi::Value v, std::string_view name, int64_t min, int64_t max, bool optional) const {
   if (optional && v.IsUndefined()) return 0;
-  if (!v.IsNumber()) ThrowType(env, verb + std::string(": ") + name + " must be a number");
+  if (!v.IsNumber()) ThrowType(env, verb + std::string(": ") + S(name) + " must be a number");
   double d = v.As<Napi::Number>().DoubleValue();
   if (!std::isfinite(d) || std::trunc(d) != d) {
-    ThrowType(env, verb + std::string(": ") + name + " must be an integer, not " + Show(d));
+    ThrowType(env, verb + std::string(": ") + S(name) + " must be an integer, not " + Show(d));
   }
   if (d < static_cast<double>(min) || d > static_cast<double>(max)) {
     ThrowVerbs(env, verb, EINVAL,
-               name + " = " + Show(d) + " is out of range (" + std::to_string(min) + ".." + std::to_string(max) + ")",
-               name);
+               S(name) + " = " + Show(d) + " is out of range (" + std::to_string(min) + ".." + std::to_string(max) + ")",
+               S(name));
   }
   return static_cast<int64_t>(d);
 }
 
-uint64_t Arg::Big(Napi::Value v, const std::string& name, bool optional) const {
+uint64_t Arg::Big(Napi::Value v, std::string_view name, bool optional) const {
   if (optional && v.IsUndefined()) return 0;
   if (v.IsBigInt()) {
     bool lossless = false;
@@ -83,7 +86,7 @@ uint64_t Arg::Big(Napi::Value v, const std::string& name, bool optional) const {
     if (!lossless) {
       // Negative bigints wrap like C's conversion to uint64_t; wider ones are refused.
       int64_t s = v.As<Napi::BigInt>().Int64Value(&lossless);
-      if (!lossless) ThrowVerbs(env, verb, EINVAL, name + " does not fit in 64 bits", name);
+      if (!lossless) ThrowVerbs(env, verb, EINVAL, S(name) + " does not fit in 64 bits", S(name));
       u = static_cast<uint64_t>(s);
     }
     return u;
@@ -91,18 +94,18 @@ uint64_t Arg::Big(Napi::Value v, const std::string& name, bool optional) const {
   return Safe(v, name, optional);
 }
 
-Napi::Object Arg::Obj(Napi::Value v, const std::string& name) const {
-  if (!v.IsObject()) ThrowType(env, verb + std::string(": ") + name + " must be an object");
+Napi::Object Arg::Obj(Napi::Value v, std::string_view name) const {
+  if (!v.IsObject()) ThrowType(env, verb + std::string(": ") + S(name) + " must be an object");
   return v.As<Napi::Object>();
 }
 
-bool Arg::Gid(Napi::Value v, const std::string& name, union ibv_gid* out, bool optional) const {
+bool Arg::Gid(Napi::Value v, std::string_view name, union ibv_gid* out, bool optional) const {
   memset(out, 0, sizeof *out);
   if (optional && v.IsUndefined()) return false;
-  if (!v.IsString()) ThrowType(env, verb + std::string(": ") + name + " must be a GID string like \"fe80::1\"");
+  if (!v.IsString()) ThrowType(env, verb + std::string(": ") + S(name) + " must be a GID string like \"fe80::1\"");
   std::string s = v.As<Napi::String>().Utf8Value();
   if (inet_pton(AF_INET6, s.c_str(), out->raw) != 1) {
-    ThrowType(env, verb + std::string(": ") + name + " = \"" + s + "\" is not a GID (IPv6 text)");
+    ThrowType(env, verb + std::string(": ") + S(name) + " = \"" + s + "\" is not a GID (IPv6 text)");
   }
   return true;
 }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "poller.h"
@@ -55,31 +56,32 @@ int ErrnoOf(int ret);
 // Argument readers. A wrong JavaScript type (not a number, NaN, fractional) is a TypeError;
 // an integer that does not fit the C field is EINVAL naming the field, since passing it on
 // would silently truncate. `undefined` reads as 0 where `optional`, like a zeroed C struct.
+// Names are views: a std::string is built only for an error.
 struct Arg {
   Napi::Env env;
   const char* verb;
-  uint64_t Uint(Napi::Value v, const std::string& name, uint64_t max, bool optional = false) const;
-  int64_t Int(Napi::Value v, const std::string& name, int64_t min, int64_t max, bool optional = false) const;
-  uint32_t U32(Napi::Value v, const std::string& name, bool optional = false) const {
+  uint64_t Uint(Napi::Value v, std::string_view name, uint64_t max, bool optional = false) const;
+  int64_t Int(Napi::Value v, std::string_view name, int64_t min, int64_t max, bool optional = false) const;
+  uint32_t U32(Napi::Value v, std::string_view name, bool optional = false) const {
     return static_cast<uint32_t>(Uint(v, name, UINT32_MAX, optional));
   }
-  uint16_t U16(Napi::Value v, const std::string& name, bool optional = false) const {
+  uint16_t U16(Napi::Value v, std::string_view name, bool optional = false) const {
     return static_cast<uint16_t>(Uint(v, name, UINT16_MAX, optional));
   }
-  uint8_t U8(Napi::Value v, const std::string& name, bool optional = false) const {
+  uint8_t U8(Napi::Value v, std::string_view name, bool optional = false) const {
     return static_cast<uint8_t>(Uint(v, name, UINT8_MAX, optional));
   }
-  int32_t I32(Napi::Value v, const std::string& name, bool optional = false) const {
+  int32_t I32(Napi::Value v, std::string_view name, bool optional = false) const {
     return static_cast<int32_t>(Int(v, name, INT32_MIN, INT32_MAX, optional));
   }
   // A JavaScript number that must be a safe integer (wr_id, addresses): 0 .. 2^53-1.
-  uint64_t Safe(Napi::Value v, const std::string& name, bool optional = false) const {
+  uint64_t Safe(Napi::Value v, std::string_view name, bool optional = false) const {
     return Uint(v, name, (1ULL << 53) - 1, optional);
   }
   // A 64-bit value given as bigint (or a safe-integer number).
-  uint64_t Big(Napi::Value v, const std::string& name, bool optional = false) const;
-  Napi::Object Obj(Napi::Value v, const std::string& name) const;
-  bool Gid(Napi::Value v, const std::string& name, union ibv_gid* out, bool optional = false) const;
+  uint64_t Big(Napi::Value v, std::string_view name, bool optional = false) const;
+  Napi::Object Obj(Napi::Value v, std::string_view name) const;
+  bool Gid(Napi::Value v, std::string_view name, union ibv_gid* out, bool optional = false) const;
 };
 
 std::string GidText(const union ibv_gid& gid);

@@ -1,6 +1,7 @@
 // CompletionQueue (struct ibv_cq).
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 
 #include "objects.h"
 
@@ -50,20 +51,30 @@ Napi::Value CompletionQueue::Destroy(const Napi::CallbackInfo& info, const char*
 // pkey_index, slid, sl, dlid_path_bits. (A flat array: no object per completion here.)
 Napi::Value CompletionQueue::Poll(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
-  Arg arg{env, verb};
-  int n = arg.I32(info[0], "num_entries");
-  if (n < 0) ThrowVerbs(env, verb, EINVAL, "num_entries must be ≥ 0", "num_entries");
-  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array) {
+  // A plain non-negative integer is read directly; anything else goes through Arg for its error.
+  double d = -1;
+  int n;
+  if (napi_get_value_double(env, info[0], &d) == napi_ok && d >= 0 && d <= INT32_MAX && std::trunc(d) == d) {
+    n = static_cast<int>(d);
+  } else {
+    n = Arg{env, verb}.I32(info[0], "num_entries");
+    if (n < 0) ThrowVerbs(env, verb, EINVAL, "num_entries must be ≥ 0", "num_entries");
+  }
+  // One napi_get_typedarray_info instead of a call per property (poll is the hot loop).
+  napi_typedarray_type type = napi_int8_array;
+  size_t length = 0;
+  void* data = nullptr;
+  if (napi_get_typedarray_info(env, info[1], &type, &length, &data, nullptr, nullptr) != napi_ok ||
+      type != napi_uint32_array) {
     ThrowType(env, std::string(verb) + ": out must be a Uint32Array");
   }
-  Napi::Uint32Array out = info[1].As<Napi::Uint32Array>();
-  size_t room = out.ElementLength() / kWcWords;
+  size_t room = length / kWcWords;
   size_t want = std::min<size_t>(static_cast<size_t>(n), room);
   if (want == 0) return Napi::Number::New(env, 0);
   if (wcs_.size() < want) wcs_.resize(want);
   int got = ibv_poll_cq(cq_, static_cast<int>(want), wcs_.data());
   if (got < 0) ThrowVerbs(env, verb, ErrnoOf(got));
-  uint32_t* o = out.Data();
+  uint32_t* o = static_cast<uint32_t*>(data);
   for (int i = 0; i < got; i++) {
     const ibv_wc& w = wcs_[i];
     uint32_t* r = o + static_cast<size_t>(i) * kWcWords;

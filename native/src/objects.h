@@ -176,12 +176,23 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   void Attach(ProtectionDomain* pd, Napi::Object pdJs, CompletionQueue* scq, Napi::Object scqJs,
               CompletionQueue* rcq, Napi::Object rcqJs, ibv_qp* qp);
 
+  // One WR packed by the TypeScript layer into a Float64Array (postSendOne/postRecvOne):
+  //   send: wr_id, opcode, send_flags, imm_data, num_sge, has_rdma, rdma.remote_addr,
+  //         rdma.rkey, then num_sge × (addr, length, lkey)
+  //   recv: wr_id, num_sge, then num_sge × (addr, length, lkey)
+  static constexpr uint32_t kPackedSges = 4;
+  static constexpr uint32_t kSendHead = 8, kRecvHead = 2;
+
  private:
   int Release(bool force) override;
   Napi::Value Modify(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value Query(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value PostSend(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value PostRecv(const Napi::CallbackInfo& info, const char* verb);
+  Napi::Value PostSendOne(const Napi::CallbackInfo& info, const char* verb);
+  Napi::Value PostRecvOne(const Napi::CallbackInfo& info, const char* verb);
+  Napi::Value PostSendList(Napi::Env env, const char* verb, Napi::Value wrs);
+  Napi::Value PostRecvList(Napi::Env env, const char* verb, Napi::Value wrs);
   Napi::Value Destroy(const Napi::CallbackInfo& info, const char* verb);
   ibv_qp* qp_ = nullptr;
   VerbsAddon* addon_ = nullptr;

@@ -1,5 +1,6 @@
 // QueuePair (struct ibv_qp): modify, query, post.
 #include <cerrno>
+#include <cmath>
 
 #include "objects.h"
 
@@ -10,6 +11,8 @@ Napi::Function QueuePair::Define(Napi::Env env) {
                                          {"query", "ibv_query_qp", Method<QueuePair, &QueuePair::Query>},
                                          {"postSend", "ibv_post_send", Method<QueuePair, &QueuePair::PostSend>},
                                          {"postRecv", "ibv_post_recv", Method<QueuePair, &QueuePair::PostRecv>},
+                                         {"postSendOne", "ibv_post_send", Method<QueuePair, &QueuePair::PostSendOne>},
+                                         {"postRecvOne", "ibv_post_recv", Method<QueuePair, &QueuePair::PostRecvOne>},
                                          {"destroy", "ibv_destroy_qp", Method<QueuePair, &QueuePair::Destroy>},
                                      });
 }
@@ -294,10 +297,13 @@ void QueuePair::ParseSend(const Arg& arg, Napi::Array list, bool verbose) {
 // inline data outside every registered MR. Like rxe's own checks, such a WR stops the
 // list there: the WRs before it are posted, and err.badWrIndex names it.
 Napi::Value QueuePair::PostSend(const Napi::CallbackInfo& info, const char* verb) {
-  Napi::Env env = info.Env();
+  return PostSendList(info.Env(), verb, info[0]);
+}
+
+Napi::Value QueuePair::PostSendList(Napi::Env env, const char* verb, Napi::Value wrs) {
   Arg arg{env, verb};
-  if (!info[0].IsArray()) ThrowType(env, std::string(verb) + ": the work requests must be an array");
-  Napi::Array list = info[0].As<Napi::Array>();
+  if (!wrs.IsArray()) ThrowType(env, std::string(verb) + ": the work requests must be an array");
+  Napi::Array list = wrs.As<Napi::Array>();
   try {
     ParseSend(arg, list, false);
   } catch (const Napi::Error&) {
@@ -339,10 +345,13 @@ void QueuePair::ParseRecv(const Arg& arg, Napi::Array list, bool verbose) {
 }
 
 Napi::Value QueuePair::PostRecv(const Napi::CallbackInfo& info, const char* verb) {
-  Napi::Env env = info.Env();
+  return PostRecvList(info.Env(), verb, info[0]);
+}
+
+Napi::Value QueuePair::PostRecvList(Napi::Env env, const char* verb, Napi::Value wrs) {
   Arg arg{env, verb};
-  if (!info[0].IsArray()) ThrowType(env, std::string(verb) + ": the work requests must be an array");
-  Napi::Array list = info[0].As<Napi::Array>();
+  if (!wrs.IsArray()) ThrowType(env, std::string(verb) + ": the work requests must be an array");
+  Napi::Array list = wrs.As<Napi::Array>();
   try {
     ParseRecv(arg, list, false);
   } catch (const Napi::Error&) {
@@ -358,5 +367,109 @@ Napi::Value QueuePair::PostRecv(const Napi::CallbackInfo& info, const char* verb
   ibv_recv_wr* bad = nullptr;
   int ret = ibv_post_recv(qp_, first, &bad);  // before reading `bad`
   CheckPost(env, verb, ret, first, bad);
+  return env.Undefined();
+}
+
+// ---- One WR, packed (the TypeScript layer's fast path) ----
+//
+// postSendOne(packed: Float64Array, wr) / postRecvOne(packed, wr): the TypeScript layer has
+// read the WR's fields itself (only when each is a plain number, as the common case is) and
+// packed them (layout in objects.h). Here they pass exactly the checks the list path makes;
+// anything else — a value out of range or not an integer, more SGEs than fit, inline data
+// outside every MR, a UD QP — is handed to the list path with [wr], which reads the object
+// again and throws (or posts) exactly as postSend([wr]) would. So the fast path can only
+// ever post what the list path would post, and every error comes from one place.
+namespace {
+// Arg::Uint's acceptance rule for a number (NaN and ±Infinity fail the comparisons).
+inline bool Fits(double d, double max) { return d >= 0 && d <= max && std::trunc(d) == d; }
+constexpr double kU32 = 4294967295.0;
+constexpr double kSafe = 9007199254740991.0;  // 2^53 - 1: wr_id and addresses as numbers
+
+// The packed words, or false when `v` is not a Float64Array of at least `min` elements.
+bool PackedWords(Napi::Value v, size_t min, const double** words, size_t* count) {
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = nullptr;
+  if (napi_get_typedarray_info(v.Env(), v, &type, &length, &data, nullptr, nullptr) != napi_ok) return false;
+  if (type != napi_float64_array || length < min) return false;
+  *words = static_cast<const double*>(data);
+  *count = length;
+  return true;
+}
+
+// Reads n packed SGEs from p; false if one would fail the list path's checks.
+bool PackedSges(const double* p, uint32_t n, ibv_sge* out) {
+  for (uint32_t j = 0; j < n; j++, p += 3) {
+    if (!Fits(p[0], kSafe) || !Fits(p[1], kU32) || !Fits(p[2], kU32)) return false;
+    out[j].addr = static_cast<uint64_t>(p[0]);
+    out[j].length = static_cast<uint32_t>(p[1]);
+    out[j].lkey = static_cast<uint32_t>(p[2]);
+  }
+  return true;
+}
+
+Napi::Array OneWr(Napi::Env env, Napi::Value wr) {
+  Napi::Array list = Napi::Array::New(env, 1);
+  list.Set(0u, wr);
+  return list;
+}
+}  // namespace
+
+Napi::Value QueuePair::PostSendOne(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  const double* p = nullptr;
+  size_t count = 0;
+  if (!PackedWords(info[0], kSendHead, &p, &count)) ThrowType(env, std::string(verb) + ": packed must be a Float64Array");
+  ibv_send_wr wr{};
+  ibv_sge sges[kPackedSges];
+  bool fast = qp_->qp_type != IBV_QPT_UD && Fits(p[0], kSafe) && Fits(p[1], kU32) && Fits(p[2], kU32) &&
+              Fits(p[3], kU32) && Fits(p[4], kPackedSges) && (p[5] == 0 || p[5] == 1);
+  uint32_t nsge = fast ? static_cast<uint32_t>(p[4]) : 0;
+  fast = fast && count >= kSendHead + 3 * nsge && PackedSges(p + kSendHead, nsge, sges);
+  if (fast && p[5] == 1) {
+    fast = Fits(p[6], kSafe) && Fits(p[7], kU32);
+    wr.wr.rdma.remote_addr = static_cast<uint64_t>(p[6]);
+    wr.wr.rdma.rkey = static_cast<uint32_t>(p[7]);
+  }
+  if (fast) {
+    wr.wr_id = static_cast<uint64_t>(p[0]);
+    wr.opcode = static_cast<ibv_wr_opcode>(static_cast<uint32_t>(p[1]));
+    wr.send_flags = static_cast<uint32_t>(p[2]);
+    wr.imm_data = static_cast<uint32_t>(p[3]);  // raw, as written (as the list path)
+    wr.num_sge = static_cast<int>(nsge);
+    wr.sg_list = nsge > 0 ? sges : nullptr;
+    // Inline data is copied from the SGE addresses: outside every MR, the list path refuses it.
+    if (wr.send_flags & IBV_SEND_INLINE) {
+      for (uint32_t j = 0; j < nsge && fast; j++) {
+        bool inside = sges[j].length == 0;
+        for (const MemoryRegion* mr : addon_->liveMrs) inside = inside || mr->Covers(sges[j].addr, sges[j].length);
+        fast = inside;
+      }
+    }
+  }
+  if (!fast) return PostSendList(env, verb, OneWr(env, info[1]));
+  ibv_send_wr* bad = nullptr;
+  int ret = ibv_post_send(qp_, &wr, &bad);  // before reading `bad`
+  CheckPost(env, verb, ret, &wr, bad);
+  return env.Undefined();
+}
+
+Napi::Value QueuePair::PostRecvOne(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  const double* p = nullptr;
+  size_t count = 0;
+  if (!PackedWords(info[0], kRecvHead, &p, &count)) ThrowType(env, std::string(verb) + ": packed must be a Float64Array");
+  ibv_recv_wr wr{};
+  ibv_sge sges[kPackedSges];
+  bool fast = Fits(p[0], kSafe) && Fits(p[1], kPackedSges);
+  uint32_t nsge = fast ? static_cast<uint32_t>(p[1]) : 0;
+  fast = fast && count >= kRecvHead + 3 * nsge && PackedSges(p + kRecvHead, nsge, sges);
+  if (!fast) return PostRecvList(env, verb, OneWr(env, info[1]));
+  wr.wr_id = static_cast<uint64_t>(p[0]);
+  wr.num_sge = static_cast<int>(nsge);
+  wr.sg_list = nsge > 0 ? sges : nullptr;
+  ibv_recv_wr* bad = nullptr;
+  int ret = ibv_post_recv(qp_, &wr, &bad);  // before reading `bad`
+  CheckPost(env, verb, ret, &wr, bad);
   return env.Undefined();
 }

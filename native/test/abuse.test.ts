@@ -236,6 +236,101 @@ describe.skipIf(skip)("native abuse: absurd arguments", () => {
     });
   });
 
+  it("a single WR (the packed fast path) posts the same and fails the same as a list of one", async () => {
+    const c = ctx();
+    const gid = linkLocal(c);
+    const pd = c.allocPd();
+    const cq = c.createCq(16);
+    const mr = pd.regMr(4096, ALL_ACCESS);
+    const cap = { max_send_wr: 8, max_recv_wr: 8, max_send_sge: 2, max_recv_sge: 2, max_inline_data: 64 };
+    const qp = pd.createQp({ send_cq: cq, recv_cq: cq, qp_type: v.IBV_QPT_RC, cap });
+    connectRc(qp, qp.qp_num, gid, gid.gid);
+    const failure = (fn: () => unknown): string => {
+      try {
+        fn();
+      } catch (e) {
+        if (e instanceof VerbsError) return `${e.code} ${e.attribute} ${e.badWrIndex}`;
+      }
+      return code(fn);
+    };
+    const send = v.IBV_WR_SEND;
+    expect(failure(() => qp.postSend({ opcode: send, wr_id: 2 ** 53 }))).toBe("EINVAL wr[0].wr_id undefined");
+    expect(failure(() => qp.postSend({ opcode: 1.5 }))).toBe("TypeError");
+    expect(failure(() => qp.postSend({ opcode: 2 ** 32 }))).toBe("EINVAL wr[0].opcode undefined");
+    expect(failure(() => qp.postSend({ opcode: send, send_flags: -1 }))).toBe("EINVAL wr[0].send_flags undefined");
+    const write = { opcode: v.IBV_WR_RDMA_WRITE, sg_list: [mr.sge(0, 8)] };
+    expect(failure(() => qp.postSend({ ...write, rdma: { remote_addr: -1, rkey: 1 } }))).toBe(
+      "EINVAL wr[0].rdma.remote_addr undefined",
+    );
+    expect(failure(() => qp.postSend({ ...write, rdma: { remote_addr: 0, rkey: NaN } }))).toBe("TypeError");
+    expect(failure(() => qp.postSend({ ...write, rdma: null as never }))).toBe("TypeError");
+    const outside = { addr: 0x10, length: 16, lkey: mr.lkey };
+    expect(failure(() => qp.postSend({ opcode: send, send_flags: v.IBV_SEND_INLINE, sg_list: [outside] }))).toBe(
+      "EINVAL wr[0].sg_list[0].addr 0",
+    );
+    expect(failure(() => qp.postRecv({ wr_id: -1 }))).toBe("EINVAL wr[0].wr_id undefined");
+    expect(failure(() => qp.postRecv({ sg_list: [{ ...mr.sge(0, 8), lkey: 2 ** 32 }] }))).toBe(
+      "EINVAL wr[0].sg_list[0].lkey undefined",
+    );
+    expect(failure(() => qp.postRecv({ sg_list: [{ ...mr.sge(0, 8), addr: 0.5 }] }))).toBe("TypeError");
+    // More SGEs than the QP allows (and than a packed WR holds): libibverbs' own EINVAL.
+    expect(
+      failure(() =>
+        qp.postSend({ opcode: send, sg_list: Array.from({ length: qp.cap.max_send_sge + 1 }, () => mr.sge(0, 1)) }),
+      ),
+    ).toMatch(/^EINVAL/);
+    // And what passes is posted exactly: 53-bit wr_ids, the RDMA target, inline data.
+    mr.bytes.set([1, 2, 3, 4, 5, 6, 7, 8], 0);
+    qp.postRecv({ wr_id: 2 ** 53 - 1, sg_list: [mr.sge(2048, 64)] });
+    qp.postSend({
+      ...write,
+      wr_id: 2 ** 40 + 7,
+      send_flags: v.IBV_SEND_SIGNALED,
+      rdma: { remote_addr: mr.addr + 1024, rkey: mr.rkey },
+    });
+    qp.postSend([
+      { opcode: send, wr_id: 9, send_flags: v.IBV_SEND_SIGNALED | v.IBV_SEND_INLINE, sg_list: [mr.sge(0, 8)] },
+    ]);
+    const wcs = await cq.pollWait(3, 20_000);
+    expect(new Map(wcs.map((w) => [w.wr_id, w.status]))).toEqual(
+      new Map([
+        [2 ** 40 + 7, v.IBV_WC_SUCCESS],
+        [9, v.IBV_WC_SUCCESS],
+        [2 ** 53 - 1, v.IBV_WC_SUCCESS],
+      ]),
+    );
+    expect([...mr.bytes.subarray(1024, 1032)]).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect([...mr.bytes.subarray(2048, 2056)]).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it("raw postSendOne/postRecvOne: anything but a long enough Float64Array is a TypeError, never a read past it", () => {
+    const loaded = loadAddon();
+    if (!("addon" in loaded)) throw new Error(loaded.missing);
+    const rawCtx = loaded.addon.openDevice("rxe0");
+    try {
+      const rawPd = rawCtx.allocPd();
+      const rawCq = rawCtx.createCq(4, null, 0);
+      const cap = { max_send_wr: 1, max_recv_wr: 1, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+      const rawQp = rawPd.createQp({ send_cq: rawCq, recv_cq: rawCq, cap, qp_type: v.IBV_QPT_RC });
+      const proto = Object.getPrototypeOf(rawQp) as Record<string, (...a: unknown[]) => unknown>;
+      expect(code(() => proto.postSendOne.call(rawCq, new Float64Array(20), { opcode: 0 }))).toBe("TypeError");
+      expect(code(() => rawQp.postSendOne("x" as never, { opcode: 0 }))).toBe("TypeError");
+      expect(code(() => rawQp.postSendOne(new Float64Array(7), { opcode: 0 }))).toBe("TypeError");
+      expect(code(() => rawQp.postSendOne(new Uint32Array(20) as never, { opcode: 0 }))).toBe("TypeError");
+      expect(code(() => rawQp.postRecvOne(new Float64Array(1), {}))).toBe("TypeError");
+      // num_sge says 3 but only one SGE's words follow: the WR object decides (here: not one).
+      const short = new Float64Array([0, 0, 0, 0, 3, 0, 0, 0, 1, 1, 1]);
+      expect(code(() => rawQp.postSendOne(short, null as never))).toBe("TypeError");
+      expect(code(() => rawQp.postRecvOne(new Float64Array([0, 4, 1, 1, 1]), null as never))).toBe("TypeError");
+      expect(code(() => rawQp.postSendOne(new Float64Array(8).fill(NaN), {} as never))).toBe("TypeError");
+      rawQp.destroy();
+      rawCq.destroy();
+      rawPd.dealloc();
+    } finally {
+      rawCtx.close();
+    }
+  });
+
   it("UD: a send without a live address handle is EINVAL at that WR; an AH of the wrong type is a TypeError", () => {
     const c = ctx();
     const gid = linkLocal(c);

@@ -1,0 +1,162 @@
+/**
+ * Where the JS side of the 8 B SEND ping-pong spends its time (lab VM only):
+ * `npx tsx native/tools/lat-probe.ts [out.json]`. Times single calls in loops (now(), an empty
+ * poll, postRecv, postSend) and splits the serial ping-pong of scripts/bench-rxe.ts into its
+ * phases, then prints (or writes) medians in µs. A diagnostic, not a benchmark: every phase
+ * is bracketed by performance.now(), whose own cost is reported first.
+ */
+import { writeFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import type { Context, Cq, Mr, Pd, Qp } from "../../verbs/backend.js";
+import * as v from "../../verbs/constants.js";
+import type { GidEntry } from "../../verbs/types.js";
+import { loadNativeBackend } from "../index.js";
+
+const loaded = loadNativeBackend();
+if (!("backend" in loaded)) throw new Error(loaded.unavailable);
+const backend = loaded.backend;
+const ACCESS = v.IBV_ACCESS_LOCAL_WRITE | v.IBV_ACCESS_REMOTE_WRITE | v.IBV_ACCESS_REMOTE_READ;
+const ITERS = Number(process.env.PROBE_ITERS ?? 1000);
+
+interface Side {
+  ctx: Context;
+  pd: Pd;
+  scq: Cq;
+  rcq: Cq;
+  qp: Qp;
+  mr: Mr;
+  gid: GidEntry;
+}
+function side(dev: string): Side {
+  const ctx = backend.openDevice(dev);
+  const pd = ctx.allocPd();
+  const scq = ctx.createCq(256);
+  const rcq = ctx.createCq(256);
+  const qp = pd.createQp({
+    send_cq: scq,
+    recv_cq: rcq,
+    qp_type: v.IBV_QPT_RC,
+    sq_sig_all: 0,
+    cap: { max_send_wr: 128, max_recv_wr: 128, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 8 },
+  });
+  const mr = pd.regMr(4096, ACCESS);
+  const gid = ctx.queryGidTable().find((g) => g.gid.startsWith("fe80"));
+  if (!gid) throw new Error(`${dev} has no link-local GID`);
+  return { ctx, pd, scq, rcq, qp, mr, gid };
+}
+function connect(a: Side, b: Side): void {
+  for (const [x, y] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    x.qp.modify(
+      { qp_state: v.IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: ACCESS },
+      v.IBV_QP_STATE | v.IBV_QP_PKEY_INDEX | v.IBV_QP_PORT | v.IBV_QP_ACCESS_FLAGS,
+    );
+    x.qp.modify(
+      {
+        qp_state: v.IBV_QPS_RTR,
+        path_mtu: v.IBV_MTU_1024,
+        dest_qp_num: y.qp.qp_num,
+        rq_psn: 0,
+        max_dest_rd_atomic: 1,
+        min_rnr_timer: 12,
+        ah_attr: { is_global: 1, port_num: 1, grh: { dgid: y.gid.gid, sgid_index: x.gid.gid_index, hop_limit: 64 } },
+      },
+      v.IBV_QP_STATE |
+        v.IBV_QP_AV |
+        v.IBV_QP_PATH_MTU |
+        v.IBV_QP_DEST_QPN |
+        v.IBV_QP_RQ_PSN |
+        v.IBV_QP_MAX_DEST_RD_ATOMIC |
+        v.IBV_QP_MIN_RNR_TIMER,
+    );
+  }
+  for (const x of [a, b]) {
+    x.qp.modify(
+      { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: 20, retry_cnt: 7, rnr_retry: 7, max_rd_atomic: 1 },
+      v.IBV_QP_STATE |
+        v.IBV_QP_TIMEOUT |
+        v.IBV_QP_RETRY_CNT |
+        v.IBV_QP_RNR_RETRY |
+        v.IBV_QP_SQ_PSN |
+        v.IBV_QP_MAX_QP_RD_ATOMIC,
+    );
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor(xs.length / 2)];
+const us = (ms: number) => Math.round(ms * 1000 * 100) / 100;
+const out: Record<string, unknown> = {};
+
+// Per-call costs measured over a loop (one now() pair around N calls).
+function perCall(name: string, n: number, fn: () => void): void {
+  for (let i = 0; i < Math.min(n, 200); i++) fn(); // warm-up
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) fn();
+  out[name] = us((performance.now() - t0) / n);
+}
+
+const a = side("rxe0");
+const b = side("rxe1");
+connect(a, b);
+perCall("now_us", 20000, () => backend.now());
+perCall("perf_now_us", 20000, () => performance.now());
+perCall("poll_empty_us", 20000, () => a.rcq.poll(1));
+perCall("noop_us", 20000, () => undefined);
+
+// Phases of the serial ping-pong (as scripts/bench-rxe.ts runs it).
+const ph: Record<string, number[]> = { sendA: [], waitB: [], recvB: [], sendB: [], waitA: [], recvA: [], rtt: [] };
+const polls: number[] = [];
+for (let i = 0; i < 128; i++) {
+  a.qp.postRecv({ wr_id: 0, sg_list: [a.mr.sge(0, 64)] });
+  b.qp.postRecv({ wr_id: 0, sg_list: [b.mr.sge(0, 64)] });
+}
+let sends = 0;
+const send = (s: Side) => {
+  sends++;
+  const signaled = sends % 64 === 0;
+  s.qp.postSend({
+    wr_id: sends,
+    opcode: v.IBV_WR_SEND,
+    send_flags: v.IBV_SEND_INLINE | (signaled ? v.IBV_SEND_SIGNALED : 0),
+    sg_list: [s.mr.sge(0, 8)],
+  });
+  if (signaled) while (s.scq.poll(1).length === 0);
+};
+const wait = (s: Side) => {
+  let n = 0;
+  while (s.rcq.poll(1).length === 0) n++;
+  polls.push(n);
+};
+const repost = (s: Side) => s.qp.postRecv({ wr_id: 0, sg_list: [s.mr.sge(0, 64)] });
+for (let i = 0; i < ITERS; i++) {
+  const t0 = performance.now();
+  send(a);
+  const t1 = performance.now();
+  wait(b);
+  const t2 = performance.now();
+  repost(b);
+  const t3 = performance.now();
+  send(b);
+  const t4 = performance.now();
+  wait(a);
+  const t5 = performance.now();
+  repost(a);
+  const t6 = performance.now();
+  ph.sendA.push(t1 - t0);
+  ph.waitB.push(t2 - t1);
+  ph.recvB.push(t3 - t2);
+  ph.sendB.push(t4 - t3);
+  ph.waitA.push(t5 - t4);
+  ph.recvA.push(t6 - t5);
+  ph.rtt.push(t6 - t0);
+}
+for (const [k, xs] of Object.entries(ph)) out[`median_${k}_us`] = us(median(xs.slice(ITERS / 2)));
+out.median_polls_per_wait = median(polls);
+out.max_polls_per_wait = Math.max(...polls);
+a.ctx.close();
+b.ctx.close();
+const text = JSON.stringify(out, null, 1);
+if (process.argv[2]) writeFileSync(process.argv[2], text);
+console.log(text);
