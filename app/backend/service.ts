@@ -271,8 +271,9 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
 
   /** A new session and transcript file on `k` (the previous one is ended, its file kept). */
   async function startSession(k: BackendKind, program?: string): Promise<SessionInfo> {
-    endSession();
+    // The backend first: when native is unavailable the current session carries on untouched.
     const b = await makeBackend(k);
+    endSession();
     const transcriptPath = newTranscriptPath(k);
     const s = createSession({
       backend: b,
@@ -466,10 +467,10 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
       if (!imported) throw named("NoTranscriptError", "import a transcript first");
       if (run) throw named("RunInProgressError", "a program is running: stop it first");
       const source = imported;
-      endSession();
       const k = source.header.backend === "native" ? "native" : "sim";
-      seed = source.header.seed ?? seed;
+      if (source.header.seed !== undefined) seed = source.header.seed;
       const b = await makeBackend(k);
+      endSession();
       const transcriptPath = newTranscriptPath(k);
       const id = `replay-${Date.now()}`;
       const result = await replayTranscript(source, b, {

@@ -256,3 +256,24 @@ export async function screenshotOf(page: Page, selector: string, name: string): 
   await page.locator(selector).first().screenshot({ path });
   return path;
 }
+
+/** Moves the mouse over the first occurrence of `text` in the editor's visible lines (Monaco merges tokens into spans). */
+export async function hoverEditorText(page: Page, text: string): Promise<void> {
+  const box = await page.evaluate((needle) => {
+    for (const line of document.querySelectorAll(".monaco-editor .view-line")) {
+      const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const at = (n.textContent ?? "").replace(/\u00a0/g, " ").indexOf(needle);
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(n, at);
+        range.setEnd(n, at + needle.length);
+        const r = range.getBoundingClientRect();
+        return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+      }
+    }
+    return null;
+  }, text);
+  if (!box) throw new Error(`"${text}" is not on screen in the editor`);
+  await page.mouse.move(box.x, box.y, { steps: 2 });
+}

@@ -6,6 +6,20 @@
 import * as monaco from "monaco-editor/editor/editor.api";
 import "monaco-editor/languages/definitions/typescript/register";
 import * as ts from "monaco-editor/languages/features/typescript/register";
+// editor.api is the bare core: without these contributions the TypeScript worker's completions,
+// hover docs (the contract's TSDoc) and signature help have no widget to show them in.
+import "monaco-editor/editor/contrib/suggest/browser/suggestController";
+import "monaco-editor/features/suggest/register";
+import "monaco-editor/features/snippet/register";
+import "monaco-editor/features/hover/register";
+import "monaco-editor/features/parameterHints/register";
+import "monaco-editor/features/gotoError/register";
+import "monaco-editor/features/bracketMatching/register";
+import "monaco-editor/features/comment/register";
+import "monaco-editor/features/find/register";
+import "monaco-editor/features/wordHighlighter/register";
+import "monaco-editor/features/contextmenu/register";
+import "monaco-editor/features/clipboard/register";
 import EditorWorker from "monaco-editor/editor/editor.worker?worker";
 import TsWorker from "monaco-editor/languages/features/typescript/ts.worker?worker";
 import { loader } from "@monaco-editor/react";
@@ -40,6 +54,17 @@ export async function emitJavaScript(): Promise<string> {
   if (!model) throw new Error("the editor is not ready yet");
   const getWorker = await ts.getTypeScriptWorker();
   const worker = await getWorker(MAIN_URI);
+  // Type errors still run (the verb's own error teaches more), but a program that does not parse
+  // would run as TypeScript's error recovery rewrote it, not as the learner wrote it.
+  const syntax = await worker.getSyntacticDiagnostics(MAIN_URI.toString());
+  if (syntax.length > 0) {
+    const where = syntax.slice(0, 3).map((d) => {
+      const at = model.getPositionAt(d.start ?? 0);
+      const text = typeof d.messageText === "string" ? d.messageText : d.messageText.messageText;
+      return `line ${at.lineNumber}, column ${at.column}: ${text}`;
+    });
+    throw new Error(`main.ts does not parse, so nothing ran. ${where.join("; ")}`);
+  }
   const out = await worker.getEmitOutput(MAIN_URI.toString());
   const js = out.outputFiles.find((f) => f.name.endsWith(".js"));
   if (!js) throw new Error("TypeScript produced no JavaScript for main.ts");

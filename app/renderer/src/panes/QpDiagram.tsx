@@ -9,7 +9,8 @@ export interface QpDiagramProps {
   focus?: string;
 }
 
-const label = (qp: QpView) => `QP ${qp.qp_num.toString(16)}`;
+// Decimal, as the query table, the connection pane and dest_qp_num show it.
+const label = (qp: QpView) => `QP ${qp.qp_num}`;
 
 export function QpDiagram({ qps, focus }: QpDiagramProps) {
   const f = qps.find((q) => q.handle === focus) ?? qps[qps.length - 1];

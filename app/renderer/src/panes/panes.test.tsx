@@ -35,7 +35,7 @@ describe("QpDiagram", () => {
     expect(s).toMatch(/class="edge primary taken" [^>]*data-edge="RESET-INIT"/);
     expect(s).toMatch(/class="edge primary available predicted" [^>]*data-edge="INIT-RTR"/);
     expect(s).toMatch(/class="node state-RTR predicted"/);
-    expect(s).toContain("QP 11"); // the chip names the QP by its hex QPN
+    expect(s).toContain("QP 17"); // the chip names the QP as the query table does
   });
   it("shows a predicted error instead of a target", () => {
     const qp = qpView(17, {
