@@ -15,7 +15,7 @@ import { Toolbar } from "./panes/Toolbar.js";
 import { ErrorBanner } from "./panes/ErrorBanner.js";
 import { Inspector } from "./panes/Inspector.js";
 import { Tabs } from "./panes/Tabs.js";
-import { TranscriptPane } from "./panes/TranscriptPane.js";
+import { TranscriptPane, type ExportFormat } from "./panes/TranscriptPane.js";
 import { LogPane } from "./panes/LogPane.js";
 import { Notices } from "./panes/Notices.js";
 import { Progress } from "./panes/Progress.js";
@@ -74,22 +74,23 @@ export function App({ store }: { store: LabStore }) {
   });
 
   // Keyboard shortcuts anywhere in the window (the editor forwards its own).
+  const { run, step: stepOnce, continue: cont, stop, reset } = runner;
   const shortcut = useCallback(
-    (a: "run" | "step" | "continue") => (a === "run" ? runner.run() : a === "step" ? runner.step() : runner.continue()),
-    [runner],
+    (a: "run" | "step" | "continue") => (a === "run" ? run() : a === "step" ? stepOnce() : cont()),
+    [run, stepOnce, cont],
   );
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "F10") shortcut("step");
       else if (e.key === "F8") shortcut("continue");
       else if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) shortcut("run");
-      else if (e.key === "F5" && e.shiftKey) runner.stop();
+      else if (e.key === "F5" && e.shiftKey) stop();
       else return;
       e.preventDefault();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [shortcut, runner]);
+  }, [shortcut, stop]);
 
   const focus = useMemo(() => {
     const pending = state.gate?.pending?.target;
@@ -103,6 +104,48 @@ export function App({ store }: { store: LabStore }) {
       .findIndex((r) => r.$handle === target.$handle);
     return index >= 0 ? objectLabel({ type: "qp", index }) : undefined;
   }, [state.gate, state.events, view.qps]);
+
+  // Stable handlers: the panes are memoised, and a step re-renders App three or four times.
+  const actor = course.actor;
+  const solution = step?.solution;
+  const onStep = useCallback((i: number) => actor?.send({ type: "GO_TO_STEP", step: i }), [actor]);
+  const onHint = useCallback(() => actor?.send({ type: "SHOW_HINT" }), [actor]);
+  const onSolution = useCallback(() => {
+    if (solution !== undefined) setCode(solution);
+    actor?.send({ type: "REVEAL_SOLUTION" });
+  }, [actor, solution, setCode]);
+  const onNext = useCallback(() => actor?.send({ type: "NEXT_STEP" }), [actor]);
+  const onBreakIt = useCallback((id: string | null) => {
+    setBreakIt(id);
+    setVerdict(undefined);
+  }, []);
+  const onReset = useCallback(() => void reset(), [reset]);
+  const onReady = useCallback((c: () => Promise<string>) => setCompile(() => c), []);
+  const onDismiss = useCallback((id: number) => store.dismiss(id), [store]);
+  const onExport = useCallback(
+    async (format: ExportFormat) => {
+      const out = await bridge.request("transcript.export", { format });
+      download(out.filename, out.mime, out.content);
+    },
+    [bridge],
+  );
+  const onImport = useCallback(
+    async (content: string) => {
+      try {
+        const t = await bridge.request("transcript.import", { content });
+        store.showImported(t.header, t.events);
+        store.notice("info", `Imported ${t.events.length} events. Replaying them on a fresh session…`);
+        const r = await bridge.request("transcript.replay", {});
+        // The replay's session began with its events already recorded: fetch them.
+        await store.resync();
+        const n = r.divergences.length;
+        store.notice(n ? "warn" : "info", `Replayed ${r.events} events, ${n} divergence${n === 1 ? "" : "s"}.`);
+      } catch (err) {
+        store.notice("error", `Could not import that transcript: ${(err as Error).message}`);
+      }
+    },
+    [bridge, store],
+  );
 
   const lastSeq = state.events[state.events.length - 1]?.seq ?? 0;
   return (
@@ -133,18 +176,12 @@ export function App({ store }: { store: LabStore }) {
               lang={lang}
               verdict={verdict}
               onLang={setLang}
-              onStep={(i) => course.actor?.send({ type: "GO_TO_STEP", step: i })}
-              onHint={() => course.actor?.send({ type: "SHOW_HINT" })}
-              onSolution={() => {
-                if (step) setCode(step.solution);
-                course.actor?.send({ type: "REVEAL_SOLUTION" });
-              }}
-              onNext={() => course.actor?.send({ type: "NEXT_STEP" })}
+              onStep={onStep}
+              onHint={onHint}
+              onSolution={onSolution}
+              onNext={onNext}
               breakIt={breakIt}
-              onBreakIt={(id) => {
-                setBreakIt(id);
-                setVerdict(undefined);
-              }}
+              onBreakIt={onBreakIt}
             />
           </div>
         </section>
@@ -155,14 +192,14 @@ export function App({ store }: { store: LabStore }) {
               running={runner.running}
               paused={runner.paused}
               pausedBefore={view.pausedBefore?.detail}
-              onRun={runner.run}
-              onStep={runner.step}
-              onContinue={runner.continue}
-              onStop={runner.stop}
-              onReset={() => void runner.reset()}
+              onRun={run}
+              onStep={stepOnce}
+              onContinue={cont}
+              onStop={stop}
+              onReset={onReset}
             />
             <Suspense fallback={<div className="panel-body muted">Loading the editor…</div>}>
-              <EditorPane code={code} onChange={setCode} onReady={(c) => setCompile(() => c)} onShortcut={shortcut} />
+              <EditorPane code={code} onChange={setCode} onReady={onReady} onShortcut={shortcut} />
             </Suspense>
             <ErrorBanner error={runner.error} />
             {state.progress && (
@@ -180,32 +217,7 @@ export function App({ store }: { store: LabStore }) {
               {
                 id: "transcript",
                 label: `Transcript (${view.transcript.length})`,
-                render: () => (
-                  <TranscriptPane
-                    rows={view.transcript}
-                    onExport={async (format) => {
-                      const out = await bridge.request("transcript.export", { format });
-                      download(out.filename, out.mime, out.content);
-                    }}
-                    onImport={async (content) => {
-                      try {
-                        const t = await bridge.request("transcript.import", { content });
-                        store.showImported(t.header, t.events);
-                        store.notice("info", `Imported ${t.events.length} events. Replaying them on a fresh session…`);
-                        const r = await bridge.request("transcript.replay", {});
-                        // The replay's session began with its events already recorded: fetch them.
-                        await store.resync();
-                        const n = r.divergences.length;
-                        store.notice(
-                          n ? "warn" : "info",
-                          `Replayed ${r.events} events, ${n} divergence${n === 1 ? "" : "s"}.`,
-                        );
-                      } catch (err) {
-                        store.notice("error", `Could not import that transcript: ${(err as Error).message}`);
-                      }
-                    }}
-                  />
-                ),
+                render: () => <TranscriptPane rows={view.transcript} onExport={onExport} onImport={onImport} />,
               },
               {
                 id: "log",
@@ -217,7 +229,7 @@ export function App({ store }: { store: LabStore }) {
         </div>
         <Inspector view={view} focus={focus} />
       </main>
-      <Notices notices={state.notices} onDismiss={(id) => store.dismiss(id)} />
+      <Notices notices={state.notices} onDismiss={onDismiss} />
     </div>
   );
 }

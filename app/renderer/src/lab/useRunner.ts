@@ -2,7 +2,7 @@
  * Run / Step / Continue / Stop for the editor's program. Step with nothing running starts the
  * program paused before its first verb; Step while paused lets one verb through.
  */
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import type { BridgeErrorData, GateState } from "../../../bridge/contract.js";
 import type { LabStore } from "./store.js";
 import { startRun, type RunHandle } from "../runner/runner.js";
@@ -51,22 +51,26 @@ export function useRunner({ store, compile, gate, kind, program, onFinished }: R
   );
 
   const paused = !!gate?.pending;
-  return {
-    running,
-    paused,
-    finished,
-    error,
-    run: () => void launch(false),
-    step: () => {
-      if (!run.current) void launch(true);
-      else if (paused) void bridge.request("gate.step", {});
-      else void bridge.request("gate.pause", {});
-    },
-    continue: () => void (run.current && bridge.request("gate.continue", {})),
-    stop: () => void run.current?.stop(),
-    reset: async () => {
-      setError(undefined);
-      await store.reset();
-    },
-  };
+  // The buttons' handlers stay the same functions across renders (memoised panes keep
+  // skipping); they read the latest launch and gate through this ref.
+  const latest = useRef({ launch, paused });
+  latest.current = { launch, paused };
+  const actions = useMemo(
+    () => ({
+      run: () => void latest.current.launch(false),
+      step: () => {
+        if (!run.current) void latest.current.launch(true);
+        else if (latest.current.paused) void bridge.request("gate.step", {});
+        else void bridge.request("gate.pause", {});
+      },
+      continue: () => void (run.current && bridge.request("gate.continue", {})),
+      stop: () => void run.current?.stop(),
+      reset: async () => {
+        setError(undefined);
+        await store.reset();
+      },
+    }),
+    [bridge, store],
+  );
+  return { running, paused, finished, error, ...actions };
 }

@@ -1,6 +1,6 @@
 /** The Monaco editor over main.ts, with the verbs API typings. Loaded lazily with Monaco itself. */
 import { Editor } from "@monaco-editor/react";
-import { useEffect, useRef } from "react";
+import { memo, useEffect, useRef } from "react";
 import { MAIN_URI, emitJavaScript, monaco } from "../monaco/setup.js";
 
 export interface EditorPaneProps {
@@ -12,7 +12,19 @@ export interface EditorPaneProps {
   onShortcut?: (action: "run" | "step" | "continue") => void;
 }
 
-export default function EditorPane({ code, onChange, onReady, onShortcut }: EditorPaneProps) {
+// One object for every render: a new one makes the wrapper call editor.updateOptions() again.
+const OPTIONS = {
+  minimap: { enabled: false },
+  fontSize: 13,
+  fontFamily: "'DejaVu Sans Mono', ui-monospace, monospace",
+  scrollBeyondLastLine: false,
+  automaticLayout: true,
+  tabSize: 2,
+  renderLineHighlight: "line",
+} as const;
+
+/** Memoised: App re-renders on every bridge event, the editor only when its own props change. */
+export default memo(function EditorPane({ code, onChange, onReady, onShortcut }: EditorPaneProps) {
   useEffect(() => () => monaco.editor.getModel(MAIN_URI)?.dispose(), []);
   // Monaco keeps the commands registered at mount: they must call the latest handler.
   const shortcut = useRef(onShortcut);
@@ -25,15 +37,7 @@ export default function EditorPane({ code, onChange, onReady, onShortcut }: Edit
         path={MAIN_URI.toString()}
         value={code}
         onChange={(v) => onChange(v ?? "")}
-        options={{
-          minimap: { enabled: false },
-          fontSize: 13,
-          fontFamily: "'DejaVu Sans Mono', ui-monospace, monospace",
-          scrollBeyondLastLine: false,
-          automaticLayout: true,
-          tabSize: 2,
-          renderLineHighlight: "line",
-        }}
+        options={OPTIONS}
         onMount={(editor) => {
           editor.addCommand(monaco.KeyCode.F10, () => shortcut.current?.("step"));
           editor.addCommand(monaco.KeyCode.F8, () => shortcut.current?.("continue"));
@@ -43,4 +47,4 @@ export default function EditorPane({ code, onChange, onReady, onShortcut }: Edit
       />
     </div>
   );
-}
+});

@@ -1,7 +1,8 @@
 /** The error the program ended with, naming the verb, the errno and the attribute at fault. */
+import { memo } from "react";
 import type { BridgeErrorData } from "../../../bridge/contract.js";
 
-export function ErrorBanner({ error }: { error?: BridgeErrorData }) {
+export const ErrorBanner = memo(function ErrorBanner({ error }: { error?: BridgeErrorData }) {
   if (!error) return null;
   if (error.name === "SessionStoppedError") return <div className="notice">Stopped.</div>;
   return (
@@ -28,4 +29,4 @@ export function ErrorBanner({ error }: { error?: BridgeErrorData }) {
       <div>{error.reason ?? error.message}</div>
     </div>
   );
-}
+});

@@ -1,4 +1,5 @@
 /** The right-hand column: the QP diagram, the live query table, and the other views in tabs. */
+import { memo, useMemo } from "react";
 import type { LabView } from "../model/view.js";
 import { QpDiagram } from "./QpDiagram.js";
 import { QpQueryTable } from "./QpQueryTable.js";
@@ -11,9 +12,21 @@ import { PacketTimeline } from "./PacketTimeline.js";
 import { ThroughputPlot } from "./ThroughputPlot.js";
 import { Tabs } from "./Tabs.js";
 
-export function Inspector({ view, focus }: { view: LabView; focus?: string }) {
+// Each view renders again only when its slice of the view changed (the view is structurally
+// shared between builds, see model/share.ts).
+const Diagram = memo(QpDiagram);
+const QueryTable = memo(QpQueryTable);
+const Connection = memo(ConnectionPane);
+const Resources = memo(ResourcesTree);
+const Completions = memo(CqEntries);
+const Memory = memo(MrHex);
+const CounterTable = memo(Counters);
+const Packets = memo(PacketTimeline);
+const Plot = memo(ThroughputPlot);
+
+export const Inspector = memo(function Inspector({ view, focus }: { view: LabView; focus?: string }) {
   const f = view.qps.find((q) => q.handle === focus);
-  const pair = view.qps.slice(-2);
+  const pair = useMemo(() => view.qps.slice(-2), [view.qps]);
   const wcs = view.cqs.reduce((n, c) => n + c.entries.length, 0);
   return (
     <div className="column">
@@ -28,7 +41,7 @@ export function Inspector({ view, focus }: { view: LabView; focus?: string }) {
           )}
         </h2>
         <div className="panel-body" style={{ paddingBottom: 4 }}>
-          <QpDiagram qps={view.qps} focus={focus} />
+          <Diagram qps={view.qps} focus={focus} />
           {f?.divergence && (
             <div className="mismatch" style={{ padding: "2px 6px", borderRadius: 4 }}>
               {f.divergence}
@@ -53,7 +66,7 @@ export function Inspector({ view, focus }: { view: LabView; focus?: string }) {
       <section className="panel" aria-label="ibv_query_qp" style={{ flex: 3 }}>
         <h2>ibv_query_qp {pair.length === 2 && <span className="muted">both ends side by side</span>}</h2>
         <div className="panel-body">
-          <QpQueryTable qps={pair} />
+          <QueryTable qps={pair} />
         </div>
       </section>
       <Tabs
@@ -62,16 +75,22 @@ export function Inspector({ view, focus }: { view: LabView; focus?: string }) {
           {
             id: "connection",
             label: "Connection",
-            render: () => <ConnectionPane qps={view.qps} devices={view.devices} mrs={view.mrs} />,
+            render: () => <Connection qps={view.qps} devices={view.devices} mrs={view.mrs} />,
           },
-          { id: "resources", label: "Resources", render: () => <ResourcesTree {...view} /> },
-          { id: "cq", label: `Completions${wcs ? ` (${wcs})` : ""}`, render: () => <CqEntries cqs={view.cqs} /> },
-          { id: "mr", label: "Memory", render: () => <MrHex mrs={view.mrs} /> },
-          { id: "counters", label: "Counters", render: () => <Counters counters={view.counters} /> },
-          { id: "packets", label: "Packets", render: () => <PacketTimeline packets={view.packets} /> },
-          { id: "plot", label: "Throughput", render: () => <ThroughputPlot points={view.sweep} /> },
+          {
+            id: "resources",
+            label: "Resources",
+            render: () => (
+              <Resources devices={view.devices} pds={view.pds} mrs={view.mrs} cqs={view.cqs} qps={view.qps} />
+            ),
+          },
+          { id: "cq", label: `Completions${wcs ? ` (${wcs})` : ""}`, render: () => <Completions cqs={view.cqs} /> },
+          { id: "mr", label: "Memory", render: () => <Memory mrs={view.mrs} /> },
+          { id: "counters", label: "Counters", render: () => <CounterTable counters={view.counters} /> },
+          { id: "packets", label: "Packets", render: () => <Packets packets={view.packets} /> },
+          { id: "plot", label: "Throughput", render: () => <Plot points={view.sweep} /> },
         ]}
       />
     </div>
   );
-}
+});

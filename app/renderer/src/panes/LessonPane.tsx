@@ -1,4 +1,5 @@
 /** The lesson: title, steps with progress, the step's text (English or 中文), its goal checks turning green, hints. */
+import { memo } from "react";
 import type { Language, Lesson } from "../../../../lessons/schema.js";
 import { describeCheck, type Verdict } from "../../../../lessons/checks.js";
 import { Markdown } from "./Markdown.js";
@@ -59,7 +60,7 @@ const UI = {
   },
 };
 
-export function LessonPane(p: LessonPaneProps) {
+export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
   const { lesson, flow, lang, verdict } = p;
   const ui = UI[lang];
   if (!lesson) return <p className="empty">{ui.none}</p>;
@@ -156,4 +157,4 @@ export function LessonPane(p: LessonPaneProps) {
       </div>
     </div>
   );
-}
+});

@@ -1,9 +1,10 @@
 /** What the program logged with verbs.log, oldest first. */
-export function LogPane({ lines }: { lines: string[] }) {
+import { memo } from "react";
+export const LogPane = memo(function LogPane({ lines }: { lines: string[] }) {
   if (lines.length === 0) return <p className="empty">verbs.log(…) lines appear here.</p>;
   return (
     <pre className="mono" style={{ margin: 0, whiteSpace: "pre-wrap" }}>
       {lines.join("\n")}
     </pre>
   );
-}
+});

@@ -1,7 +1,14 @@
 /** Host notices (backend died / restarted, lost connection), dismissable. */
+import { memo } from "react";
 import type { Notice } from "../lab/store.js";
 
-export function Notices({ notices, onDismiss }: { notices: Notice[]; onDismiss: (id: number) => void }) {
+export const Notices = memo(function Notices({
+  notices,
+  onDismiss,
+}: {
+  notices: Notice[];
+  onDismiss: (id: number) => void;
+}) {
   if (notices.length === 0) return null;
   return (
     <div className="notices" aria-live="polite">
@@ -15,4 +22,4 @@ export function Notices({ notices, onDismiss }: { notices: Notice[]; onDismiss: 
       ))}
     </div>
   );
-}
+});

@@ -1,4 +1,5 @@
 /** Run, Step, Continue, Stop, Reset, with what the program is paused before. */
+import { memo } from "react";
 export interface ToolbarProps {
   running: boolean;
   paused: boolean;
@@ -12,7 +13,7 @@ export interface ToolbarProps {
   onReset: () => void;
 }
 
-export function Toolbar(p: ToolbarProps) {
+export const Toolbar = memo(function Toolbar(p: ToolbarProps) {
   return (
     <div className="toolbar" role="toolbar" aria-label="program">
       <button
@@ -43,4 +44,4 @@ export function Toolbar(p: ToolbarProps) {
       )}
     </div>
   );
-}
+});

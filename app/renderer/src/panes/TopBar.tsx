@@ -1,4 +1,5 @@
 /** Brand, lesson picker, backend and its process status. */
+import { memo } from "react";
 import type { BackendStatus, LessonSummary } from "../../../bridge/contract.js";
 import type { Language } from "../../../../lessons/schema.js";
 
@@ -12,7 +13,7 @@ export interface TopBarProps {
   connected: boolean;
 }
 
-export function TopBar(p: TopBarProps) {
+export const TopBar = memo(function TopBar(p: TopBarProps) {
   const st = p.backend?.state;
   const tone = !p.connected || st === "died" ? "bad" : st === "running" ? "ok" : "warn";
   return (
@@ -41,4 +42,4 @@ export function TopBar(p: TopBarProps) {
       </span>
     </header>
   );
-}
+});

@@ -10,7 +10,7 @@ export interface TranscriptPaneProps {
   onImport?: (text: string) => void;
 }
 
-export function TranscriptPane({ rows, onExport, onImport }: TranscriptPaneProps) {
+export const TranscriptPane = memo(function TranscriptPane({ rows, onExport, onImport }: TranscriptPaneProps) {
   const file = useRef<HTMLInputElement>(null);
   return (
     <div className="transcript">
@@ -59,7 +59,7 @@ export function TranscriptPane({ rows, onExport, onImport }: TranscriptPaneProps
       )}
     </div>
   );
-}
+});
 
 /** One call; rows are cached per event, so only new ones render. */
 const Row = memo(function Row({ r }: { r: TranscriptRow }) {
