@@ -68,6 +68,17 @@ describe.skipIf(!hasChromium)("the editor: completion, hover docs, keyboard shor
     const row = widget.locator(".monaco-list-row", { hasText: "regMr" }).first();
     await row.waitFor();
     expect(await row.textContent()).toMatch(/regMr\(memory: .*access: number\)/);
+    // Readable: the name sits inside its row (a page style once crushed Monaco's rows to half a line).
+    const fits = await row.evaluate((r) => {
+      const name = r.querySelector(".label-name") ?? r.querySelector(".monaco-icon-label");
+      if (!name) return "no label";
+      const a = r.getBoundingClientRect();
+      const b = name.getBoundingClientRect();
+      return b.top >= a.top - 1 && b.bottom <= a.bottom + 1 && b.height >= 12
+        ? "fits"
+        : `${b.top}-${b.bottom} in ${a.top}-${a.bottom}`;
+    });
+    expect(fits).toBe("fits");
     // "Show More" (Ctrl+Space) opens the details with the TSDoc from verbs-api.ts.
     const details = page.locator(".suggest-details");
     if (!(await details.isVisible())) await page.keyboard.press("Control+Space");
@@ -96,6 +107,13 @@ describe.skipIf(!hasChromium)("the editor: completion, hover docs, keyboard shor
       await hoverEditorText(page, token);
       const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: re });
       await hover.waitFor({ timeout: 30_000 });
+      // Visible in full: the hover's right edge is not cut off by the editor's panel.
+      const visible = await hover.evaluate((h) => {
+        const r = h.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.right - 4, r.top + r.height / 2);
+        return !!hit && h.contains(hit);
+      });
+      expect(visible).toBe(true);
       return (await hover.textContent()) ?? "";
     };
     expect(await hoverDoc(".regMr", /ibv_reg_mr/)).toMatch(/the bytes are copied to the backend's memory/);

@@ -21,6 +21,8 @@ const OPTIONS = {
   automaticLayout: true,
   tabSize: 2,
   renderLineHighlight: "line",
+  // Hover docs and suggestions are often wider than the editor column: let them out of the panel.
+  fixedOverflowWidgets: true,
 } as const;
 
 /** Memoised: App re-renders on every bridge event, the editor only when its own props change. */
