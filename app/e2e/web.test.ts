@@ -61,7 +61,13 @@ describe.skipIf(!hasChromium)("VerbsLab in Chromium (web mode, simulator)", () =
         // Type the reference solution into the editor, as a learner who solved it would.
         await setEditorCode(page, solutionOf(id, s));
         await runAndWait(page);
-        await page.waitForSelector("[data-testid=step-passed]", { timeout: 30_000 });
+        try {
+          await page.waitForSelector("[data-testid=step-passed]", { timeout: 30_000 });
+        } catch (err) {
+          await screenshot(page, `fail-${id}-step-${s}`);
+          const why = await page.locator("[data-testid=checks], [data-testid=run-error]").allTextContents();
+          throw new Error(`${id} step ${s} did not pass: ${why.join(" / ")}`, { cause: err });
+        }
         const marks = await checkMarks(page);
         expect(marks.length).toBeGreaterThan(0);
         expect(marks.every((m) => m === "true")).toBe(true);
