@@ -4,7 +4,7 @@
  * NAKs, RNR NAKs and drops with why), and the CQE the program polled. The simulator logs
  * packets; on the native backend only the WQEs and CQEs show.
  */
-import type { CSSProperties } from "react";
+import { useEffect, useRef, type CSSProperties } from "react";
 import type { TimelineRow, TimelineView } from "../model/view.js";
 
 type Of<K extends TimelineRow["kind"]> = Extract<TimelineRow, { kind: K }>;
@@ -22,6 +22,13 @@ const LEGEND: [string, string][] = [
 ];
 
 export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
+  // A live log: new rows scroll into view (the tab's body is the scroller).
+  const end = useRef<HTMLDivElement>(null);
+  const last = tl.rows[tl.rows.length - 1]?.key;
+  useEffect(() => {
+    // Braces: Chromium's scrollIntoView returns a promise, and an effect may only return a cleanup.
+    end.current?.scrollIntoView({ block: "nearest" });
+  }, [last]);
   const native = tl.observable === false;
   const n = tl.lanes.length;
   const index = new Map(tl.lanes.map((l, i) => [l.qp_num, i]));
@@ -111,7 +118,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
             <span className="pt-t">t (ms)</span>
             <div className="pt-cell">
               {tl.lanes.map((l) => (
-                <span key={l.qp_num} className="pt-lane-name" style={{ left: `${x(l.qp_num)}%` }}>
+                <span key={l.qp_num} className="pt-lane-name" style={pill(l.qp_num)}>
                   {l.handle && <b>{l.handle} </b>}QP {l.qp_num}
                   {l.device && <span className="pt-dim"> {l.device}</span>}
                 </span>
@@ -152,6 +159,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
                   );
               }
             })}
+            <div ref={end} />
           </div>
         </>
       )}
