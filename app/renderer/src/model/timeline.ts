@@ -103,7 +103,15 @@ function wqeRows(e: VerbEvent, qp: TimelineInputs["qp"]): TimelineRow[] {
     }));
 }
 
+// Packet records are kept as they are across snapshots (the fold appends): their rows are made once.
+const packetRows = new WeakMap<PacketRecord, TimelineRow>();
 function packetRow(p: PacketRecord): TimelineRow {
+  let row = packetRows.get(p);
+  if (!row) packetRows.set(p, (row = makePacketRow(p)));
+  return row;
+}
+
+function makePacketRow(p: PacketRecord): TimelineRow {
   return {
     kind: "packet",
     key: `p${p.seq}`,
