@@ -7,11 +7,29 @@
  *  - send_lat: 8-byte inline SEND ping-pong between rxe0 and rxe1 (ib_send_lat -s 8).
  *    One-way latency = round trip / 2, as perftest reports it; typical = median.
  *
- * Usage (inside the VM): npx tsx scripts/bench-rxe.ts [--iters-bw N] [--iters-lat N] [--json]
+ * send_lat is measured like-for-like with perftest, which runs its client and server as two
+ * processes, each busy-polling its own CQ on its own CPU (the VM has two): the passive side
+ * (rxe1) runs in a worker_thread — its own V8 isolate and OS thread — doing what perftest's
+ * server does (spin on its recv CQ, repost the recv, send the reply); the active side (rxe0)
+ * does what perftest's client does and alone takes the timestamps: one per iteration, right
+ * before each post, and a round trip is the difference between consecutive ones (perftest's
+ * tstamp[] and get_cycles()). Each side posts one WR struct built once and changed in place
+ * (wr_id, the signaled flag), as perftest does with ctx->wr. Every iteration is timed and
+ * reported; before them both sides run --warmup round trips (default 200) that are not
+ * timed, so that V8 has compiled the loop: perftest's loop is compiled before it starts too.
+ * Every post, poll and completion check still goes through the VerbsBackend contract, one
+ * call per verb, exactly as a lesson would make them.
+ *
+ * send_lat_serial is the earlier single-thread structure (both sides in turn on one thread),
+ * kept for comparison only: it puts the passive side's work on the same CPU as the timer.
+ *
+ * Usage (inside the VM): npx tsx scripts/bench-rxe.ts [--iters-bw N] [--iters-lat N] [--warmup N] [--json]
  */
+import { performance } from "node:perf_hooks";
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { Context, Cq, Mr, Pd, Qp } from "../verbs/backend.js";
 import * as v from "../verbs/constants.js";
-import type { GidEntry } from "../verbs/types.js";
+import type { GidEntry, Wc } from "../verbs/types.js";
 import { loadNativeBackend } from "../native/index.js";
 
 const args = process.argv.slice(2);
@@ -21,6 +39,7 @@ const opt = (name: string, dflt: number) => {
 };
 const ITERS_BW = opt("--iters-bw", 500);
 const ITERS_LAT = opt("--iters-lat", 1000);
+const WARMUP = opt("--warmup", 200);
 const SIZE_BW = 65536;
 const SIZE_LAT = 8;
 const TX_DEPTH = 128;
@@ -62,45 +81,44 @@ function side(dev: string, mrSize: number, maxInline: number): Side {
   return { ctx, pd, scq, rcq, qp, mr, gid };
 }
 
+/** INIT → RTR → RTS for one side, given its peer's QP number and GID (as perftest exchanges them). */
+function connectOne(x: Side, peerQpn: number, peerGid: string): void {
+  x.qp.modify(
+    { qp_state: v.IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: ACCESS },
+    v.IBV_QP_STATE | v.IBV_QP_PKEY_INDEX | v.IBV_QP_PORT | v.IBV_QP_ACCESS_FLAGS,
+  );
+  x.qp.modify(
+    {
+      qp_state: v.IBV_QPS_RTR,
+      path_mtu: v.IBV_MTU_1024,
+      dest_qp_num: peerQpn,
+      rq_psn: 0,
+      max_dest_rd_atomic: 1,
+      min_rnr_timer: 12,
+      ah_attr: { is_global: 1, port_num: 1, grh: { dgid: peerGid, sgid_index: x.gid.gid_index, hop_limit: 64 } },
+    },
+    v.IBV_QP_STATE |
+      v.IBV_QP_AV |
+      v.IBV_QP_PATH_MTU |
+      v.IBV_QP_DEST_QPN |
+      v.IBV_QP_RQ_PSN |
+      v.IBV_QP_MAX_DEST_RD_ATOMIC |
+      v.IBV_QP_MIN_RNR_TIMER,
+  );
+  x.qp.modify(
+    { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: 20, retry_cnt: 7, rnr_retry: 7, max_rd_atomic: 1 },
+    v.IBV_QP_STATE |
+      v.IBV_QP_TIMEOUT |
+      v.IBV_QP_RETRY_CNT |
+      v.IBV_QP_RNR_RETRY |
+      v.IBV_QP_SQ_PSN |
+      v.IBV_QP_MAX_QP_RD_ATOMIC,
+  );
+}
+
 function connect(a: Side, b: Side): void {
-  for (const [x, y] of [
-    [a, b],
-    [b, a],
-  ] as const) {
-    x.qp.modify(
-      { qp_state: v.IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: ACCESS },
-      v.IBV_QP_STATE | v.IBV_QP_PKEY_INDEX | v.IBV_QP_PORT | v.IBV_QP_ACCESS_FLAGS,
-    );
-    x.qp.modify(
-      {
-        qp_state: v.IBV_QPS_RTR,
-        path_mtu: v.IBV_MTU_1024,
-        dest_qp_num: y.qp.qp_num,
-        rq_psn: 0,
-        max_dest_rd_atomic: 1,
-        min_rnr_timer: 12,
-        ah_attr: { is_global: 1, port_num: 1, grh: { dgid: y.gid.gid, sgid_index: x.gid.gid_index, hop_limit: 64 } },
-      },
-      v.IBV_QP_STATE |
-        v.IBV_QP_AV |
-        v.IBV_QP_PATH_MTU |
-        v.IBV_QP_DEST_QPN |
-        v.IBV_QP_RQ_PSN |
-        v.IBV_QP_MAX_DEST_RD_ATOMIC |
-        v.IBV_QP_MIN_RNR_TIMER,
-    );
-  }
-  for (const x of [a, b]) {
-    x.qp.modify(
-      { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: 20, retry_cnt: 7, rnr_retry: 7, max_rd_atomic: 1 },
-      v.IBV_QP_STATE |
-        v.IBV_QP_TIMEOUT |
-        v.IBV_QP_RETRY_CNT |
-        v.IBV_QP_RNR_RETRY |
-        v.IBV_QP_SQ_PSN |
-        v.IBV_QP_MAX_QP_RD_ATOMIC,
-    );
-  }
+  connectOne(a, b.qp.qp_num, b.gid.gid);
+  connectOne(b, a.qp.qp_num, a.gid.gid);
 }
 
 function close(...sides: Side[]): void {
@@ -148,8 +166,147 @@ function writeBw(): { mbps: number; seconds: number } {
   }
 }
 
-/** ib_send_lat's loop: A sends, B's recv completes, B answers, A's recv completes. */
-function sendLat(): { typical: number; avg: number; min: number } {
+/**
+ * One side of ib_send_lat's loop, shared by the active side (main thread) and the passive one
+ * (worker): a pre-built send WR and recv WR, changed in place, and busy-polling that gives up
+ * after 60 s without a completion (a peer that died must not hang the VM until its timeout).
+ */
+class LatSide {
+  readonly s: Side;
+  readonly #wr;
+  readonly #rwr;
+  #sends = 0;
+  constructor(s: Side) {
+    this.s = s;
+    this.#wr = { wr_id: 0, opcode: v.IBV_WR_SEND, send_flags: 0, sg_list: [s.mr.sge(0, SIZE_LAT)] };
+    this.#rwr = { wr_id: 0, sg_list: [s.mr.sge(0, 64)] };
+  }
+  postRecvs(n: number): void {
+    for (let i = 0; i < n; i++) this.s.qp.postRecv(this.#rwr);
+  }
+  send(): void {
+    const sends = ++this.#sends;
+    // Unsignaled sends need a signaled one now and then, or the SQ never frees.
+    const signaled = sends % CQ_MOD === 0;
+    this.#wr.wr_id = sends;
+    this.#wr.send_flags = v.IBV_SEND_INLINE | (signaled ? v.IBV_SEND_SIGNALED : 0);
+    this.s.qp.postSend(this.#wr);
+    if (signaled) check(spin(this.s.scq));
+  }
+  /** Waits for the peer's message and reposts the recv it used. */
+  receive(): void {
+    check(spin(this.s.rcq));
+    this.s.qp.postRecv(this.#rwr);
+  }
+}
+
+function spin(cq: Cq): Wc[] {
+  let deadline = 0;
+  for (let n = 1; ; n++) {
+    const wcs = cq.poll(1);
+    if (wcs.length > 0) return wcs;
+    if ((n & 4095) === 0) {
+      const now = performance.now();
+      if (deadline === 0) deadline = now + 60_000;
+      else if (now > deadline) throw new Error("no completion for 60 s: the peer is gone");
+    }
+  }
+}
+
+interface Peer {
+  qpn: number;
+  gid: string;
+}
+type FromWorker = { peer: Peer } | { ready: true } | { done: true } | { error: string };
+
+/** The passive side (perftest's server) in a worker: answer every SEND with a SEND. */
+function passiveSide(total: number): void {
+  const port = parentPort!;
+  const b = side("rxe1", 4096, SIZE_LAT);
+  const lat = new LatSide(b);
+  port.postMessage({ peer: { qpn: b.qp.qp_num, gid: b.gid.gid } } satisfies FromWorker);
+  port.once("message", (a: Peer) => {
+    try {
+      connectOne(b, a.qpn, a.gid);
+      lat.postRecvs(TX_DEPTH);
+      port.postMessage({ ready: true } satisfies FromWorker);
+      for (let i = 0; i < total; i++) {
+        lat.receive();
+        lat.send();
+      }
+      close(b);
+      port.postMessage({ done: true } satisfies FromWorker);
+    } catch (e) {
+      port.postMessage({ error: String(e instanceof Error ? e.stack : e) } satisfies FromWorker);
+    }
+  });
+}
+
+/** Starts this file again in a worker (with tsx's loader, which workers do not inherit). */
+function startWorker(data: unknown): Worker {
+  const url = JSON.stringify(import.meta.url);
+  return new Worker(`import("tsx/esm/api").then((m) => { m.register(); return import(${url}); })`, {
+    eval: true,
+    workerData: data,
+  });
+}
+
+function nextMessage(w: Worker): Promise<FromWorker> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: FromWorker) => {
+      w.off("error", onError);
+      if ("error" in m) reject(new Error(`passive side: ${m.error}`));
+      else resolve(m);
+    };
+    const onError = (e: Error) => {
+      w.off("message", onMessage);
+      reject(e);
+    };
+    w.once("message", onMessage);
+    w.once("error", onError);
+  });
+}
+
+/** ib_send_lat's client: timestamp, send, wait for the answer, repost; RTT = next timestamp − this one. */
+async function sendLat(): Promise<{ typical: number; avg: number; min: number }> {
+  const total = WARMUP + ITERS_LAT;
+  const worker = startWorker({ role: "passive", total });
+  const a = side("rxe0", 4096, SIZE_LAT);
+  try {
+    const hello = await nextMessage(worker);
+    if (!("peer" in hello)) throw new Error("passive side: expected its QP number");
+    connectOne(a, hello.peer.qpn, hello.peer.gid);
+    const lat = new LatSide(a);
+    lat.postRecvs(TX_DEPTH);
+    const ready = nextMessage(worker);
+    worker.postMessage({ qpn: a.qp.qp_num, gid: a.gid.gid } satisfies Peer);
+    await ready;
+    const done = nextMessage(worker);
+    const ts = new Float64Array(ITERS_LAT + 1);
+    for (let i = 0; i < total; i++) {
+      const k = i - WARMUP;
+      if (k >= 0) ts[k] = performance.now();
+      lat.send();
+      lat.receive();
+    }
+    ts[ITERS_LAT] = performance.now();
+    await done;
+    const rtts: number[] = [];
+    for (let k = 0; k < ITERS_LAT; k++) rtts.push(ts[k + 1] - ts[k]);
+    return stats(rtts);
+  } finally {
+    close(a);
+    await worker.terminate();
+  }
+}
+
+function stats(rttsMs: number[]): { typical: number; avg: number; min: number } {
+  const us = rttsMs.map((ms) => (ms * 1000) / 2).sort((x, y) => x - y);
+  return { typical: us[Math.floor(us.length / 2)], avg: us.reduce((s, x) => s + x, 0) / us.length, min: us[0] };
+}
+
+/** The earlier structure, for comparison: both sides in turn on this one thread. */
+function sendLatSerial(): { typical: number; avg: number; min: number } {
   const a = side("rxe0", 4096, SIZE_LAT);
   const b = side("rxe1", 4096, SIZE_LAT);
   try {
@@ -193,18 +350,34 @@ function sendLat(): { typical: number; avg: number; min: number } {
       waitRecv(a);
       rtts.push(backend.now() - t0);
     }
-    const us = rtts.map((ms) => (ms * 1000) / 2).sort((x, y) => x - y);
-    return { typical: us[Math.floor(us.length / 2)], avg: us.reduce((s, x) => s + x, 0) / us.length, min: us[0] };
+    return stats(rtts);
   } finally {
     close(a, b);
   }
 }
 
-const bw = writeBw();
-const lat = sendLat();
-const result = {
-  write_bw: { size: SIZE_BW, iters: ITERS_BW, mb_per_s: bw.mbps, seconds: bw.seconds },
-  send_lat: { size: SIZE_LAT, iters: ITERS_LAT, t_typical_us: lat.typical, t_avg_us: lat.avg, t_min_us: lat.min },
-};
-if (args.includes("--json")) console.log(JSON.stringify(result));
-else console.log(result);
+async function main(): Promise<void> {
+  const bw = writeBw();
+  const lat = await sendLat();
+  const serial = sendLatSerial();
+  const result = {
+    write_bw: { size: SIZE_BW, iters: ITERS_BW, mb_per_s: bw.mbps, seconds: bw.seconds },
+    send_lat: {
+      size: SIZE_LAT,
+      iters: ITERS_LAT,
+      warmup: WARMUP,
+      t_typical_us: lat.typical,
+      t_avg_us: lat.avg,
+      t_min_us: lat.min,
+    },
+    send_lat_serial: { size: SIZE_LAT, iters: ITERS_LAT, t_typical_us: serial.typical, t_avg_us: serial.avg },
+  };
+  if (args.includes("--json")) console.log(JSON.stringify(result));
+  else console.log(result);
+}
+
+if (isMainThread) {
+  await main();
+} else {
+  passiveSide((workerData as { total: number }).total);
+}
