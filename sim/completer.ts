@@ -26,6 +26,7 @@ import {
   CNT_RNR_RETRY_EXCEEDED,
 } from "./counters.js";
 import { scatter } from "./dma.js";
+import { completePlainAck } from "./fast-path.js";
 import { JIFFY_MS } from "./modify.js";
 import {
   AETH_ACK,
@@ -106,7 +107,7 @@ export function completer(qp: SimQp, pkt: Packet | null, timeout: boolean): void
   // While a retry is pending, responses wait (rxe leaves them queued; here they are dropped).
   if (qp.needRetry) return;
   for (;;) {
-    const r = completeOne(qp, pkt, timeoutRetry);
+    const r = pkt !== null && completePlainAck(qp, pkt) ? DONE : completeOne(qp, pkt, timeoutRetry);
     if (r === EXIT) return;
     pkt = null;
     timeoutRetry = false;

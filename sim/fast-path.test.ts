@@ -148,13 +148,14 @@ async function session(seed: number, packetLog: boolean): Promise<string> {
             });
           }
           from.qp.postSend(wrs);
-        } else if (r < 0.85) {
+        } else if (r < 0.83) {
           await b.sleep(pick([1, 5, 30]));
-        } else if (r < 0.88 && !loopback) {
+        } else if (r < 0.91 && !loopback) {
+          // An outage long enough for some retransmits (retry_cnt 1 gives up on the second).
           b.setLinkState("rxe0", false);
-          await b.sleep(pick([1, 10]));
+          await b.sleep(pick([1, 10, 20]));
           b.setLinkState("rxe0", true);
-        } else if (r < 0.93) {
+        } else if (r < 0.95) {
           record("query", [a.qp.query().attr, z.qp.query().attr]);
         } else {
           // Arm both CQs; which completions raise an event depends on the solicited bits.
@@ -182,6 +183,32 @@ async function session(seed: number, packetLog: boolean): Promise<string> {
   return JSON.stringify(seen, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
 }
 
+/** Outages, each costing two retransmits, with retry_cnt 2: the ACK after each must restore the count. */
+async function outages(packetLog: boolean): Promise<string> {
+  const b = createSimBackend({ seed: 5, packetLog });
+  const a = end(b.openDevice("rxe0"), null);
+  const z = end(b.openDevice("rxe1"), null);
+  connectRc(a, z, { timeout: 1, retry_cnt: 2 });
+  connectRc(z, a, { timeout: 1, retry_cnt: 2 });
+  const seen: unknown[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (const len of [64, 5000]) {
+      b.setLinkState("rxe0", false);
+      a.qp.postSend({
+        wr_id: round,
+        opcode: IBV_WR_RDMA_WRITE,
+        send_flags: IBV_SEND_SIGNALED,
+        sg_list: [a.mr.sge(0, len)],
+        rdma: { remote_addr: z.mr.addr, rkey: z.mr.rkey },
+      });
+      await b.sleep(10);
+      b.setLinkState("rxe0", true);
+      seen.push(await a.cq.pollWait(1, 100), a.qp.query().attr.qp_state, b.now());
+    }
+  }
+  return JSON.stringify(seen);
+}
+
 describe("packet trains (packet log off) match the packet-by-packet path (log on)", () => {
   it("leaves the same observable state on randomized RC workloads", async () => {
     const before = { ...trainStats };
@@ -194,4 +221,8 @@ describe("packet trains (packet log off) match the packet-by-packet path (log on
     expect(trainStats.whole - before.whole).toBeGreaterThan(50);
     expect(trainStats.split - before.split).toBeGreaterThan(0);
   }, 120_000);
+
+  it("restores the retry count on a plain ACK as the reference path does", async () => {
+    expect(await outages(false)).toBe(await outages(true));
+  });
 });

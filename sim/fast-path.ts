@@ -30,7 +30,13 @@ import { CNT_RCVD_PKTS } from "./counters.js";
 import { COPY_OK, gatherCheck, scatter } from "./dma.js";
 import { inRange, lookupMr, type SimMr } from "./mr.js";
 import {
+  AETH_ACK,
   AETH_ACK_UNLIMITED,
+  AETH_TYPE_MASK,
+  M_COMP,
+  M_RWR,
+  RC_ACKNOWLEDGE,
+  psnCompare,
   M_IMMDT,
   M_RETH,
   M_SEND,
@@ -43,8 +49,8 @@ import {
   type Packet,
 } from "./packets.js";
 import type { SimQp } from "./qp.js";
-import { opcodeSequenceOk, opcodeAllowed, responder, writePayload } from "./responder.js";
-import { WQE_PENDING, WQE_PROCESSING, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
+import { doComplete, opcodeAllowed, opcodeSequenceOk, responder, sendAck, writePayload } from "./responder.js";
+import { WQE_PENDING, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
 import type { SimWorld } from "./world.js";
 
 /**
@@ -254,7 +260,7 @@ export function receiveTrain(qp: SimQp, t: Packet): boolean {
     t.payloadLen -= total;
     t.count = 1;
     qp.device.counters[CNT_RCVD_PKTS]++;
-    responder(qp, t);
+    if (!respondPlain(qp, t)) responder(qp, t);
   }
   return true;
 }
@@ -264,13 +270,18 @@ export function receiveTrain(qp: SimQp, t: Packet): boolean {
  * the memory the bytes would land in, or null when some check fails.
  */
 function scatterTargets(qp: SimQp, dma: Dma, len: number): ArrayBufferLike[] | null {
-  if (len > dma.resid) return null;
   const out: ArrayBufferLike[] = [];
+  return scatterFits(qp, dma, len, out) ? out : null;
+}
+
+/** Would scatter() of `len` bytes into `dma` succeed? Collects the target buffers into `out` if given. */
+function scatterFits(qp: SimQp, dma: Dma, len: number, out: ArrayBufferLike[] | null): boolean {
+  if (len > dma.resid) return false;
   let sge = dma.curSge;
   let off = dma.sgeOffset;
   let left = len;
   while (left > 0) {
-    if (sge >= dma.numSge) return null;
+    if (sge >= dma.numSge) return false;
     const sgeLen = dma.len[sge];
     if (off >= sgeLen) {
       sge++;
@@ -278,14 +289,14 @@ function scatterTargets(qp: SimQp, dma: Dma, len: number): ArrayBufferLike[] | n
       continue;
     }
     const mr = lookupMr(qp.device, qp.pd, dma.lkey[sge], IBV_ACCESS_LOCAL_WRITE, false);
-    if (!mr) return null;
+    if (!mr) return false;
     const k = left < sgeLen - off ? left : sgeLen - off;
-    if (!inRange(mr, dma.addr[sge] + off, k)) return null;
-    out.push(mr.buffer);
+    if (!inRange(mr, dma.addr[sge] + off, k)) return false;
+    if (out !== null) out.push(mr.buffer);
     left -= k;
     off += k;
   }
-  return out;
+  return true;
 }
 
 /** Could the train's payload source be the same memory as `dst` or any of `dsts`? (Unknown counts as yes.) */
@@ -302,4 +313,88 @@ function sharesMemory(t: Packet, dst: ArrayBufferLike | null, dsts: ArrayBufferL
 
 function hits(b: ArrayBufferLike, dst: ArrayBufferLike | null, dsts: ArrayBufferLike[] | null): boolean {
   return b === dst || (dsts !== null && dsts.includes(b));
+}
+
+/**
+ * One request packet (not a train) on its plain path, with the log off: an RC SEND or
+ * RDMA WRITE (no immediate) at the expected PSN, in sequence, allowed, with a receive WQE,
+ * a good rkey and range, room in the CQ — what rxe_responder does in that case, without
+ * walking its state machine. Returns false, having changed nothing, for anything else (the
+ * caller runs the reference responder).
+ */
+export function respondPlain(qp: SimQp, pkt: Packet): boolean {
+  if (qp.qp_type !== IBV_QPT_RC || qp.world.packetLog || qp.gotoError) return false;
+  if (pkt.psn !== qp.respPsn) return false;
+  if (!opcodeSequenceOk(qp, pkt) || !opcodeAllowed(qp, pkt)) return false;
+  const m = pkt.mask;
+  const n = pkt.payloadLen;
+  if (m & M_SEND) {
+    const wqe = qp.rq.head();
+    if (!wqe || !scatterFits(qp, wqe.dma, n, null)) return false;
+    const cq = qp.recv_cq;
+    if (m & M_COMP && (cq.destroyed || cq.count >= cq.cqe)) return false;
+    qp.respWqe = wqe;
+    scatter(qp.device, qp.pd, wqe.dma, n, pkt, null, 0);
+  } else if (m & M_WRITE && !(m & M_RWR)) {
+    const reth = (m & M_RETH) !== 0;
+    if (reth && pkt.dmaLen === 0) return false;
+    const va = reth ? pkt.va : qp.respVa;
+    const rkey = reth ? pkt.rkey : qp.respRkey;
+    const resid = reth ? pkt.dmaLen : qp.respResid;
+    const mr = lookupMr(qp.device, qp.pd, rkey, IBV_ACCESS_REMOTE_WRITE, true);
+    if (!mr || !inRange(mr, va, resid) || (n > 0 && !inRange(mr, va, n))) return false;
+    if (reth) {
+      qp.respVa = va;
+      qp.respRkey = rkey;
+      qp.respResid = resid;
+      qp.respLength = resid;
+    }
+    if (n > 0) writePayload(qp, pkt, mr.bytes, va - mr.addr, n);
+    qp.respVa += n;
+    qp.respResid -= n;
+  } else return false;
+  qp.respSyndrome = AETH_ACK_UNLIMITED;
+  qp.sentPsnNak = false;
+  qp.respPsn = (pkt.psn + 1) & PSN_MASK;
+  qp.respAckPsn = qp.respPsn;
+  qp.respOpcode = pkt.opcode;
+  qp.respStatus = IBV_WC_SUCCESS;
+  if (m & M_COMP) {
+    qp.respMsn++;
+    doComplete(qp, pkt);
+  }
+  if (pkt.ackReq) sendAck(qp, pkt, RC_ACKNOWLEDGE, AETH_ACK_UNLIMITED, pkt.psn);
+  qp.respMr = null;
+  return true;
+}
+
+/**
+ * A plain ACK with the log off: it acknowledges exactly the oldest WQE, a SEND or WRITE
+ * waiting for it, with nothing unusual pending — rxe_completer's check_psn, check_ack,
+ * do_complete and update_comp in that case, without walking its state machine. Returns
+ * false, having changed nothing, for anything else.
+ */
+export function completePlainAck(qp: SimQp, pkt: Packet): boolean {
+  if (pkt.opcode !== RC_ACKNOWLEDGE || (pkt.syndrome & AETH_TYPE_MASK) !== AETH_ACK || qp.world.packetLog) return false;
+  const w = qp.sq.head();
+  if (
+    w === null ||
+    w.state !== WQE_PENDING ||
+    w.wrMask & WR_ATOMIC_OR_READ ||
+    w.hasRdAtomic ||
+    w.last_psn !== pkt.psn ||
+    qp.compOpcode !== -1 ||
+    psnCompare(pkt.psn, qp.compPsn) < 0
+  )
+    return false;
+  qp.compRetryCnt = qp.attr.retry_cnt;
+  qp.compRnrRetry = qp.attr.rnr_retry;
+  qp.startedRetry = false;
+  qp.completeSend(w);
+  qp.compPsn = (pkt.psn + 1) & PSN_MASK;
+  if (qp.waitPsn) {
+    qp.waitPsn = false;
+    qp.world.kickRequester(qp);
+  }
+  return true;
 }

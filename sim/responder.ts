@@ -368,7 +368,7 @@ export function writePayload(qp: SimQp, pkt: Packet, dst: Uint8Array, off: numbe
   readPayload(pkt, 0, dst, off, n);
 }
 
-function doComplete(qp: SimQp, pkt: Packet | null): number {
+export function doComplete(qp: SimQp, pkt: Packet | null): number {
   const wqe = qp.respWqe;
   if (wqe) {
     const st = qp.respStatus;
@@ -424,7 +424,7 @@ function saveResource(qp: SimQp, res: RespRes): void {
 }
 
 /** Sends an ACK/NAK (or an atomic ACK) back along the QP's own path. */
-function sendAck(qp: SimQp, _req: Packet, opcode: number, syndrome: number, psn: number, orig = 0n): void {
+export function sendAck(qp: SimQp, _req: Packet, opcode: number, syndrome: number, psn: number, orig = 0n): void {
   const world = qp.world;
   const a = world.newPacket();
   a.opcode = opcode;

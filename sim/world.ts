@@ -28,7 +28,7 @@ import {
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
 import { completer } from "./completer.js";
-import { receiveTrain, trainPacket, trainStats } from "./fast-path.js";
+import { receiveTrain, respondPlain, trainPacket, trainStats } from "./fast-path.js";
 import { responder } from "./responder.js";
 import { requester } from "./requester.js";
 
@@ -263,8 +263,9 @@ export class SimWorld {
       return;
     }
     dev.counters[CNT_RCVD_PKTS]++;
-    if (pkt.mask & M_REQ) responder(qp, pkt);
-    else completer(qp, pkt, false);
+    if (pkt.mask & M_REQ) {
+      if (!respondPlain(qp, pkt)) responder(qp, pkt);
+    } else completer(qp, pkt, false);
     this.recycle(pkt);
   }
 
