@@ -136,6 +136,48 @@ describe("the packet timeline", () => {
     expect(native.rows.map((r) => r.kind)).toEqual(["wqe", "wqe", "wqe", "cqe", "cqe", "cqe"]);
   });
 
+  it("shows drops and why, the retransmit timer between tries, and the try that got through", async () => {
+    const records: PacketRecord[] = [];
+    const { session } = await record(async (verbs, s, sim) => {
+      s.subscribe((e) => {
+        for (const p of sim.packets) if (p.seq >= records.length) records.push(packetRecord(p, e.seq));
+      });
+      const { cq, mr, a } = await loopback(verbs);
+      sim.setLinkState("rxe0", false);
+      await a.postSend({
+        wr_id: 5,
+        opcode: IBV_WR_RDMA_WRITE,
+        send_flags: IBV_SEND_SIGNALED,
+        sg_list: [mr.sge(0, 8)],
+        rdma: { remote_addr: mr.addr + 4096, rkey: mr.rkey },
+      });
+      expect(await cq.pollWait(1, 100)).toEqual([]); // timeout 14: a retransmit every ~68 ms
+      sim.setLinkState("rxe0", true);
+      expect(await cq.pollWait(1, 1000)).toMatchObject([{ wr_id: 5, status: IBV_WC_SUCCESS }]);
+    });
+    const events = session.events();
+    const tl = buildView({
+      events,
+      snapshot: {
+        backend: "sim",
+        clock: 0,
+        seq: events.length,
+        qps: session.qps(),
+        packets: { observable: true, records },
+      },
+    }).packets;
+    expect(tl.rows.map(text)).toEqual([
+      "SQ 17 post RDMA_WRITE wr 5 8 B",
+      "17→18 RDMA_WRITE_ONLY psn 0 8 B dropped: link down",
+      "wait",
+      "17→18 RDMA_WRITE_ONLY psn 0 8 B dropped: link down",
+      "wait",
+      "17→18 RDMA_WRITE_ONLY psn 0 8 B",
+      "18→17 ACK psn 0 0 B",
+      "CQE 17 RDMA_WRITE wr 5 SUCCESS",
+    ]);
+  });
+
   it("names packets by what they are", () => {
     expect(packetLabel({ opcode: "RC_ACKNOWLEDGE", aeth: { syndrome: 0x1f, text: "ACK", msn: 1 } })).toBe("ACK");
     expect(
