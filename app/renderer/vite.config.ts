@@ -1,15 +1,44 @@
 // Vite builds the renderer into dist/renderer: the same files are served by the web-mode
 // server and loaded by Electron, so paths are relative and nothing comes from a CDN.
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
 import react from "@vitejs/plugin-react";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
+/**
+ * The editor pane is a lazy chunk (Monaco is ~3 MB), but the window is not usable until it
+ * is there: index.html names its JavaScript as modulepreloads, so the browser fetches and
+ * compiles it alongside the main bundle instead of after React's first render asked for it.
+ */
+function preloadEditor(): Plugin {
+  return {
+    name: "verbslab:preload-editor",
+    apply: "build",
+    transformIndexHtml: {
+      order: "post",
+      handler(_html, ctx) {
+        const chunks = Object.values(ctx.bundle ?? {});
+        const editor = chunks.find(
+          (c) => c.type === "chunk" && c.isDynamicEntry && c.facadeModuleId?.endsWith("/panes/EditorPane.tsx"),
+        );
+        if (!editor || editor.type !== "chunk") return [];
+        const entries = new Set(chunks.filter((c) => c.type === "chunk" && c.isEntry).map((c) => c.fileName));
+        const files = [...editor.imports.filter((f) => !entries.has(f)), editor.fileName];
+        return files.map((f) => ({
+          tag: "link",
+          attrs: { rel: "modulepreload", crossorigin: true, href: `./${f}` },
+          injectTo: "head" as const,
+        }));
+      },
+    },
+  };
+}
+
 export default defineConfig({
   root,
   base: "./",
-  plugins: [react()],
+  plugins: [react(), preloadEditor()],
   worker: { format: "es" },
   build: {
     outDir: fileURLToPath(new URL("../../dist/renderer", import.meta.url)),

@@ -9,3 +9,6 @@ const store = new LabStore(getBridge());
 const root = createRoot(document.getElementById("root")!);
 root.render(<App store={store} />);
 store.start().catch((err: Error) => store.notice("error", `Could not reach the VerbsLab host: ${err.message}`));
+// The editor is lazy (App's Suspense) but nothing is usable without it: begin evaluating its
+// chunk (preloaded by index.html) now, while the first bridge round trips are in flight.
+void import("./panes/EditorPane.js");
