@@ -41,6 +41,10 @@ describe.skipIf(!hasChromium)("the views mid bring-up", () => {
   it("highlights what INIT → RTR changed in ibv_query_qp, with the old values, and moves the diagram", async () => {
     await selectLesson(page, "qp-state-machine");
     await screenshotOf(page, ".panel[aria-label=lesson]", "40-lesson-pane");
+    // Markdown fully rendered: no stray backticks or asterisks in the lesson text.
+    const prose = await page.locator(".lesson .prose").first().innerText();
+    expect(prose).toContain("ibv_query_qp");
+    expect(prose).not.toMatch(/[`]|\*\*/);
     await setEditorCode(page, solutionOf("qp-state-machine", 3));
     await page.click("button[data-action=step]");
     await page.waitForSelector("[data-testid=paused-before]");

@@ -27,6 +27,18 @@ describe("parseMarkdown", () => {
       "a",
     ]);
   });
+  it("reads code inside bold (no stray backticks on screen)", () => {
+    const [b] = parseInline("**What to look at in `ibv_query_qp`.**");
+    expect(b).toEqual({
+      t: "b",
+      s: "What to look at in `ibv_query_qp`.",
+      inl: [
+        { t: "text", s: "What to look at in " },
+        { t: "code", s: "ibv_query_qp" },
+        { t: "text", s: "." },
+      ],
+    });
+  });
   it("joins wrapped list items and block quotes, and reads tables", () => {
     const b = parseMarkdown(
       "1. first item\n   wraps here.\n2. second\n\n> a quote\n> over two lines\n\n| a | b |\n|---|---|\n| `x` | y |\n",

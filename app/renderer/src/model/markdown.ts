@@ -3,7 +3,11 @@
  * block quotes, tables, fenced code, `code`, **bold**, *emphasis*, [links](…)), parsed to
  * plain blocks so React renders it without innerHTML.
  */
-export type Inline = { t: "text" | "code" | "b" | "i"; s: string } | { t: "a"; s: string; href: string };
+export type Inline =
+  | { t: "text" | "code"; s: string }
+  /** `inl`: the parsed content, when it has markup of its own (**What to look at in `ibv_query_qp`.**). */
+  | { t: "b" | "i"; s: string; inl?: Inline[] }
+  | { t: "a"; s: string; href: string };
 export type Block =
   | { t: "h"; level: number; inl: Inline[] }
   | { t: "p" | "quote"; inl: Inline[] }
@@ -18,9 +22,11 @@ export function parseInline(s: string): Inline[] {
   for (let m = re.exec(s); m; m = re.exec(s)) {
     if (m.index > last) out.push({ t: "text", s: s.slice(last, m.index) });
     if (m[1] !== undefined) out.push({ t: "code", s: m[1] });
-    else if (m[2] !== undefined) out.push({ t: "b", s: m[2] });
-    else if (m[3] !== undefined) out.push({ t: "i", s: m[3] });
-    else out.push({ t: "a", s: m[4], href: m[5] });
+    else if (m[2] !== undefined || m[3] !== undefined) {
+      const inner = (m[2] ?? m[3])!;
+      const inl = parseInline(inner);
+      out.push({ t: m[2] !== undefined ? "b" : "i", s: inner, ...(inl.some((x) => x.t !== "text") && { inl }) });
+    } else out.push({ t: "a", s: m[4], href: m[5] });
     last = re.lastIndex;
   }
   if (last < s.length) out.push({ t: "text", s: s.slice(last) });

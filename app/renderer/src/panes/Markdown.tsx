@@ -8,9 +8,9 @@ function Inl({ parts }: { parts: Inline[] }) {
         p.t === "code" ? (
           <code key={i}>{p.s}</code>
         ) : p.t === "b" ? (
-          <strong key={i}>{p.s}</strong>
+          <strong key={i}>{p.inl ? <Inl parts={p.inl} /> : p.s}</strong>
         ) : p.t === "i" ? (
-          <em key={i}>{p.s}</em>
+          <em key={i}>{p.inl ? <Inl parts={p.inl} /> : p.s}</em>
         ) : p.t === "a" ? (
           <a key={i} href={p.href} target="_blank" rel="noreferrer">
             {p.s}
