@@ -549,7 +549,7 @@ export class SimQp implements Qp {
         badWrIndex: i,
       });
     let length = 0;
-    for (const s of sg) length = (length + s.length) >>> 0;
+    for (let k = 0; k < sg.length; k++) length = (length + sg[k].length) >>> 0;
     if (opcode === IBV_WR_ATOMIC_CMP_AND_SWP || opcode === IBV_WR_ATOMIC_FETCH_AND_ADD) {
       const ra = w.atomic?.remote_addr ?? 0;
       if (length < 8)
@@ -617,8 +617,9 @@ export class SimQp implements Qp {
       wqe.compare_add = BigInt.asUintN(64, BigInt(w.atomic.compare_add));
       wqe.swap = BigInt.asUintN(64, BigInt(w.atomic.swap ?? 0n));
     } else {
-      wqe.remote_addr = w.rdma?.remote_addr ?? 0;
-      wqe.rkey = (w.rdma?.rkey ?? 0) >>> 0;
+      const rdma = w.rdma;
+      wqe.remote_addr = rdma ? rdma.remote_addr : 0;
+      wqe.rkey = rdma ? rdma.rkey >>> 0 : 0;
     }
     wqe.iova = wqe.remote_addr;
     const dma = wqe.dma;
