@@ -133,6 +133,31 @@ describe.skipIf(!hasChromium)("bad input and failures: a clear message, nothing 
     expect(errors).toEqual([]);
   }, 90_000);
 
+  it("picking the native backend where there is none: a clear message, the session and transcript untouched", async () => {
+    await dismissNotices(page);
+    await page.click("[data-tab=transcript]");
+    const before = await transcriptRows(page);
+    expect(before.length).toBeGreaterThan(0);
+    const picker = page.locator("select[aria-label=backend]");
+    expect(await picker.inputValue()).toBe("sim");
+    // The picker says up front that native is not available here, and why (its tooltip).
+    const native = picker.locator("option[value=native]");
+    expect(await native.textContent()).toMatch(/not available here/);
+    expect(await native.getAttribute("title")).toMatch(/rdma|rxe|libibverbs|addon/i);
+    await picker.selectOption("native");
+    const n = await waitNotice(page, /native backend is not available/);
+    expect(n.level).toBe("error");
+    expect(n.text).toMatch(/Still on the simulator, nothing lost/);
+    await screenshot(page, "34-native-picker-refused");
+    expect(await picker.inputValue()).toBe("sim");
+    expect(await page.getAttribute("[data-testid=backend-state]", "data-state")).toBe("running");
+    // Nothing lost: the same transcript on screen and on the host (it still exports).
+    expect(await transcriptRows(page)).toEqual(before);
+    const t = JSON.parse((await downloadOf(page, "button[data-export=json]")).text) as { events: { kind: string }[] };
+    expect(t.events.filter((e) => e.kind === "verb")).toHaveLength(before.length);
+    expect(errors).toEqual([]);
+  }, 90_000);
+
   it("asking for the native backend where there is none: a clear message, and the simulator carries on", async () => {
     await dismissNotices(page);
     await page.click("[data-tab=transcript]");

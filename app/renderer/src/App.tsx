@@ -2,6 +2,7 @@
 import { Suspense, lazy, useCallback, useEffect, useMemo, useState } from "react";
 import type { Language } from "../../../lessons/schema.js";
 import type { Verdict } from "../../../lessons/checks.js";
+import type { BackendChoice, BackendKind } from "../../bridge/contract.js";
 import type { LabStore } from "./lab/store.js";
 import { useLabState, useLabView } from "./lab/useLab.js";
 import { useLessonFlow } from "./lab/useLessonFlow.js";
@@ -32,6 +33,7 @@ export function App({ store }: { store: LabStore }) {
   const [compile, setCompile] = useState<(() => Promise<string>) | null>(null);
   const [verdict, setVerdict] = useState<Verdict | undefined>();
   const [breakIt, setBreakIt] = useState<string | null>(null);
+  const [backends, setBackends] = useState<BackendChoice[] | null>(null);
 
   const step = course.lesson?.steps[course.flow.step];
   const stepKey = course.lesson && step ? `${course.lesson.id}/${step.number}` : "free";
@@ -72,6 +74,35 @@ export function App({ store }: { store: LabStore }) {
     program: course.lesson && step ? `${course.lesson.id} step ${step.number}` : "main.ts",
     onFinished,
   });
+
+  useEffect(() => {
+    bridge.request("backend.list", {}).then(
+      (r) => setBackends(r.backends),
+      () => setBackends(null),
+    );
+  }, [bridge]);
+  const currentKind = state.header?.backend ?? state.session?.backend ?? "sim";
+  const chooseBackend = useCallback(
+    async (kind: BackendKind) => {
+      if (kind === currentKind) return;
+      try {
+        await bridge.request("backend.choose", { kind });
+        store.notice(
+          "info",
+          `Switched to the ${kind === "native" ? "real rxe device" : "simulator"}: a fresh session.`,
+        );
+      } catch (err) {
+        const why = backends?.find((b) => b.kind === kind)?.unavailableReason;
+        const msg = (err as Error).message;
+        store.notice(
+          "error",
+          `Still on the ${currentKind === "native" ? "real rxe device" : "simulator"}, nothing lost. ${msg}${why && !msg.includes(why) ? ` (${why})` : ""}`,
+        );
+      }
+    },
+    [bridge, store, backends, currentKind],
+  );
+  const onBackend = useCallback((k: BackendKind) => void chooseBackend(k), [chooseBackend]);
 
   // Keyboard shortcuts anywhere in the window (the editor forwards its own).
   const { run, step: stepOnce, continue: cont, stop, reset } = runner;
@@ -166,6 +197,9 @@ export function App({ store }: { store: LabStore }) {
         backend={state.backend}
         backendKind={state.header?.backend}
         connected={state.connected}
+        backends={backends}
+        onBackend={onBackend}
+        busy={runner.running}
       />
       <main className="main">
         <section className="panel" aria-label="lesson">

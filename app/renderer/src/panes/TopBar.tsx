@@ -1,6 +1,6 @@
 /** Brand, lesson picker, backend and its process status. */
 import { memo } from "react";
-import type { BackendStatus, LessonSummary } from "../../../bridge/contract.js";
+import type { BackendChoice, BackendKind, BackendStatus, LessonSummary } from "../../../bridge/contract.js";
 import type { Language } from "../../../../lessons/schema.js";
 
 export interface TopBarProps {
@@ -11,7 +11,17 @@ export interface TopBarProps {
   backend: BackendStatus | null;
   backendKind?: "sim" | "native";
   connected: boolean;
+  /** The backends this host offers (backend.list); with `onBackend`, the badge becomes a picker. */
+  backends?: BackendChoice[] | null;
+  onBackend?: (kind: BackendKind) => void;
+  /** No switching while a program runs. */
+  busy?: boolean;
 }
+
+const BACKEND_LABEL: Record<BackendKind, string> = {
+  sim: "simulator (rxe-faithful)",
+  native: "real rxe (libibverbs)",
+};
 
 export const TopBar = memo(function TopBar(p: TopBarProps) {
   const st = p.backend?.state;
@@ -29,9 +39,26 @@ export const TopBar = memo(function TopBar(p: TopBarProps) {
         ))}
       </select>
       <div className="spacer" />
-      <span className="badge" title="which verbs backend runs the program">
-        {p.backendKind === "native" ? "real rxe (libibverbs)" : "simulator (rxe-faithful)"}
-      </span>
+      {p.backends && p.onBackend ? (
+        <select
+          aria-label="backend"
+          title="which verbs backend runs the program"
+          value={p.backendKind ?? "sim"}
+          disabled={p.busy}
+          onChange={(e) => p.onBackend?.(e.target.value as BackendKind)}
+        >
+          {p.backends.map((b) => (
+            <option key={b.kind} value={b.kind} title={b.unavailableReason}>
+              {BACKEND_LABEL[b.kind]}
+              {b.available ? "" : " — not available here"}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <span className="badge" title="which verbs backend runs the program">
+          {BACKEND_LABEL[p.backendKind ?? "sim"]}
+        </span>
+      )}
       <span
         className={`badge ${tone}`}
         data-testid="backend-state"
