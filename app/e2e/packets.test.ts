@@ -72,6 +72,55 @@ export default async function main(verbs: Verbs) {
 }
 `;
 
+const RNR_PROGRAM = `import {
+  IBV_QPT_RC, IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS, IBV_MTU_1024,
+  IBV_QP_STATE, IBV_QP_PKEY_INDEX, IBV_QP_PORT, IBV_QP_ACCESS_FLAGS,
+  IBV_QP_AV, IBV_QP_PATH_MTU, IBV_QP_DEST_QPN, IBV_QP_RQ_PSN, IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MIN_RNR_TIMER,
+  IBV_QP_TIMEOUT, IBV_QP_RETRY_CNT, IBV_QP_RNR_RETRY, IBV_QP_SQ_PSN, IBV_QP_MAX_QP_RD_ATOMIC,
+  IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_WR_RDMA_WRITE, IBV_WR_SEND, IBV_SEND_SIGNALED,
+  type Verbs,
+} from "verbslab";
+
+export default async function main(verbs: Verbs) {
+  const ctx = await verbs.openDevice("rxe0");
+  const pd = await ctx.allocPd();
+  const cq = await ctx.createCq(16);
+  const mr = await pd.regMr(8192, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+  const cap = { max_send_wr: 8, max_recv_wr: 8, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+  const a = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+  const b = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+  const gid = await ctx.queryGid(1, 1);
+  for (const qp of [a, b]) {
+    await qp.modify(
+      { qp_state: IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE },
+      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+    );
+  }
+  for (const [qp, peer] of [[a, b], [b, a]] as const) {
+    await qp.modify(
+      {
+        qp_state: IBV_QPS_RTR, path_mtu: IBV_MTU_1024, dest_qp_num: peer.qp_num, rq_psn: 0,
+        max_dest_rd_atomic: 1, min_rnr_timer: 12,
+        ah_attr: { is_global: 1, port_num: 1, grh: { dgid: gid, sgid_index: 1, hop_limit: 1 } },
+      },
+      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+        IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+    );
+  }
+  for (const qp of [a, b]) {
+    await qp.modify(
+      { qp_state: IBV_QPS_RTS, timeout: 14, retry_cnt: 7, rnr_retry: 7, sq_psn: 0, max_rd_atomic: 1 },
+      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
+    );
+  }
+  // No RECV posted yet: the SEND meets an RNR NAK and waits out the RNR timer; then it gets through.
+  await a.postSend({ wr_id: 7, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [mr.sge(0, 64)] });
+  await verbs.sleep(1);
+  await b.postRecv({ wr_id: 8, sg_list: [mr.sge(4096, 64)] });
+  await cq.pollWait(2, 1000);
+}
+`;
+
 describe.skipIf(!hasChromium)("the packet timeline in Chromium (web mode, simulator)", () => {
   let lab: Lab;
   let browser: Browser;
@@ -137,6 +186,35 @@ describe.skipIf(!hasChromium)("the packet timeline in Chromium (web mode, simula
     await page.click("[data-tab=counters]");
     const counters = await page.locator(".inspector-tabs table.grid tbody tr").allTextContents();
     expect(counters.some((r) => /sent_pkts\s*6/.test(r))).toBe(true);
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it("shows an RNR NAK, the wait on the clock, and the retry that got through", async () => {
+    await page.click("[data-tab=packets]");
+    await setEditorCode(page, RNR_PROGRAM);
+    await runAndWait(page);
+    await page.waitForSelector(".pt-row[data-kind=cqe]", { timeout: 30_000 });
+    const rows = (await page.locator(".pt-body .pt-row").allTextContents()).map((r) =>
+      r
+        .replace(/\s+/g, " ")
+        .replace(/^\d+\.\d{3} ?/, "")
+        .trim(),
+    );
+    expect(rows).toEqual([
+      "post SEND wr_id 7 · 64 B",
+      "SEND_ONLY psn 0 · 64 B",
+      "RNR NAK (timer 12) psn 0",
+      expect.stringMatching(/^clock \+\d+(\.\d+)? ms: the program waited \(sleep, pollWait\)$/),
+      "post recv RECV wr_id 8 · 64 B",
+      expect.stringMatching(/^clock \+\d+(\.\d+)? ms: the RNR timer ran out, the requester sends again$/),
+      "SEND_ONLY psn 0 · 64 B",
+      "ACK psn 0",
+      "CQE RECV wr_id 8 · SUCCESS · 64 B",
+      "CQE SEND wr_id 7 · SUCCESS · 64 B",
+    ]);
+    expect(await page.locator(".pt-row.pt-rnr").count()).toBe(1);
+    await page.locator(".pt-row[data-kind=cqe]").last().scrollIntoViewIfNeeded();
+    await screenshotOf(page, ".inspector-tabs", "packets-rnr");
     expect(errors).toEqual([]);
   }, 180_000);
 });

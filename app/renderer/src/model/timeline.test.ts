@@ -39,7 +39,7 @@ function text(r: TimelineRow): string {
     case "gap":
       return `gap ${r.count}`;
     case "wait":
-      return "wait";
+      return `wait (${r.why})`;
   }
 }
 
@@ -102,7 +102,7 @@ describe("the packet timeline", () => {
       "17→18 SEND_ONLY psn 0 8 B",
       "18→17 RNR NAK (timer 12) psn 0 0 B",
       "RQ 18 post RECV wr 10 64 B",
-      "wait",
+      "wait (rnr)",
       "17→18 SEND_ONLY psn 0 8 B",
       "18→17 ACK psn 0 0 B",
       "CQE 18 RECV wr 10 SUCCESS",
@@ -169,9 +169,9 @@ describe("the packet timeline", () => {
     expect(tl.rows.map(text)).toEqual([
       "SQ 17 post RDMA_WRITE wr 5 8 B",
       "17→18 RDMA_WRITE_ONLY psn 0 8 B dropped: link down",
-      "wait",
+      "wait (retransmit)",
       "17→18 RDMA_WRITE_ONLY psn 0 8 B dropped: link down",
-      "wait",
+      "wait (retransmit)",
       "17→18 RDMA_WRITE_ONLY psn 0 8 B",
       "18→17 ACK psn 0 0 B",
       "CQE 17 RDMA_WRITE wr 5 SUCCESS",

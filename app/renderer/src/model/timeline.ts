@@ -190,6 +190,7 @@ export function buildTimeline({ events, packets, lanes, qp, maxRows = TIMELINE_R
   const out: TimelineRow[] = [];
   let prevSeq: number | undefined;
   let prevT: number | undefined;
+  let lastPacket: PacketClass | undefined;
   for (const r of rows) {
     if (r.kind === "packet") {
       const seq = Number(r.key.slice(1));
@@ -198,10 +199,14 @@ export function buildTimeline({ events, packets, lanes, qp, maxRows = TIMELINE_R
       prevSeq = seq;
     }
     if ("t" in r) {
-      if (prevT !== undefined && r.t - prevT >= WAIT_MS)
-        out.push({ kind: "wait", key: `t${r.key}`, t: r.t, ms: Math.round((r.t - prevT) * 1000) / 1000 });
+      if (prevT !== undefined && r.t - prevT >= WAIT_MS) {
+        // A packet right after the clock moved was sent by a timer: after an RNR NAK, the RNR wait; else the ACK timeout.
+        const why = r.kind !== "packet" ? "program" : lastPacket === "rnr" ? "rnr" : "retransmit";
+        out.push({ kind: "wait", key: `t${r.key}`, t: r.t, ms: Math.round((r.t - prevT) * 1000) / 1000, why });
+      }
       prevT = r.t;
     }
+    if (r.kind === "packet") lastPacket = r.klass;
     out.push(r);
   }
 

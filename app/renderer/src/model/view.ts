@@ -159,7 +159,14 @@ export type TimelineRow =
   /** Packets of a long burst not carried to the renderer (the middle of a big message). */
   | { kind: "gap"; key: string; count: number }
   /** The virtual clock jumped: a timer (retransmit, RNR wait) or a sleep. */
-  | { kind: "wait"; key: string; t: number; ms: number };
+  | {
+      kind: "wait";
+      key: string;
+      t: number;
+      ms: number;
+      /** Why time passed: an RNR wait, an ACK timeout (both resend), or the program waiting. */
+      why: "rnr" | "retransmit" | "program";
+    };
 
 /** The packet timeline: WQE → packets → CQE, one lane per QP, oldest row first. */
 export interface TimelineView {

@@ -52,7 +52,7 @@ const view: TimelineView = {
       len: 0,
       detail: "…",
     },
-    { kind: "wait", key: "tc", t: 0.65, ms: 0.65 },
+    { kind: "wait", key: "tc", t: 0.65, ms: 0.65, why: "rnr" },
     {
       kind: "cqe",
       key: "c1",
@@ -77,7 +77,7 @@ describe("PacketTimeline", () => {
     expect(s).toMatch(/<b>RDMA_WRITE_FIRST<\/b> <span class="pt-dim">psn<\/span> 0/);
     expect(s).toMatch(/class="pt-row pt-packet pt-rnr"/);
     expect(s).toContain("2 packets not shown");
-    expect(s).toContain("clock +0.65 ms");
+    expect(s).toContain("clock +0.65 ms: the RNR timer ran out");
     expect(s).toMatch(/<b>CQE<\/b> RDMA_WRITE/);
     expect(s).toContain("RNR NAK");
     expect(s).toContain("error CQE"); // the legend

@@ -21,6 +21,12 @@ const LEGEND: [string, string][] = [
   ["cqe-bad", "error CQE"],
 ];
 
+const WAIT: Record<Of<"wait">["why"], string> = {
+  rnr: "the RNR timer ran out, the requester sends again",
+  retransmit: "no ACK in time, the requester retransmits",
+  program: "the program waited (sleep, pollWait)",
+};
+
 export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
   // A live log: new rows scroll into view (the tab's body is the scroller).
   const end = useRef<HTMLDivElement>(null);
@@ -154,7 +160,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
                 case "wait":
                   return (
                     <div key={r.key} className="pt-row pt-wait" data-kind="wait">
-                      clock +{r.ms} ms: a timer fired or the program slept
+                      clock +{r.ms} ms: {WAIT[r.why]}
                     </div>
                   );
               }
