@@ -220,6 +220,7 @@ describe("packet trains (packet log off) match the packet-by-packet path (log on
     // Both the whole-train path and the split fallback were exercised.
     expect(trainStats.whole - before.whole).toBeGreaterThan(50);
     expect(trainStats.split - before.split).toBeGreaterThan(0);
+    expect(trainStats.ackTrains - before.ackTrains).toBeGreaterThan(0);
   }, 120_000);
 
   it("restores the retry count on a plain ACK as the reference path does", async () => {

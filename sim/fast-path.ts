@@ -57,7 +57,7 @@ import type { SimWorld } from "./world.js";
  * How often trains were sent, taken whole and split (for sim/fast-path.test.ts, which must
  * see the fast path used, not only its fallback; nothing reads these otherwise).
  */
-export const trainStats = { sent: 0, whole: 0, split: 0 };
+export const trainStats = { sent: 0, whole: 0, split: 0, ackTrains: 0 };
 
 /** rxe's RXE_MAX_PKT_PER_ACK (requester.ts): packet number 66 since the last ACK request asks for one. */
 const MAX_PKT_PER_ACK = 64;

@@ -133,6 +133,8 @@ export class Packet {
   trainMtu = 0;
   /** A train's last packet's opcode when it ends the message (LAST, LAST_WITH_IMMEDIATE), else -1. */
   endOpcode = -1;
+  /** An ACK train's MSN increment per ACK (0 or 1). */
+  msnStep = 0;
   srcQp: SimQp | null = null;
   destQpn = 0;
   destDev: SimDevice | null = null;

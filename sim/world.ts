@@ -21,6 +21,8 @@ import {
   M_START,
   M_WRITE,
   OPCODE_NAMES,
+  PSN_MASK,
+  RC_ACKNOWLEDGE,
   Packet,
   aethText,
   type PacketLogEntry,
@@ -108,7 +110,41 @@ export class SimWorld {
       return;
     }
     pkt.destDev = destDev;
+    if (pkt.opcode === RC_ACKNOWLEDGE && !this.packetLog && this.joinAckTrain(pkt)) return;
     this.queue.push(pkt);
+  }
+
+  /**
+   * With the log off, an ACK queued right behind another ACK of the same QP, for the next
+   * PSN, joins it as one record (an ACK train: a responder acknowledging a batch of SENDs
+   * queues them back to back). Delivery still hands them to the completer one at a time,
+   * with every check, so this only saves the per-packet queueing.
+   */
+  private joinAckTrain(pkt: Packet): boolean {
+    const q = this.queue;
+    if (q.length <= this.qHead) return false;
+    const t = q[q.length - 1];
+    if (
+      !(t instanceof Packet) ||
+      t.opcode !== RC_ACKNOWLEDGE ||
+      t.srcQp !== pkt.srcQp ||
+      t.destDev !== pkt.destDev ||
+      t.destQpn !== pkt.destQpn ||
+      t.syndrome !== pkt.syndrome ||
+      t.sgid !== pkt.sgid ||
+      t.dgid !== pkt.dgid ||
+      pkt.psn !== ((t.psn + t.count) & PSN_MASK)
+    )
+      return false;
+    // Each ACK's MSN is the first's plus 0 (WRITEs) or 1 (SENDs) per ACK before it.
+    const step = (pkt.msn - t.msn) & 0xffffff;
+    if (t.count === 1) {
+      if (step > 1) return false;
+      t.msnStep = step;
+    } else if (pkt.msn !== ((t.msn + t.count * t.msnStep) & 0xffffff)) return false;
+    t.count++;
+    this.recycle(pkt);
+    return true;
   }
 
   /** Runs `job` after everything already queued at this instant. */
@@ -173,8 +209,9 @@ export class SimWorld {
         q[this.qHead++] = undefined as unknown as Packet;
         if (item instanceof Packet) {
           this.flushCopyBefore(item);
-          if (item.count > 1) this.deliverTrain(item);
-          else this.deliver(item);
+          if (item.count === 1) this.deliver(item);
+          else if (item.mask & M_REQ) this.deliverTrain(item);
+          else this.deliverAckTrain(item);
         } else if (typeof item === "function") {
           item();
         } else {
@@ -244,7 +281,29 @@ export class SimWorld {
   }
 
   /** rxe_rcv: header checks, then the responder (requests) or the completer (responses). */
+  /** An ACK train (joinAckTrain): each ACK delivered in turn, exactly as if queued alone. */
+  private deliverAckTrain(t: Packet): void {
+    const n = t.count;
+    const psn = t.psn;
+    const msn = t.msn;
+    t.count = 1;
+    for (let i = 0; i < n; i++) {
+      t.psn = (psn + i) & PSN_MASK;
+      t.msn = (msn + i * t.msnStep) & 0xffffff;
+      this.flushCopyBefore(t);
+      this.receive(t);
+    }
+    trainStats.ackTrains++;
+    this.recycle(t);
+  }
+
   private deliver(pkt: Packet): void {
+    this.receive(pkt);
+    this.recycle(pkt);
+  }
+
+  /** rxe_rcv for one packet (the caller recycles it). */
+  private receive(pkt: Packet): void {
     const dev = pkt.destDev!;
     const qp = this.destQp(pkt);
     let drop: string | null = null;
@@ -258,15 +317,11 @@ export class SimWorld {
       dev.qkeyViolCntr++;
     }
     if (this.packetLog) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, drop ?? undefined);
-    if (drop !== null || !qp) {
-      this.recycle(pkt);
-      return;
-    }
+    if (drop !== null || !qp) return;
     dev.counters[CNT_RCVD_PKTS]++;
     if (pkt.mask & M_REQ) {
       if (!respondPlain(qp, pkt)) responder(qp, pkt);
     } else completer(qp, pkt, false);
-    this.recycle(pkt);
   }
 
   private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string): void {
