@@ -15,7 +15,8 @@ describe("formatField", () => {
       "LOCAL_WRITE | REMOTE_WRITE",
     );
     expect(formatField("attr.qkey", 0x11111111)).toBe("0x11111111");
-    expect(formatField("attr.sq_psn", 42)).toBe("42");
+    expect(formatField("attr.sq_psn", 42)).toBe("42 (0x2a)");
+    expect(formatField("attr.rq_psn", 0)).toBe("0");
     expect(formatField("attr.ah_attr.grh.dgid", "fe80::1")).toBe("fe80::1");
   });
   it("says 0 for no access flags", () => expect(accessNames(0)).toBe("0"));

@@ -24,6 +24,9 @@ export const accessNames = (flags: number): string =>
         .map((n) => n.replace("IBV_ACCESS_", ""))
         .join(" | ");
 
+/** A PSN as decimal and hex: "292 (0x124)" ("0" alone). */
+export const psn = (n: number): string => (n === 0 ? "0" : `${n} (${hex(n)})`);
+
 /** One `ibv_query_qp` field (dotted path below `attr.` or `init_attr.`) as text. */
 export function formatField(path: string, value: unknown): string {
   if (value === undefined) return "—";
@@ -43,6 +46,10 @@ export function formatField(path: string, value: unknown): string {
       return accessNames(value);
     case "qkey":
       return hex(value);
+    case "sq_psn":
+    case "rq_psn":
+      // Lessons and rxe's logs give PSNs in hex (0x124); the decimal stays for the arithmetic.
+      return psn(value);
     default:
       return String(value);
   }

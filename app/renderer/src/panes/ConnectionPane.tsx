@@ -1,6 +1,6 @@
 /** Both ends of each connection with the out-of-band tuple they must exchange, mismatches flagged. */
 import { connection, pairQps, type OobSide } from "../model/oob.js";
-import { formatField, hex } from "../model/format.js";
+import { formatField, hex, psn } from "../model/format.js";
 import type { DeviceView, MrView, QpView } from "../model/view.js";
 
 export interface ConnectionPaneProps {
@@ -11,8 +11,8 @@ export interface ConnectionPaneProps {
 
 const ROWS: { key: keyof OobSide; label: string; show: (v: unknown) => string }[] = [
   { key: "qp_num", label: "QPN", show: (v) => (v === undefined ? "—" : `${v} (${hex(v as number)})`) },
-  { key: "sq_psn", label: "SQ PSN", show: (v) => (v === undefined ? "—" : String(v)) },
-  { key: "rq_psn", label: "RQ PSN", show: (v) => (v === undefined ? "—" : String(v)) },
+  { key: "sq_psn", label: "SQ PSN", show: (v) => (v === undefined ? "—" : psn(v as number)) },
+  { key: "rq_psn", label: "RQ PSN", show: (v) => (v === undefined ? "—" : psn(v as number)) },
   { key: "gid", label: "GID", show: (v) => (v as string) ?? "—" },
   { key: "sgid_index", label: "GID index", show: (v) => (v === undefined ? "—" : String(v)) },
   { key: "dest_qp_num", label: "dest_qp_num", show: (v) => (v === undefined ? "—" : String(v)) },
