@@ -97,7 +97,7 @@ describe.skipIf(!hasChromium)("the views mid bring-up", () => {
     await page.waitForSelector(".app[data-running=false]", { timeout: 60_000 });
     expect(await page.locator(".query-table th .state-pill").allTextContents()).toEqual(["RTS", "RTS"]);
     await page.click("[data-tab=transcript]");
-    await screenshotOf(page, ".transcript", "09b-transcript-pane");
+    await screenshotOf(page, ".panel:has(.transcript)", "09b-transcript-pane");
     await page.click("[data-tab=mr]");
     expect(await page.locator(".inspector-tabs .hex").count()).toBeGreaterThan(0);
     await screenshotOf(page, ".inspector-tabs", "09c-memory-closeup");

@@ -162,9 +162,11 @@ export function App({ store }: { store: LabStore }) {
   );
   const onImport = useCallback(
     async (content: string) => {
+      let shown = false;
       try {
         const t = await bridge.request("transcript.import", { content });
         store.showImported(t.header, t.events);
+        shown = true;
         store.notice("info", `Imported ${t.events.length} events. Replaying them on a fresh session…`);
         const r = await bridge.request("transcript.replay", {});
         // The replay's session began with its events already recorded: fetch them.
@@ -173,6 +175,15 @@ export function App({ store }: { store: LabStore }) {
         store.notice(n ? "warn" : "info", `Replayed ${r.events} events, ${n} divergence${n === 1 ? "" : "s"}.`);
       } catch (err) {
         store.notice("error", `Could not import that transcript: ${(err as Error).message}`);
+        // The replay never started: show what the host still records (the learner's session), not the import.
+        if (shown)
+          try {
+            const got = await bridge.request("transcript.get", {});
+            if (got.header) store.showImported(got.header, got.events);
+            await store.resync();
+          } catch {
+            // The host is restarting: its "session" event brings the transcript back.
+          }
       }
     },
     [bridge, store],
