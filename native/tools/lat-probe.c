@@ -1,0 +1,171 @@
+// The C twin of lat-probe.ts (lab VM only): the same serial 8 B SEND ping-pong between rxe0
+// and rxe1, the same phases, timed the same way (clock_gettime, as performance.now), so the
+// cost of a verb from C and from JS can be compared in one boot.
+//   gcc -O2 -o lat-probe native/tools/lat-probe.c -libverbs && ./lat-probe [iters] [out.json]
+#include <infiniband/verbs.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEPTH 128
+#define CQ_MOD 64
+
+struct side {
+  struct ibv_context* ctx;
+  struct ibv_pd* pd;
+  struct ibv_cq *scq, *rcq;
+  struct ibv_qp* qp;
+  struct ibv_mr* mr;
+  char buf[4096];
+  union ibv_gid gid;
+  uint64_t sends;
+};
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static void die(const char* what) {
+  perror(what);
+  exit(1);
+}
+
+static void open_side(struct side* s, const char* name) {
+  int n = 0;
+  struct ibv_device** list = ibv_get_device_list(&n);
+  for (int i = 0; i < n; i++)
+    if (strcmp(ibv_get_device_name(list[i]), name) == 0) s->ctx = ibv_open_device(list[i]);
+  if (!s->ctx) die(name);
+  s->pd = ibv_alloc_pd(s->ctx);
+  s->scq = ibv_create_cq(s->ctx, 2 * DEPTH, NULL, NULL, 0);
+  s->rcq = ibv_create_cq(s->ctx, 2 * DEPTH, NULL, NULL, 0);
+  struct ibv_qp_init_attr ia = {.send_cq = s->scq, .recv_cq = s->rcq, .qp_type = IBV_QPT_RC, .sq_sig_all = 0};
+  ia.cap = (struct ibv_qp_cap){.max_send_wr = DEPTH, .max_recv_wr = DEPTH, .max_send_sge = 1, .max_recv_sge = 1,
+                               .max_inline_data = 8};
+  s->qp = ibv_create_qp(s->pd, &ia);
+  s->mr = ibv_reg_mr(s->pd, s->buf, sizeof s->buf, IBV_ACCESS_LOCAL_WRITE);
+  if (!s->pd || !s->scq || !s->rcq || !s->qp || !s->mr) die("setup");
+  if (ibv_query_gid(s->ctx, 1, 0, &s->gid)) die("query_gid");  // index 0: link-local
+}
+
+static void connect_to(struct side* x, struct side* y) {
+  struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+                          .qp_access_flags = IBV_ACCESS_LOCAL_WRITE};
+  if (ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) die("INIT");
+  memset(&a, 0, sizeof a);
+  a.qp_state = IBV_QPS_RTR;
+  a.path_mtu = IBV_MTU_1024;
+  a.dest_qp_num = y->qp->qp_num;
+  a.max_dest_rd_atomic = 1;
+  a.min_rnr_timer = 12;
+  a.ah_attr.is_global = 1;
+  a.ah_attr.port_num = 1;
+  a.ah_attr.grh.dgid = y->gid;
+  a.ah_attr.grh.sgid_index = 0;
+  a.ah_attr.grh.hop_limit = 64;
+  if (ibv_modify_qp(x->qp, &a,
+                    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                        IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+    die("RTR");
+  memset(&a, 0, sizeof a);
+  a.qp_state = IBV_QPS_RTS;
+  a.timeout = 20;
+  a.retry_cnt = 7;
+  a.rnr_retry = 7;
+  a.max_rd_atomic = 1;
+  if (ibv_modify_qp(x->qp, &a,
+                    IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+                        IBV_QP_MAX_QP_RD_ATOMIC))
+    die("RTS");
+}
+
+static void post_recv(struct side* s) {
+  struct ibv_sge sge = {.addr = (uintptr_t)s->buf + 2048, .length = 64, .lkey = s->mr->lkey};
+  struct ibv_recv_wr wr = {.wr_id = 0, .sg_list = &sge, .num_sge = 1}, *bad;
+  if (ibv_post_recv(s->qp, &wr, &bad)) die("post_recv");
+}
+
+static void send(struct side* s) {
+  s->sends++;
+  int signaled = s->sends % CQ_MOD == 0;
+  struct ibv_sge sge = {.addr = (uintptr_t)s->buf, .length = 8, .lkey = s->mr->lkey};
+  struct ibv_send_wr wr = {.wr_id = s->sends, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+                           .send_flags = IBV_SEND_INLINE | (signaled ? IBV_SEND_SIGNALED : 0)},
+                     *bad;
+  if (ibv_post_send(s->qp, &wr, &bad)) die("post_send");
+  struct ibv_wc wc;
+  if (signaled)
+    while (ibv_poll_cq(s->scq, 1, &wc) == 0) {
+    }
+}
+
+static int wait_recv(struct side* s) {
+  struct ibv_wc wc;
+  int n = 0, got;
+  while ((got = ibv_poll_cq(s->rcq, 1, &wc)) == 0) n++;
+  if (got < 0 || wc.status != IBV_WC_SUCCESS) die("recv completion");
+  return n;
+}
+
+static int cmp(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+static double median(double* xs, int n) {
+  qsort(xs, n, sizeof *xs, cmp);
+  return xs[n / 2];
+}
+
+int main(int argc, char** argv) {
+  int iters = argc > 1 ? atoi(argv[1]) : 1000;
+  FILE* out = argc > 2 ? fopen(argv[2], "w") : stdout;
+  static struct side a, b;
+  open_side(&a, "rxe0");
+  open_side(&b, "rxe1");
+  connect_to(&a, &b);
+  connect_to(&b, &a);
+  for (int i = 0; i < DEPTH; i++) {
+    post_recv(&a);
+    post_recv(&b);
+  }
+  // Per-call costs.
+  double t0 = now_us();
+  for (int i = 0; i < 20000; i++) now_us();
+  double clock_us = (now_us() - t0) / 20000;
+  struct ibv_wc wc;
+  t0 = now_us();
+  for (int i = 0; i < 20000; i++) ibv_poll_cq(a.rcq, 1, &wc);
+  double poll_empty_us = (now_us() - t0) / 20000;
+  // Phases of the serial ping-pong.
+  double* ph[7];
+  for (int k = 0; k < 7; k++) ph[k] = calloc(iters, sizeof(double));
+  int polls_max = 0;
+  for (int i = 0; i < iters; i++) {
+    double t[7];
+    t[0] = now_us();
+    send(&a);
+    t[1] = now_us();
+    int n = wait_recv(&b);
+    t[2] = now_us();
+    post_recv(&b);
+    t[3] = now_us();
+    send(&b);
+    t[4] = now_us();
+    n += wait_recv(&a);
+    t[5] = now_us();
+    post_recv(&a);
+    t[6] = now_us();
+    if (n > polls_max) polls_max = n;
+    for (int k = 0; k < 6; k++) ph[k][i] = t[k + 1] - t[k];
+    ph[6][i] = t[6] - t[0];
+  }
+  const char* names[7] = {"sendA", "waitB", "recvB", "sendB", "waitA", "recvA", "rtt"};
+  fprintf(out, "{\n \"clock_gettime_us\": %.2f,\n \"poll_empty_us\": %.2f,\n", clock_us, poll_empty_us);
+  for (int k = 0; k < 7; k++) fprintf(out, " \"median_%s_us\": %.2f,\n", names[k], median(ph[k] + iters / 2, iters - iters / 2));
+  fprintf(out, " \"max_polls_per_wait\": %d\n}\n", polls_max);
+  return 0;
+}
