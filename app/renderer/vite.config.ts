@@ -1,6 +1,9 @@
 // Vite builds the renderer into dist/renderer: the same files are served by the web-mode
 // server and loaded by Electron, so paths are relative and nothing comes from a CDN.
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { brotliCompressSync, constants } from "node:zlib";
 import { defineConfig, type Plugin } from "vite";
 import react from "@vitejs/plugin-react";
 
@@ -35,10 +38,32 @@ function preloadEditor(): Plugin {
   };
 }
 
+/**
+ * A brotli copy (`.br`) of every script, style sheet and font, which the web server sends to
+ * browsers that take it (the TypeScript worker: 6.9 MB → 1.2 MB for a lab server's learners).
+ * Quality 5: about a second for the whole build; 11 would take a minute for a few % more.
+ */
+function precompress(): Plugin {
+  return {
+    name: "verbslab:precompress",
+    apply: "build",
+    async writeBundle(options, bundle) {
+      for (const name of Object.keys(bundle)) {
+        if (!/\.(js|css|ttf|svg|json)$/.test(name) || !options.dir) continue;
+        const path = join(options.dir, name);
+        const bytes = await readFile(path);
+        if (bytes.length < 1024) continue;
+        const params = { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length };
+        await writeFile(path + ".br", brotliCompressSync(bytes, { params }));
+      }
+    },
+  };
+}
+
 export default defineConfig({
   root,
   base: "./",
-  plugins: [react(), preloadEditor()],
+  plugins: [react(), preloadEditor(), precompress()],
   worker: { format: "es" },
   build: {
     outDir: fileURLToPath(new URL("../../dist/renderer", import.meta.url)),

@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { brotliCompressSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -74,6 +75,8 @@ describe("web-mode server", () => {
     mkdirSync(join(root, "assets"));
     writeFileSync(join(root, "index.html"), "<!doctype html><title>VerbsLab</title>");
     writeFileSync(join(root, "assets", "app.js"), "console.log(1)");
+    writeFileSync(join(root, "assets", "big.js"), "console.log(2)");
+    writeFileSync(join(root, "assets", "big.js.br"), brotliCompressSync("console.log(2)"));
     writeFileSync(join(root, "..", "verbslab-secret.txt"), "secret");
     core = fakeCore();
     server = await startWebServer({ core, staticDir: root });
@@ -118,6 +121,22 @@ describe("web-mode server", () => {
     expect(js.headers["content-type"]).toContain("text/javascript");
     const bearer = await get(server.port, "/assets/app.js", { Authorization: `Bearer ${server.token}` });
     expect(bearer.status).toBe(200);
+  });
+
+  it("sends the build's brotli copy to clients that take it, and lets hashed assets be cached", async () => {
+    const auth = { Authorization: `Bearer ${server.token}` };
+    const br = await get(server.port, "/assets/big.js", { ...auth, "Accept-Encoding": "gzip, deflate, br" });
+    expect(br.status).toBe(200);
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(br.headers["content-type"]).toContain("text/javascript");
+    expect(br.headers["cache-control"]).toContain("immutable");
+    expect(br.headers.vary).toBe("Accept-Encoding");
+    const plain = await get(server.port, "/assets/big.js", { ...auth, "Accept-Encoding": "gzip, br;q=0" });
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.body).toBe("console.log(2)");
+    const page = await get(server.port, "/", { ...auth, "Accept-Encoding": "br" });
+    expect(page.headers["cache-control"]).toBe("no-store");
+    expect(page.headers["content-encoding"]).toBeUndefined();
   });
 
   it("refuses a foreign Host header even with the token (DNS rebinding)", async () => {

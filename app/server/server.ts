@@ -98,12 +98,17 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     if (!source) return refuse(res, 401, "Unauthorized: open the URL VerbsLab printed (it carries the access token).");
     if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "Method not allowed.");
 
-    const found = resolveStatic(root, url.pathname);
+    const found = resolveStatic(root, url.pathname, String(req.headers["accept-encoding"] ?? ""));
     if (!found.ok) return refuse(res, found.status, found.status === 404 ? "Not found." : "Forbidden.");
     const headers: Record<string, string> = {
       ...securityHeaders(port),
       "Content-Type": found.contentType,
       "Content-Length": String(found.size),
+      // Build assets are named by their content hash: a reload revalidates nothing. The page
+      // itself (and every refusal) stays no-store.
+      ...(found.immutable && { "Cache-Control": "private, max-age=31536000, immutable" }),
+      ...(found.encoding && { "Content-Encoding": found.encoding }),
+      Vary: "Accept-Encoding",
     };
     // The page was opened with the token in its URL: keep it in a cookie so its own
     // scripts, styles and workers (which do not carry the query) are let in too.
