@@ -142,6 +142,10 @@ describe.skipIf(!hasChromium)("the editor: completion, hover docs, keyboard shor
     expect(start.running).toBe(true);
     expect(start.gate).toBe(start.seq + 1);
     expect(await page.locator("[data-testid=paused-before]").textContent()).toMatch(/paused before .*openDevice/);
+    // The toolbar may cut the call short (a narrow editor column); its tooltip has all of it.
+    expect(await page.getAttribute("[data-testid=paused-before]", "title")).toMatch(
+      /^paused before .*openDevice\(.*rxe0/,
+    );
     for (let i = 1; i <= 3; i++) {
       await page.keyboard.press("F10");
       await page.waitForFunction(

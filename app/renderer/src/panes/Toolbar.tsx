@@ -38,7 +38,7 @@ export const Toolbar = memo(function Toolbar(p: ToolbarProps) {
         ↺ Reset
       </button>
       {p.paused && p.pausedBefore && (
-        <span className="paused" data-testid="paused-before">
+        <span className="paused" data-testid="paused-before" title={`paused before ${p.pausedBefore}`}>
           paused before {p.pausedBefore}
         </span>
       )}
