@@ -5,6 +5,7 @@
 # ≥ 0.95× perftest's bandwidth and ≤ 1.2× its latency. The JS latency loop runs both sides in
 # turn on one thread; the rows marked (info) run them on two busy-polling threads, as perftest
 # does, which the lab VM currently makes far slower (bench-rxe.ts says why that is not used).
+# The (JS / C) rows put the same one-thread loop written in C in the perftest column.
 # Environment: BENCH_ITERS_BW (default 500), BENCH_ITERS_LAT (default 1000).
 # Under heavy emulation load rxe (Linux 6.1) sometimes fails a long WRITE stream with
 # REM_INV_REQ_ERR after retransmissions; both sides therefore use a 4 s local ACK timeout
@@ -63,6 +64,15 @@ for attempt in 1 2 3; do
   echo "[bench-rxe] JS attempt $attempt failed" >&2
 done
 
+# The same one-thread loop in C (native/tools/lat-probe.c): what the verbs cost without JS,
+# measured next to the JS loop. Skipped when there is no C compiler.
+echo "[bench-rxe] the one-thread loop in C (native/tools/lat-probe.c --bench)"
+if gcc -O2 -o "$tmp/lat-probe" native/tools/lat-probe.c -libverbs 2>"$tmp/gcc.err"; then
+  "$tmp/lat-probe" --bench "$iters_lat" 200 >"$tmp/c.json" || rm -f "$tmp/c.json"
+else
+  echo "[bench-rxe] no C row: $(head -1 "$tmp/gcc.err")" >&2
+fi
+
 node - "$tmp" <<'JS'
 const fs = require("node:fs");
 const dir = process.argv[2];
@@ -82,6 +92,13 @@ const lines = [
   ["8 B SEND latency, typical (µs)", perf.latTypical.toFixed(2), js.send_lat.t_typical_us.toFixed(2), js.send_lat.t_typical_us / perf.latTypical, "≤ 1.2×", (r) => r <= 1.2],
   ["8 B SEND latency, average (µs)", perf.latAvg.toFixed(2), js.send_lat.t_avg_us.toFixed(2), js.send_lat.t_avg_us / perf.latAvg, "≤ 1.2×", (r) => r <= 1.2],
 ];
+// The same loop in C, same boot: JS / C is the cost of going through JavaScript.
+if (fs.existsSync(`${dir}/c.json`)) {
+  const c = JSON.parse(fs.readFileSync(`${dir}/c.json`, "utf8"));
+  js.send_lat_c = c;
+  lines.push(["  same loop in C, typical (µs)", c.t_typical_us.toFixed(2), js.send_lat.t_typical_us.toFixed(2), js.send_lat.t_typical_us / c.t_typical_us, "(JS / C)", ""]);
+  lines.push(["  same loop in C, average (µs)", c.t_avg_us.toFixed(2), js.send_lat.t_avg_us.toFixed(2), js.send_lat.t_avg_us / c.t_avg_us, "(JS / C)", ""]);
+}
 // For information: the two sides on two busy-polling JS threads (bench-rxe.ts explains).
 if (js.send_lat_two_threads) {
   const s = js.send_lat_two_threads;

@@ -2,6 +2,8 @@
 // and rxe1, the same phases, timed the same way (clock_gettime, as performance.now), so the
 // cost of a verb from C and from JS can be compared in one boot.
 //   gcc -O2 -o lat-probe native/tools/lat-probe.c -libverbs && ./lat-probe [iters] [out.json]
+// `./lat-probe --bench iters warmup` runs scripts/bench-rxe.ts's one-thread loop instead (one
+// timestamp per round trip) and prints {t_typical_us, t_avg_us, t_min_us}: bench:rxe's C row.
 #include <infiniband/verbs.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -120,9 +122,34 @@ static double median(double* xs, int n) {
   return xs[n / 2];
 }
 
+// bench-rxe.ts's sendLatSerial in C: the same loop, the same statistics.
+static int bench(struct side* a, struct side* b, int iters, int warmup) {
+  double* ts = calloc(iters + 1, sizeof(double));
+  double* us = calloc(iters, sizeof(double));
+  for (int i = 0; i < warmup + iters; i++) {
+    if (i >= warmup) ts[i - warmup] = now_us();
+    send(a);
+    wait_recv(b);
+    post_recv(b);
+    send(b);
+    wait_recv(a);
+    post_recv(a);
+  }
+  ts[iters] = now_us();
+  double sum = 0;
+  for (int k = 0; k < iters; k++) {
+    us[k] = (ts[k + 1] - ts[k]) / 2;
+    sum += us[k];
+  }
+  qsort(us, iters, sizeof *us, cmp);
+  printf("{\"t_typical_us\":%.2f,\"t_avg_us\":%.2f,\"t_min_us\":%.2f}\n", us[iters / 2], sum / iters, us[0]);
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  int iters = argc > 1 ? atoi(argv[1]) : 1000;
-  FILE* out = argc > 2 ? fopen(argv[2], "w") : stdout;
+  int bench_mode = argc > 1 && strcmp(argv[1], "--bench") == 0;
+  int iters = argc > 1 + bench_mode ? atoi(argv[1 + bench_mode]) : 1000;
+  FILE* out = !bench_mode && argc > 2 ? fopen(argv[2], "w") : stdout;
   static struct side a, b;
   open_side(&a, "rxe0");
   open_side(&b, "rxe1");
@@ -132,6 +159,7 @@ int main(int argc, char** argv) {
     post_recv(&a);
     post_recv(&b);
   }
+  if (bench_mode) return bench(&a, &b, iters, argc > 3 ? atoi(argv[3]) : 200);
   // Per-call costs.
   double t0 = now_us();
   for (int i = 0; i < 20000; i++) now_us();
