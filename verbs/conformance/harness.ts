@@ -80,8 +80,14 @@ export async function getBackend(): Promise<Loaded> {
     }
   }
   const url = new URL("../../sim/index.ts", import.meta.url).href;
-  const mod = (await import(/* @vite-ignore */ url)) as { createSimBackend(o: { seed?: number }): VerbsBackend };
-  return { backend: mod.createSimBackend({ seed: SIM_SEED }) };
+  const mod = (await import(/* @vite-ignore */ url)) as {
+    createSimBackend(o: { seed?: number; packetLog?: boolean }): VerbsBackend;
+  };
+  // With the packet log off the simulator takes its fast paths (sim/fast-path.ts); npm test
+  // runs the suite both ways (vitest.config.ts), so the fast paths answer to it too.
+  return {
+    backend: mod.createSimBackend({ seed: SIM_SEED, packetLog: process.env.VERBSLAB_SIM_PACKET_LOG !== "off" }),
+  };
 }
 
 const loaded = await getBackend();
