@@ -9,16 +9,14 @@ import { solutionOf } from "./lessons.js";
 import {
   editorText,
   hoverEditorText,
-  ensureRendererBuilt,
   hasChromium,
-  launch,
-  openApp,
   screenshot,
   selectLesson,
   setEditorCode,
-  startLab,
   transcriptRows,
   type Lab,
+  openLab,
+  closeLab,
 } from "./harness.js";
 
 const HEAD = `import { IBV_ACCESS_LOCAL_WRITE, type Verbs } from "verbslab";
@@ -44,17 +42,11 @@ describe.skipIf(!hasChromium)("the editor: completion, hover docs, keyboard shor
   let errors: string[];
 
   beforeAll(async () => {
-    await ensureRendererBuilt();
-    lab = await startLab(3);
-    browser = await launch();
-    ({ page, errors } = await openApp(browser, lab.url));
+    ({ lab, browser, page, errors } = await openLab(3));
     await selectLesson(page, "qp-state-machine");
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await lab?.close();
-  });
+  afterAll(() => closeLab(lab, browser));
 
   it("completes pd. with the verbs, and shows regMr's TSDoc next to it", async () => {
     // The program ends mid-line, so Ctrl+End puts the cursor right after "pd.".

@@ -11,20 +11,18 @@ import {
   dismissNotices,
   downloadOf,
   editorText,
-  ensureRendererBuilt,
   hasChromium,
   importFile,
-  launch,
-  openApp,
   rowVerb,
   runAndWait,
   screenshot,
   selectLesson,
   setEditorCode,
-  startLab,
   transcriptRows,
   waitNotice,
   type Lab,
+  openLab,
+  closeLab,
 } from "./harness.js";
 
 const THROWS = `import { type Verbs } from "verbslab";
@@ -54,18 +52,12 @@ describe.skipIf(!hasChromium)("bad input and failures: a clear message, nothing 
   let errors: string[];
 
   beforeAll(async () => {
-    await ensureRendererBuilt();
-    lab = await startLab(5);
-    browser = await launch();
-    ({ page, errors } = await openApp(browser, lab.url));
+    ({ lab, browser, page, errors } = await openLab(5));
     await selectLesson(page, "qp-state-machine");
     await page.click("[data-tab=transcript]");
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await lab?.close();
-  });
+  afterAll(() => closeLab(lab, browser));
 
   it("a program that throws: its message on screen, the verbs before it in the transcript", async () => {
     await setEditorCode(page, THROWS);

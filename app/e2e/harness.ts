@@ -85,6 +85,19 @@ export async function openApp(browser: Browser, url: string): Promise<{ page: Pa
   return { page, errors };
 }
 
+/** A test file's app: its own lab server and browser, with the page opened on web mode. */
+export async function openLab(seed: number): Promise<{ lab: Lab; browser: Browser; page: Page; errors: string[] }> {
+  await ensureRendererBuilt();
+  const lab = await startLab(seed);
+  const browser = await launch();
+  return { lab, browser, ...(await openApp(browser, lab.url)) };
+}
+
+export async function closeLab(lab: Lab | undefined, browser: Browser | undefined): Promise<void> {
+  await browser?.close();
+  await lab?.close();
+}
+
 export async function waitInteractive(page: Page, timeout = 60_000): Promise<void> {
   await page.waitForSelector(".lesson h1", { timeout });
   await page.waitForSelector(".monaco-editor .view-lines", { timeout });

@@ -6,19 +6,18 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  ensureRendererBuilt,
   hasChromium,
-  launch,
-  openApp,
   runAndWait,
   screenshot,
   screenshotOf,
   setEditorCode,
-  startLab,
   type Lab,
+  openLab,
+  closeLab,
 } from "./harness.js";
 
-const PROGRAM = `import {
+/** Both programs: two RC QPs on rxe0 connected to each other, one CQ, one 8 KiB MR. */
+const BRING_UP = `import {
   IBV_QPT_RC, IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS, IBV_MTU_1024,
   IBV_QP_STATE, IBV_QP_PKEY_INDEX, IBV_QP_PORT, IBV_QP_ACCESS_FLAGS,
   IBV_QP_AV, IBV_QP_PATH_MTU, IBV_QP_DEST_QPN, IBV_QP_RQ_PSN, IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MIN_RNR_TIMER,
@@ -59,7 +58,9 @@ export default async function main(verbs: Verbs) {
       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
     );
   }
-  await mr.write(0, "hello from the packet timeline");
+`;
+
+const PROGRAM = `${BRING_UP}  await mr.write(0, "hello from the packet timeline");
   // 2500 bytes at MTU 1024: WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST, then one ACK.
   await a.postSend({
     wr_id: 1, opcode: IBV_WR_RDMA_WRITE, send_flags: IBV_SEND_SIGNALED,
@@ -72,48 +73,7 @@ export default async function main(verbs: Verbs) {
 }
 `;
 
-const RNR_PROGRAM = `import {
-  IBV_QPT_RC, IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS, IBV_MTU_1024,
-  IBV_QP_STATE, IBV_QP_PKEY_INDEX, IBV_QP_PORT, IBV_QP_ACCESS_FLAGS,
-  IBV_QP_AV, IBV_QP_PATH_MTU, IBV_QP_DEST_QPN, IBV_QP_RQ_PSN, IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MIN_RNR_TIMER,
-  IBV_QP_TIMEOUT, IBV_QP_RETRY_CNT, IBV_QP_RNR_RETRY, IBV_QP_SQ_PSN, IBV_QP_MAX_QP_RD_ATOMIC,
-  IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_WR_RDMA_WRITE, IBV_WR_SEND, IBV_SEND_SIGNALED,
-  type Verbs,
-} from "verbslab";
-
-export default async function main(verbs: Verbs) {
-  const ctx = await verbs.openDevice("rxe0");
-  const pd = await ctx.allocPd();
-  const cq = await ctx.createCq(16);
-  const mr = await pd.regMr(8192, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-  const cap = { max_send_wr: 8, max_recv_wr: 8, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
-  const a = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
-  const b = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
-  const gid = await ctx.queryGid(1, 1);
-  for (const qp of [a, b]) {
-    await qp.modify(
-      { qp_state: IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE },
-      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
-    );
-  }
-  for (const [qp, peer] of [[a, b], [b, a]] as const) {
-    await qp.modify(
-      {
-        qp_state: IBV_QPS_RTR, path_mtu: IBV_MTU_1024, dest_qp_num: peer.qp_num, rq_psn: 0,
-        max_dest_rd_atomic: 1, min_rnr_timer: 12,
-        ah_attr: { is_global: 1, port_num: 1, grh: { dgid: gid, sgid_index: 1, hop_limit: 1 } },
-      },
-      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-        IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-    );
-  }
-  for (const qp of [a, b]) {
-    await qp.modify(
-      { qp_state: IBV_QPS_RTS, timeout: 14, retry_cnt: 7, rnr_retry: 7, sq_psn: 0, max_rd_atomic: 1 },
-      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
-    );
-  }
-  // No RECV posted yet: the SEND meets an RNR NAK and waits out the RNR timer; then it gets through.
+const RNR_PROGRAM = `${BRING_UP}  // No RECV posted yet: the SEND meets an RNR NAK and waits out the RNR timer; then it gets through.
   await a.postSend({ wr_id: 7, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [mr.sge(0, 64)] });
   await verbs.sleep(1);
   await b.postRecv({ wr_id: 8, sg_list: [mr.sge(4096, 64)] });
@@ -128,16 +88,10 @@ describe.skipIf(!hasChromium)("the packet timeline in Chromium (web mode, simula
   let errors: string[];
 
   beforeAll(async () => {
-    await ensureRendererBuilt();
-    lab = await startLab(5);
-    browser = await launch();
-    ({ page, errors } = await openApp(browser, lab.url));
+    ({ lab, browser, page, errors } = await openLab(5));
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await lab?.close();
-  });
+  afterAll(() => closeLab(lab, browser));
 
   it("shows the WQEs, the packets with their PSNs, the ACKs and the CQEs of a WRITE and a SEND", async () => {
     await page.click("[data-tab=packets]");

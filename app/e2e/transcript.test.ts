@@ -15,21 +15,18 @@ import {
   dismissNotices,
   downloadOf,
   editorText,
-  ensureRendererBuilt,
   hasChromium,
   importFile,
-  launch,
-  openApp,
   runAndWait,
   screenshot,
-  screenshotOf,
   selectLesson,
   setEditorCode,
-  startLab,
   rowVerb,
   transcriptRows,
   waitNotice,
   type Lab,
+  openLab,
+  closeLab,
 } from "./harness.js";
 
 interface JsonTranscript {
@@ -49,16 +46,10 @@ describe.skipIf(!hasChromium)("the transcript: record, inspect, export, import, 
   let json = "";
 
   beforeAll(async () => {
-    await ensureRendererBuilt();
-    lab = await startLab(11);
-    browser = await launch();
-    ({ page, errors } = await openApp(browser, lab.url));
+    ({ lab, browser, page, errors } = await openLab(11));
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await lab?.close();
-  });
+  afterAll(() => closeLab(lab, browser));
 
   it("records a send/receive program and fills the connection, completion, memory and counter views", async () => {
     await selectLesson(page, "first-message");

@@ -7,17 +7,15 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { solutionOf } from "./lessons.js";
 import {
-  ensureRendererBuilt,
   hasChromium,
-  launch,
-  openApp,
   screenshot,
   screenshotOf,
   selectLesson,
   setEditorCode,
-  startLab,
   stepThrough,
   type Lab,
+  openLab,
+  closeLab,
 } from "./harness.js";
 
 describe.skipIf(!hasChromium)("the views mid bring-up", () => {
@@ -27,16 +25,10 @@ describe.skipIf(!hasChromium)("the views mid bring-up", () => {
   let errors: string[];
 
   beforeAll(async () => {
-    await ensureRendererBuilt();
-    lab = await startLab(9);
-    browser = await launch();
-    ({ page, errors } = await openApp(browser, lab.url));
+    ({ lab, browser, page, errors } = await openLab(9));
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await lab?.close();
-  });
+  afterAll(() => closeLab(lab, browser));
 
   it("highlights what INIT → RTR changed in ibv_query_qp, with the old values, and moves the diagram", async () => {
     await selectLesson(page, "qp-state-machine");

@@ -10,17 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { solutionOf } from "./lessons.js";
 import {
   checkMarks,
-  ensureRendererBuilt,
   hasChromium,
-  launch,
-  openApp,
   runAndWait,
   screenshot,
   selectLesson,
   setEditorCode,
   stepThrough,
-  startLab,
   type Lab,
+  openLab,
+  closeLab,
 } from "./harness.js";
 
 if (!hasChromium) console.warn("e2e: /usr/bin/chromium is not installed: the end-to-end tests are SKIPPED");
@@ -40,16 +38,10 @@ describe.skipIf(!hasChromium)("VerbsLab in Chromium (web mode, simulator)", () =
   let errors: string[];
 
   beforeAll(async () => {
-    await ensureRendererBuilt();
-    lab = await startLab(7);
-    browser = await launch();
-    ({ page, errors } = await openApp(browser, lab.url));
+    ({ lab, browser, page, errors } = await openLab(7));
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await lab?.close();
-  });
+  afterAll(() => closeLab(lab, browser));
 
   it("completes the first five lessons through the UI", async () => {
     await screenshot(page, "01-lesson-start");
