@@ -330,11 +330,19 @@ export function respondPlain(qp: SimQp, pkt: Packet): boolean {
   const n = pkt.payloadLen;
   if (m & M_SEND) {
     const wqe = qp.rq.head();
-    if (!wqe || !scatterFits(qp, wqe.dma, n, null)) return false;
+    if (!wqe) return false;
     const cq = qp.recv_cq;
     if (m & M_COMP && (cq.destroyed || cq.count >= cq.cqe)) return false;
+    const dma = wqe.dma;
+    if (dma.numSge === 1) {
+      // One SGE: scatter() checks everything before it copies a byte (len ≤ resid, and resid
+      // is what is left of that SGE), so a failure leaves nothing changed but its MR cache.
+      if (scatter(qp.device, qp.pd, dma, n, pkt, null, 0) !== COPY_OK) return false;
+    } else {
+      if (!scatterFits(qp, dma, n, null)) return false;
+      scatter(qp.device, qp.pd, dma, n, pkt, null, 0);
+    }
     qp.respWqe = wqe;
-    scatter(qp.device, qp.pd, wqe.dma, n, pkt, null, 0);
   } else if (m & M_WRITE && !(m & M_RWR)) {
     const reth = (m & M_RETH) !== 0;
     if (reth && pkt.dmaLen === 0) return false;
