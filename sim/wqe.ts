@@ -94,9 +94,20 @@ export const WR_READ_OR_WRITE = WR_READ | WR_WRITE;
 export const WR_WRITE_OR_SEND = WR_WRITE | WR_SEND;
 export const WR_ATOMIC_OR_READ = WR_ATOMIC | WR_READ;
 
-/** A ring of `capacity` slots with monotonically increasing producer/consumer counters. */
+/**
+ * A ring of `capacity` slots with monotonically increasing producer/consumer counters.
+ *
+ * The slot objects are fewer than `capacity`: a power of two that holds the WQEs live at
+ * once (consumer up to and including the producer slot), grown when a post needs more. A
+ * 1024-deep queue used 64 WQEs at a time then cycles through 64 warm objects instead of
+ * 1024 cold ones. Nothing holds a slot beyond its WQE's life (packets referencing a WQE are
+ * all delivered before the verb that queued them returns), and growing moves the live
+ * objects themselves, so which object serves which counter value is not observable.
+ */
 export class Ring<T> {
-  slots: T[] = [];
+  private slots: (T | undefined)[] = [];
+  /** The number of slots (the array fills lazily): a power of two. */
+  private size = 16;
   prod = 0;
   cons = 0;
   constructor(
@@ -110,9 +121,9 @@ export class Ring<T> {
   get full(): boolean {
     return this.prod - this.cons >= this.capacity;
   }
-  /** The slot for counter value `i`. */
+  /** The slot for counter value `i` (cons <= i <= prod). */
   at(i: number): T {
-    const idx = i % this.capacity;
+    const idx = i % this.size;
     let s = this.slots[idx];
     if (s === undefined) {
       s = this.make();
@@ -122,7 +133,34 @@ export class Ring<T> {
   }
   /** The slot the next post writes into (call `advance()` to publish it). */
   producerSlot(): T {
+    if (this.prod - this.cons >= this.size) this.grow(this.prod - this.cons + 1);
     return this.at(this.prod);
+  }
+  /** Makes room for `need` slots, keeping each live WQE object at its counter value. */
+  private grow(need: number): void {
+    let size = this.size;
+    while (size < need) size *= 2;
+    const old = this.slots;
+    const oldSize = this.size;
+    const slots: (T | undefined)[] = new Array<T | undefined>(size).fill(undefined);
+    const moved = new Set<T>();
+    for (let i = this.cons; i < this.prod; i++) {
+      const s = old[i % oldSize];
+      if (s !== undefined) {
+        slots[i % size] = s;
+        moved.add(s);
+      }
+    }
+    // The spare objects fill free slots (they are reused, not reallocated).
+    let k = 0;
+    for (const s of old) {
+      if (s === undefined || moved.has(s)) continue;
+      while (k < size && slots[k] !== undefined) k++;
+      if (k === size) break;
+      slots[k] = s;
+    }
+    this.slots = slots;
+    this.size = size;
   }
   advance(): void {
     this.prod++;
