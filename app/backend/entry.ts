@@ -16,9 +16,25 @@ interface ParentPort {
 
 const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
 
-function send(message: BackendToHost): void {
+function post(message: BackendToHost): void {
   if (parentPort) parentPort.postMessage(message);
   else process.send?.(message);
+}
+
+/**
+ * Messages sent in one turn of the event loop leave together, in order, after it (setImmediate:
+ * no timer delay). A step sends a gate event, the verb's transcript and snapshot events and two
+ * responses within one turn; as one message the host relays them as one WebSocket frame, so the
+ * renderer updates its panes once per step instead of once per message (bench:ui, issue #6).
+ */
+let outbox: BackendToHost[] = [];
+function send(message: BackendToHost): void {
+  if (outbox.push(message) > 1) return;
+  setImmediate(() => {
+    const messages = outbox;
+    outbox = [];
+    post(messages.length === 1 ? messages[0]! : { type: "batch", messages });
+  });
 }
 
 function onMessage(listener: (message: HostToBackend) => void): void {

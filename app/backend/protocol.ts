@@ -32,4 +32,10 @@ export type BackendToHost =
   /** The session the process now writes (the supervisor re-opens it after a crash). */
   | { type: "session"; transcriptPath: string; backend: BackendKind; seed?: number }
   /** The backend process could not start at all. */
-  | { type: "fatal"; error: BridgeErrorData };
+  | { type: "fatal"; error: BridgeErrorData }
+  /**
+   * Everything the process sent in one turn of its event loop (e.g. a step's gate event,
+   * the verb's transcript and snapshot events and both responses), in order, as one message:
+   * the host relays them to the renderer together, which then renders once, not four times.
+   */
+  | { type: "batch"; messages: BackendToHost[] };

@@ -159,7 +159,7 @@ export class BackendSupervisor {
         reject(new Error(`the backend process did not start within ${this.opts.readyTimeoutMs} ms`));
         proc.kill();
       }, this.opts.readyTimeoutMs);
-      const proc = this.opts.spawn({
+      const handlers: SpawnHandlers = {
         onMessage: (raw) => {
           if (this.proc !== proc) return; // a late message from a process already replaced
           const msg = raw as BackendToHost;
@@ -184,6 +184,10 @@ export class BackendSupervisor {
             }
             case "event":
               this.emit(msg.event, msg.payload);
+              return;
+            case "batch":
+              // One turn's messages (see entry.ts), handled in the order they were sent.
+              for (const m of msg.messages) handlers.onMessage(m);
               return;
             case "session":
               this.session = {
@@ -212,7 +216,8 @@ export class BackendSupervisor {
             reject(new Error(`the backend process ended before it was ready (${describeExit(code, signal)})`));
           }
         },
-      });
+      };
+      const proc = this.opts.spawn(handlers);
       this.proc = proc;
       proc.send({ type: "init", init });
     });

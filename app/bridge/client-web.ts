@@ -54,13 +54,7 @@ export function createWebBridge(options: WebBridgeOptions = {}): Bridge {
   socket.addEventListener("open", () => {
     for (const data of outbox.splice(0)) socket.send(data);
   });
-  socket.addEventListener("message", (ev) => {
-    let frame: ResponseFrame | EventFrame;
-    try {
-      frame = JSON.parse(String(ev.data)) as ResponseFrame | EventFrame;
-    } catch {
-      return; // not ours
-    }
+  const onFrame = (frame: ResponseFrame | EventFrame) => {
     if (frame.type === "response") {
       const p = pending.get(frame.id);
       if (!p) return;
@@ -70,6 +64,18 @@ export function createWebBridge(options: WebBridgeOptions = {}): Bridge {
     } else if (frame.type === "event") {
       for (const l of eventListeners) l(frame.event, frame.payload as Json);
     }
+  };
+  socket.addEventListener("message", (ev) => {
+    let data: ResponseFrame | EventFrame | (ResponseFrame | EventFrame)[];
+    try {
+      data = JSON.parse(String(ev.data)) as typeof data;
+    } catch {
+      return; // not ours
+    }
+    // The server sends the frames of one turn (e.g. a whole step) as one array, in order:
+    // handled in this one task, the store's updates become one render.
+    if (Array.isArray(data)) for (const frame of data) onFrame(frame);
+    else onFrame(data);
   });
   const onGone = (reason: string) => {
     if (closedReason !== null) return;

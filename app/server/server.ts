@@ -122,6 +122,23 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
   const sockets = new Set<WebSocket>();
 
+  /**
+   * Frames for a socket go out after the current turn of the event loop (setImmediate: no timer
+   * delay), in order, several as one JSON array: a step's events and responses reach the page as
+   * one message, which it handles in one task and renders once (bench:ui, issue #6).
+   */
+  const outboxes = new Map<WebSocket, string[]>();
+  const sendFrame = (ws: WebSocket, text: string) => {
+    const queued = outboxes.get(ws);
+    if (queued) return void queued.push(text);
+    outboxes.set(ws, [text]);
+    setImmediate(() => {
+      const texts = outboxes.get(ws) ?? [];
+      outboxes.delete(ws);
+      if (ws.readyState === ws.OPEN) ws.send(texts.length === 1 ? texts[0]! : `[${texts.join(",")}]`);
+    });
+  };
+
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? "/", `http://${HOST}:${port}`);
     const deny = (status: number, text: string) => {
@@ -150,14 +167,14 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       if (frame?.type !== "request" || !Number.isSafeInteger(frame.id)) return ws.close(1003, "not a request frame");
       const envelope = (await options.core.handle(frame.method, frame.params)) as object;
       const response = { type: "response", id: frame.id, ...envelope } as ResponseFrame;
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(response));
+      if (ws.readyState === ws.OPEN) sendFrame(ws, JSON.stringify(response));
     });
   });
 
   const offEvents = options.core.onEvent((event, payload) => {
     const frame: EventFrame = { type: "event", event, payload };
     const text = JSON.stringify(frame);
-    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+    for (const ws of sockets) if (ws.readyState === ws.OPEN) sendFrame(ws, text);
   });
 
   await new Promise<void>((resolveListen, reject) => {

@@ -52,7 +52,9 @@ export class LabStore {
   private nextNotice = 1;
   private unsubscribe: (() => void)[] = [];
 
-  constructor(readonly bridge: Bridge) {}
+  constructor(readonly bridge: Bridge) {
+    this.notifier.port1.onmessage = this.notify;
+  }
 
   get = (): LabState => this.state;
 
@@ -61,14 +63,31 @@ export class LabStore {
     return () => this.listeners.delete(l);
   };
 
+  private notifyQueued = false;
+  private readonly notifier = new MessageChannel();
+
   /**
-   * Updates the state and tells the panes at once. (Deferring to the next animation frame to
-   * merge a verb's three events measured slower under load: bench:ui p50 26 → 322 ms.)
+   * Updates the state at once and tells the panes in a task of its own, right after this one
+   * (a MessageChannel message: no timer clamp, no frame wait; deferring to the next animation
+   * frame measured slower under load, bench:ui p50 26 → 322 ms). Why a task: React renders a
+   * store change in a microtask, which ran before the verb's response could reach the learner's
+   * worker, so the backend waited on the page's render (~20–30 ms) before it got the next call;
+   * now the render overlaps that round trip, and every change of one task is one render.
+   * Only the per-step events (`later`) wait; what the learner did (dismiss a notice, reset,
+   * import) shows at once, as before.
    */
-  private set(patch: Partial<LabState>) {
+  private set(patch: Partial<LabState>, later = false) {
     this.state = { ...this.state, ...patch };
-    for (const l of this.listeners) l();
+    if (!later) return this.notify();
+    if (this.notifyQueued) return;
+    this.notifyQueued = true;
+    this.notifier.port2.postMessage(null);
   }
+
+  private notify = () => {
+    this.notifyQueued = false;
+    for (const l of this.listeners) l();
+  };
 
   notice(level: Notice["level"], text: string) {
     const n = { id: this.nextNotice++, level, text };
@@ -81,19 +100,19 @@ export class LabStore {
   }
 
   /** Appends events not seen yet (by seq), keeping order. */
-  private addEvents(events: TranscriptEvent[]) {
+  private addEvents(events: TranscriptEvent[], later = false) {
     const last = this.state.events[this.state.events.length - 1]?.seq ?? 0;
     const fresh = events.filter((e) => e.seq > last);
-    if (fresh.length) this.set({ events: [...this.state.events, ...fresh] });
+    if (fresh.length) this.set({ events: [...this.state.events, ...fresh] }, later);
   }
 
   /** Connects to the host: listens to every event, then loads (or starts) the session. */
   async start(options: { backend?: "sim" | "native"; seed?: number } = {}) {
     const b = this.bridge;
     this.unsubscribe.push(
-      b.on("transcript", (e) => this.addEvents([e])),
-      b.on("snapshot", (s) => this.set({ previousSnapshot: this.state.snapshot, snapshot: s })),
-      b.on("gate", (g) => this.set({ gate: g })),
+      b.on("transcript", (e) => this.addEvents([e], true)),
+      b.on("snapshot", (s) => this.set({ previousSnapshot: this.state.snapshot, snapshot: s }, true)),
+      b.on("gate", (g) => this.set({ gate: g }, true)),
       b.on("progress", (p) => this.set({ progress: p.finished ? null : p })),
       b.on("log", (l) => {
         if (l.level !== "info") this.notice(l.level, l.text);
@@ -169,6 +188,7 @@ export class LabStore {
   }
 
   close() {
+    this.notifier.port1.close();
     for (const u of this.unsubscribe.splice(0)) u();
   }
 }
