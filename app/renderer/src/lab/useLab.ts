@@ -1,6 +1,6 @@
 /** React access to the LabStore and the view derived from it. */
 import { useMemo, useRef, useSyncExternalStore } from "react";
-import { buildView } from "../model/reduce.js";
+import { buildView, pausedBefore } from "../model/reduce.js";
 import { share } from "../model/share.js";
 import type { LabView } from "../model/view.js";
 import type { LabState, LabStore } from "./store.js";
@@ -16,17 +16,27 @@ export function useLabState(store: LabStore): LabState {
  */
 export function useLabView(state: LabState): LabView {
   const last = useRef<LabView | null>(null);
-  return useMemo(() => {
+  // The view reads the gate for a pending modify's prediction (in the QP views) and for the
+  // toolbar's "paused before". Every step changes the gate twice (released, then the next verb
+  // held), so only a held modify rebuilds the view for it; any other held verb adds its
+  // "paused before" to the view as it was (pausedBefore() makes it exactly as buildView does).
+  const pending = state.gate?.pending ?? null;
+  const modifyGate = pending?.method === "modify" ? state.gate : null;
+  const base = useMemo(() => {
     const view = share(
       last.current,
       buildView({
         events: state.events,
         snapshot: state.snapshot,
         previousSnapshot: state.previousSnapshot,
-        gate: state.gate,
+        gate: modifyGate,
       }),
     );
     last.current = view;
     return view;
-  }, [state.events, state.snapshot, state.previousSnapshot, state.gate]);
+  }, [state.events, state.snapshot, state.previousSnapshot, modifyGate]);
+  return useMemo(
+    () => (pending && !modifyGate ? { ...base, pausedBefore: pausedBefore(state.events, pending) } : base),
+    [base, pending, modifyGate, state.events],
+  );
 }

@@ -400,12 +400,33 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
       return { qp_num: qpNum, sigAll: qpByNum.get(qpNum)?.sigAll ?? false };
     },
   });
-  if (pending) {
-    const t = objs.get(pending.target.$handle);
-    view.pausedBefore = {
-      verb: pending.verb,
-      detail: `${t ? objectLabel(t) + "." : "verbs."}${pending.method}(${describeCall(pending.method, pending.args)})`,
-    };
-  }
+  if (pending) view.pausedBefore = pausedBeforeView(pending, objs.get(pending.target.$handle));
   return view;
+}
+
+type PendingCall = NonNullable<GateState["pending"]>;
+
+function pausedBeforeView(pending: PendingCall, t: { type: string; index: number } | undefined) {
+  return {
+    verb: pending.verb,
+    detail: `${t ? objectLabel(t) + "." : "verbs."}${pending.method}(${describeCall(pending.method, pending.args)})`,
+  };
+}
+
+/**
+ * The toolbar's "paused before" for `pending`, as buildView makes it, without building the rest:
+ * a gate that holds anything but a modify changes nothing else in the view (see useLabView).
+ */
+export function pausedBefore(events: readonly TranscriptEvent[], pending: PendingCall): LabView["pausedBefore"] {
+  const perType = new Map<string, number>();
+  let target: { type: string; index: number } | undefined;
+  for (const e of events) {
+    if (!isVerb(e)) continue;
+    for (const r of e.created ?? []) {
+      const index = perType.get(r.type) ?? 0;
+      perType.set(r.type, index + 1);
+      if (r.$handle === pending.target.$handle) target = { type: r.type, index };
+    }
+  }
+  return pausedBeforeView(pending, target);
 }
