@@ -36,10 +36,11 @@
  */
 import { performance } from "node:perf_hooks";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
-import type { Context, Cq, Mr, Pd, Qp } from "../verbs/backend.js";
+import type { Cq } from "../verbs/backend.js";
 import * as v from "../verbs/constants.js";
-import type { GidEntry, Wc } from "../verbs/types.js";
+import type { Wc } from "../verbs/types.js";
 import { loadNativeBackend } from "../native/index.js";
+import { type Side, TX_DEPTH, connect, connectOne, openSide } from "../native/tools/rc-pair.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -51,7 +52,6 @@ const ITERS_LAT = opt("--iters-lat", 1000);
 const WARMUP = opt("--warmup", 200);
 const SIZE_BW = 65536;
 const SIZE_LAT = 8;
-const TX_DEPTH = 128;
 const CQ_MOD = 64;
 
 const loaded = loadNativeBackend();
@@ -60,75 +60,7 @@ if (!("backend" in loaded)) {
   process.exit(2);
 }
 const backend = loaded.backend;
-const ACCESS = v.IBV_ACCESS_LOCAL_WRITE | v.IBV_ACCESS_REMOTE_WRITE | v.IBV_ACCESS_REMOTE_READ;
-
-interface Side {
-  ctx: Context;
-  pd: Pd;
-  scq: Cq;
-  rcq: Cq;
-  qp: Qp;
-  mr: Mr;
-  gid: GidEntry;
-}
-
-function side(dev: string, mrSize: number, maxInline: number): Side {
-  const ctx = backend.openDevice(dev);
-  const pd = ctx.allocPd();
-  const scq = ctx.createCq(TX_DEPTH * 2);
-  const rcq = ctx.createCq(TX_DEPTH * 2);
-  const qp = pd.createQp({
-    send_cq: scq,
-    recv_cq: rcq,
-    qp_type: v.IBV_QPT_RC,
-    sq_sig_all: 0,
-    cap: { max_send_wr: TX_DEPTH, max_recv_wr: TX_DEPTH, max_send_sge: 1, max_recv_sge: 1, max_inline_data: maxInline },
-  });
-  const mr = pd.regMr(mrSize, ACCESS);
-  const gid = ctx.queryGidTable().find((g) => g.gid.startsWith("fe80"));
-  if (!gid) throw new Error(`${dev} has no link-local GID`);
-  return { ctx, pd, scq, rcq, qp, mr, gid };
-}
-
-/** INIT → RTR → RTS for one side, given its peer's QP number and GID (as perftest exchanges them). */
-function connectOne(x: Side, peerQpn: number, peerGid: string): void {
-  x.qp.modify(
-    { qp_state: v.IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: ACCESS },
-    v.IBV_QP_STATE | v.IBV_QP_PKEY_INDEX | v.IBV_QP_PORT | v.IBV_QP_ACCESS_FLAGS,
-  );
-  x.qp.modify(
-    {
-      qp_state: v.IBV_QPS_RTR,
-      path_mtu: v.IBV_MTU_1024,
-      dest_qp_num: peerQpn,
-      rq_psn: 0,
-      max_dest_rd_atomic: 1,
-      min_rnr_timer: 12,
-      ah_attr: { is_global: 1, port_num: 1, grh: { dgid: peerGid, sgid_index: x.gid.gid_index, hop_limit: 64 } },
-    },
-    v.IBV_QP_STATE |
-      v.IBV_QP_AV |
-      v.IBV_QP_PATH_MTU |
-      v.IBV_QP_DEST_QPN |
-      v.IBV_QP_RQ_PSN |
-      v.IBV_QP_MAX_DEST_RD_ATOMIC |
-      v.IBV_QP_MIN_RNR_TIMER,
-  );
-  x.qp.modify(
-    { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: 20, retry_cnt: 7, rnr_retry: 7, max_rd_atomic: 1 },
-    v.IBV_QP_STATE |
-      v.IBV_QP_TIMEOUT |
-      v.IBV_QP_RETRY_CNT |
-      v.IBV_QP_RNR_RETRY |
-      v.IBV_QP_SQ_PSN |
-      v.IBV_QP_MAX_QP_RD_ATOMIC,
-  );
-}
-
-function connect(a: Side, b: Side): void {
-  connectOne(a, b.qp.qp_num, b.gid.gid);
-  connectOne(b, a.qp.qp_num, a.gid.gid);
-}
+const side = (dev: string, mrSize: number, maxInline: number) => openSide(backend, dev, mrSize, maxInline);
 
 function close(...sides: Side[]): void {
   for (const s of sides) s.ctx.close();

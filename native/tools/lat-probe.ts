@@ -7,83 +7,15 @@
  */
 import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import type { Context, Cq, Mr, Pd, Qp } from "../../verbs/backend.js";
 import * as v from "../../verbs/constants.js";
-import type { GidEntry } from "../../verbs/types.js";
 import { loadNativeBackend } from "../index.js";
+import { type Side, connect, openSide } from "./rc-pair.js";
 
 const loaded = loadNativeBackend();
 if (!("backend" in loaded)) throw new Error(loaded.unavailable);
 const backend = loaded.backend;
-const ACCESS = v.IBV_ACCESS_LOCAL_WRITE | v.IBV_ACCESS_REMOTE_WRITE | v.IBV_ACCESS_REMOTE_READ;
 const ITERS = Number(process.env.PROBE_ITERS ?? 1000);
-
-interface Side {
-  ctx: Context;
-  pd: Pd;
-  scq: Cq;
-  rcq: Cq;
-  qp: Qp;
-  mr: Mr;
-  gid: GidEntry;
-}
-function side(dev: string): Side {
-  const ctx = backend.openDevice(dev);
-  const pd = ctx.allocPd();
-  const scq = ctx.createCq(256);
-  const rcq = ctx.createCq(256);
-  const qp = pd.createQp({
-    send_cq: scq,
-    recv_cq: rcq,
-    qp_type: v.IBV_QPT_RC,
-    sq_sig_all: 0,
-    cap: { max_send_wr: 128, max_recv_wr: 128, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 8 },
-  });
-  const mr = pd.regMr(4096, ACCESS);
-  const gid = ctx.queryGidTable().find((g) => g.gid.startsWith("fe80"));
-  if (!gid) throw new Error(`${dev} has no link-local GID`);
-  return { ctx, pd, scq, rcq, qp, mr, gid };
-}
-function connect(a: Side, b: Side): void {
-  for (const [x, y] of [
-    [a, b],
-    [b, a],
-  ] as const) {
-    x.qp.modify(
-      { qp_state: v.IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: ACCESS },
-      v.IBV_QP_STATE | v.IBV_QP_PKEY_INDEX | v.IBV_QP_PORT | v.IBV_QP_ACCESS_FLAGS,
-    );
-    x.qp.modify(
-      {
-        qp_state: v.IBV_QPS_RTR,
-        path_mtu: v.IBV_MTU_1024,
-        dest_qp_num: y.qp.qp_num,
-        rq_psn: 0,
-        max_dest_rd_atomic: 1,
-        min_rnr_timer: 12,
-        ah_attr: { is_global: 1, port_num: 1, grh: { dgid: y.gid.gid, sgid_index: x.gid.gid_index, hop_limit: 64 } },
-      },
-      v.IBV_QP_STATE |
-        v.IBV_QP_AV |
-        v.IBV_QP_PATH_MTU |
-        v.IBV_QP_DEST_QPN |
-        v.IBV_QP_RQ_PSN |
-        v.IBV_QP_MAX_DEST_RD_ATOMIC |
-        v.IBV_QP_MIN_RNR_TIMER,
-    );
-  }
-  for (const x of [a, b]) {
-    x.qp.modify(
-      { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: 20, retry_cnt: 7, rnr_retry: 7, max_rd_atomic: 1 },
-      v.IBV_QP_STATE |
-        v.IBV_QP_TIMEOUT |
-        v.IBV_QP_RETRY_CNT |
-        v.IBV_QP_RNR_RETRY |
-        v.IBV_QP_SQ_PSN |
-        v.IBV_QP_MAX_QP_RD_ATOMIC,
-    );
-  }
-}
+const side = (dev: string) => openSide(backend, dev, 4096, 8);
 
 const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor(xs.length / 2)];
 const us = (ms: number) => Math.round(ms * 1000 * 100) / 100;
