@@ -168,18 +168,19 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     return s.counters().filter((c) => !seen.has(c.device) && seen.add(c.device));
   }
 
+  /** What every snapshot carries: the backend, its clock, and each QP's query. */
+  function snapshotHead(s: Session, b: VerbsBackend) {
+    return { backend: kind, clock: b.now(), seq: lastSeq, qps: s.qps() };
+  }
+
   /** The whole picture: `state.snapshot`, and the first snapshot event of a session. */
   function snapshot(): StateSnapshot | null {
     if (!session || !backend) return null;
-    const log = packetLog();
     return {
-      backend: kind,
-      clock: backend.now(),
-      seq: lastSeq,
-      qps: session.qps(),
+      ...snapshotHead(session, backend),
       mrBytes: session.mrBytes(MR_WINDOW),
       counters: deviceCounters(session),
-      packets: { observable: log !== null, records: sent.window },
+      packets: { observable: packetLog() !== null, records: sent.window },
     };
   }
 
@@ -204,14 +205,17 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
           })
         : [];
     if (sent.first) {
+      // Nothing was sent before, so the lists above are whole: this is the full picture.
       sent.first = false;
-      return snapshot();
+      return {
+        ...snapshotHead(session, backend),
+        mrBytes,
+        counters,
+        packets: { observable: packetLog() !== null, records: sent.window },
+      };
     }
     return {
-      backend: kind,
-      clock: backend.now(),
-      seq: lastSeq,
-      qps: session.qps(),
+      ...snapshotHead(session, backend),
       delta: true,
       ...(mrBytes.length && { mrBytes }),
       ...(counters.length && { counters }),
