@@ -1,7 +1,8 @@
 /**
- * The RC pair that scripts/bench-rxe.ts and native/tools/lat-probe.ts measure: one QP per
- * device with its own send and receive CQ and one MR, connected over link-local GIDs the way
- * perftest connects (INIT → RTR → RTS with the peer's QPN and GID, PSN 0).
+ * The RC pair that scripts/bench-rxe.ts and native/tools/lat-probe.ts measure, and the RC
+ * bring-up the native tests use: one QP per device with its own send and receive CQ and one
+ * MR, connected over link-local GIDs the way perftest connects (INIT → RTR → RTS with the
+ * peer's QPN and GID, PSN 0).
  */
 import type { Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../../verbs/backend.js";
 import * as v from "../../verbs/constants.js";
@@ -39,13 +40,22 @@ export function openSide(backend: VerbsBackend, dev: string, mrSize: number, max
   return { ctx, pd, scq, rcq, qp, mr, gid };
 }
 
-/** INIT → RTR → RTS for one side, given its peer's QP number and GID (as perftest exchanges them). */
-export function connectOne(x: Side, peerQpn: number, peerGid: string): void {
-  x.qp.modify(
-    { qp_state: v.IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: ACCESS },
+/**
+ * RESET → INIT → RTR → RTS against the peer's QP number and GID (rc_pingpong's and perftest's
+ * values: MTU 1024, PSN 0, retries 7), one transition per call.
+ */
+export function connectRc(
+  qp: Qp,
+  peerQpn: number,
+  gid: GidEntry,
+  dgid: string,
+  opts: { access: number; timeout: number },
+): void {
+  qp.modify(
+    { qp_state: v.IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: opts.access },
     v.IBV_QP_STATE | v.IBV_QP_PKEY_INDEX | v.IBV_QP_PORT | v.IBV_QP_ACCESS_FLAGS,
   );
-  x.qp.modify(
+  qp.modify(
     {
       qp_state: v.IBV_QPS_RTR,
       path_mtu: v.IBV_MTU_1024,
@@ -53,7 +63,7 @@ export function connectOne(x: Side, peerQpn: number, peerGid: string): void {
       rq_psn: 0,
       max_dest_rd_atomic: 1,
       min_rnr_timer: 12,
-      ah_attr: { is_global: 1, port_num: 1, grh: { dgid: peerGid, sgid_index: x.gid.gid_index, hop_limit: 64 } },
+      ah_attr: { is_global: 1, port_num: 1, grh: { dgid, sgid_index: gid.gid_index, hop_limit: 64 } },
     },
     v.IBV_QP_STATE |
       v.IBV_QP_AV |
@@ -63,9 +73,8 @@ export function connectOne(x: Side, peerQpn: number, peerGid: string): void {
       v.IBV_QP_MAX_DEST_RD_ATOMIC |
       v.IBV_QP_MIN_RNR_TIMER,
   );
-  // A 4 s local ACK timeout (20): under emulation load rxe can otherwise give up on a long stream.
-  x.qp.modify(
-    { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: 20, retry_cnt: 7, rnr_retry: 7, max_rd_atomic: 1 },
+  qp.modify(
+    { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: opts.timeout, retry_cnt: 7, rnr_retry: 7, max_rd_atomic: 1 },
     v.IBV_QP_STATE |
       v.IBV_QP_TIMEOUT |
       v.IBV_QP_RETRY_CNT |
@@ -73,6 +82,14 @@ export function connectOne(x: Side, peerQpn: number, peerGid: string): void {
       v.IBV_QP_SQ_PSN |
       v.IBV_QP_MAX_QP_RD_ATOMIC,
   );
+}
+
+/**
+ * One side of the measured pair, as perftest exchanges QPN and GID. A 4 s local ACK timeout
+ * (20): under emulation load rxe can otherwise give up on a long stream.
+ */
+export function connectOne(x: Side, peerQpn: number, peerGid: string): void {
+  connectRc(x.qp, peerQpn, x.gid, peerGid, { access: ACCESS, timeout: 20 });
 }
 
 export function connect(a: Side, b: Side): void {
