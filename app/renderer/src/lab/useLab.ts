@@ -1,6 +1,6 @@
 /** React access to the LabStore and the view derived from it. */
 import { useMemo, useRef, useSyncExternalStore } from "react";
-import { buildView, pausedBefore } from "../model/reduce.js";
+import { createViewBuilder, type ViewBuilder } from "../model/reduce.js";
 import { share } from "../model/share.js";
 import type { LabView } from "../model/view.js";
 import type { LabState, LabStore } from "./store.js";
@@ -12,20 +12,24 @@ export function useLabState(store: LabStore): LabState {
 /**
  * The panes' data, recomputed only when what it depends on changes. Parts equal to the last
  * view are the last view's objects, so a pane whose data a step did not touch (memoised)
- * does not render again: a step sends three or four events, each of which rebuilds the view.
+ * does not render again. The builder folds only the events new since its last build (the
+ * store appends), so a step costs the same at verb 10 as at verb 1000.
  */
 export function useLabView(state: LabState): LabView {
   const last = useRef<LabView | null>(null);
+  const builder = useRef<ViewBuilder | null>(null);
+  builder.current ??= createViewBuilder();
   // The view reads the gate for a pending modify's prediction (in the QP views) and for the
   // toolbar's "paused before". Every step changes the gate twice (released, then the next verb
   // held), so only a held modify rebuilds the view for it; any other held verb adds its
-  // "paused before" to the view as it was (pausedBefore() makes it exactly as buildView does).
+  // "paused before" to the view as it was (the builder's pausedBefore makes it exactly as a
+  // build does, from the events of the build just made).
   const pending = state.gate?.pending ?? null;
   const modifyGate = pending?.method === "modify" ? state.gate : null;
   const base = useMemo(() => {
     const view = share(
       last.current,
-      buildView({
+      builder.current!.build({
         events: state.events,
         snapshot: state.snapshot,
         previousSnapshot: state.previousSnapshot,
@@ -36,7 +40,7 @@ export function useLabView(state: LabState): LabView {
     return view;
   }, [state.events, state.snapshot, state.previousSnapshot, modifyGate]);
   return useMemo(
-    () => (pending && !modifyGate ? { ...base, pausedBefore: pausedBefore(state.events, pending) } : base),
-    [base, pending, modifyGate, state.events],
+    () => (pending && !modifyGate ? { ...base, pausedBefore: builder.current!.pausedBefore(pending) } : base),
+    [base, pending, modifyGate],
   );
 }

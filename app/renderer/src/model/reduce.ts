@@ -157,111 +157,211 @@ export function retireSend(slots: SqSlot[], wc: Pick<Wc, "wr_id" | "status">): v
   slots.splice(0, (i < 0 ? 0 : i) + 1);
 }
 
-export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInputs): LabView {
-  const view = emptyView();
-  const objs = new Map<number, Obj>();
-  const perType = new Map<string, number>();
-  const attrs = new Map<number, QpAttr | null>();
-  const polled = new Map<number, Wc[]>();
-  const lastMove = new Map<number, { from: number; to: number; seq: number }>();
-  const diverged = new Map<number, string>();
-  const sqSlots = new Map<number, SqSlot[]>();
-  const rqPosted = new Map<number, number>();
-  const rqDone = new Map<number, number>();
-  /** Live QP handles by qp_num (a completion names its QP by number). */
-  const qpByNum = new Map<number, { handle: number; sigAll: boolean; sendCq?: number; recvCq?: number }>();
-  const ports = new Map<number, DeviceView["ports"][number]>();
-  const rqOutstanding = (h: number) => Math.max(0, (rqPosted.get(h) ?? 0) - (rqDone.get(h) ?? 0));
-  let lastVerb: VerbEvent | undefined;
+/** A QP by its number (a completion names its QP by number). */
+interface QpByNum {
+  handle: number;
+  sigAll: boolean;
+  sendCq?: number;
+  recvCq?: number;
+}
 
-  for (const e of events) {
-    if (e.kind === "log") {
-      view.logs.push(e.message);
-      view.sweep.push(...parseSweep(e.message));
-      continue;
-    }
-    if (e.kind === "end") {
-      if (e.error) view.logs.push(`program ended: ${e.error.code ?? e.error.name}: ${e.error.message}`);
-      continue;
-    }
-    if (!isVerb(e)) continue;
-    lastVerb = e;
-    view.transcript.push(transcriptRow(e));
-    for (const r of e.created ?? []) {
-      const index = perType.get(r.type) ?? 0;
-      perType.set(r.type, index + 1);
-      objs.set(r.$handle, { handle: r.$handle, type: r.type, props: (r.props ?? {}) as Props, alive: true, index });
-      if (r.type === "qp") {
-        const init = (e.method === "createQp" ? (e.args[0] ?? {}) : {}) as { sq_sig_all?: number };
-        qpByNum.set(Number(r.props?.qp_num), {
-          handle: r.$handle,
-          sigAll: !!init.sq_sig_all,
-          sendCq: refHandle(r.props?.send_cq),
-          recvCq: refHandle(r.props?.recv_cq),
-        });
-      }
-    }
-    const target = objs.get(e.target.$handle);
-    if (!e.error && target && ["destroy", "dereg", "dealloc", "close"].includes(e.method)) target.alive = false;
-    for (const q of e.qps ?? []) {
-      attrs.set(q.qp, q.after);
-      if (q.before && q.after && q.before.qp_state !== q.after.qp_state) {
-        lastMove.set(q.qp, { from: q.before.qp_state, to: q.after.qp_state, seq: e.seq });
-        if (q.after.qp_state === ibv_qp_state.IBV_QPS_RESET) {
-          sqSlots.set(q.qp, []);
-          rqPosted.set(q.qp, 0);
-          rqDone.set(q.qp, 0);
-        }
-      }
-    }
-    for (const m of e.moves ?? []) lastMove.set(m.qp, { from: m.from, to: m.to, seq: e.seq });
-    if (e.check && !e.check.agree && e.prediction)
-      diverged.set(e.prediction.qp, `model expected ${e.check.expected}; the device did ${e.check.actual}`);
-    for (const c of e.completions ?? []) {
-      const list = polled.get(c.cq) ?? [];
-      list.push(c.wc);
-      polled.set(c.cq, list);
-      const qp = qpByNum.get(c.wc.qp_num);
-      if (!qp) continue;
-      const slots = sqSlots.get(qp.handle) ?? [];
-      // Which queue: the CQ says when the two differ; a success says by its opcode; an error
-      // completion (opcode undefined, as on rxe) by whether a send WR has that wr_id.
-      const send =
-        qp.sendCq !== qp.recvCq
-          ? c.cq === qp.sendCq
-          : c.wc.status === IBV_WC_SUCCESS
-            ? c.wc.opcode < IBV_WC_RECV
-            : slots.some((w) => w.wr_id === c.wc.wr_id) || !rqOutstanding(qp.handle);
-      if (send) retireSend(slots, c.wc);
-      else rqDone.set(qp.handle, (rqDone.get(qp.handle) ?? 0) + 1);
-    }
-    if (!e.error && (e.method === "postSend" || e.method === "postRecv")) {
-      const wrs = (Array.isArray(e.args[0]) ? e.args[0] : [e.args[0]]) as
-        { wr_id?: number; send_flags?: number }[] | undefined[];
-      const h = e.target.$handle;
-      if (e.method === "postRecv") rqPosted.set(h, (rqPosted.get(h) ?? 0) + wrs.length);
-      else {
-        const sigAll = [...qpByNum.values()].find((q) => q.handle === h)?.sigAll ?? false;
-        const slots = sqSlots.get(h) ?? [];
-        for (const w of wrs)
-          slots.push({
-            wr_id: Number(w?.wr_id ?? 0),
-            signaled: sigAll || !!(Number(w?.send_flags ?? 0) & IBV_SEND_SIGNALED),
-          });
-        sqSlots.set(h, slots);
-      }
-    }
-    if (!e.error && e.method === "queryPort" && e.result && typeof e.result === "object") {
-      const pa = e.result as Record<string, number>;
-      ports.set(e.target.$handle, {
-        port_num: Number(e.args[0] ?? 1),
-        state: pa.state,
-        active_mtu: pa.active_mtu,
-        link_layer: pa.link_layer,
-        gids: [],
-      });
+/**
+ * What the events say, folded one event at a time (`foldEvent`): the objects created, the QPs'
+ * last attributes and moves, the completions polled, the queues' occupancy. `deriveView` makes
+ * the view from it and the latest snapshot and gate. Arrays here grow in place; the view gets
+ * copies, so a view already handed to React never changes under it.
+ */
+export interface ViewFold {
+  /** How many events were folded, and the first and last of them (to tell an extension from a new list). */
+  count: number;
+  first?: TranscriptEvent;
+  last?: TranscriptEvent;
+  transcript: TranscriptRow[];
+  logs: string[];
+  sweep: SweepPoint[];
+  objs: Map<number, Obj>;
+  perType: Map<string, number>;
+  attrs: Map<number, QpAttr | null>;
+  polled: Map<number, Wc[]>;
+  lastMove: Map<number, { from: number; to: number; seq: number }>;
+  diverged: Map<number, string>;
+  sqSlots: Map<number, SqSlot[]>;
+  rqPosted: Map<number, number>;
+  rqDone: Map<number, number>;
+  /** Live QP handles by qp_num. */
+  qpByNum: Map<number, QpByNum>;
+  /** The same QPs by handle (a post names its QP by handle). */
+  qpByHandle: Map<number, QpByNum>;
+  ports: Map<number, DeviceView["ports"][number]>;
+  lastVerb?: VerbEvent;
+  /** The last verb that moved any hw counter (the counters pane shows its deltas). */
+  lastCounterEvent?: VerbEvent;
+}
+
+export const emptyFold = (): ViewFold => ({
+  count: 0,
+  transcript: [],
+  logs: [],
+  sweep: [],
+  objs: new Map(),
+  perType: new Map(),
+  attrs: new Map(),
+  polled: new Map(),
+  lastMove: new Map(),
+  diverged: new Map(),
+  sqSlots: new Map(),
+  rqPosted: new Map(),
+  rqDone: new Map(),
+  qpByNum: new Map(),
+  qpByHandle: new Map(),
+  ports: new Map(),
+});
+
+const rqOutstanding = (f: ViewFold, h: number) => Math.max(0, (f.rqPosted.get(h) ?? 0) - (f.rqDone.get(h) ?? 0));
+
+/** Folds one more event into `f` (events in transcript order). */
+export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
+  if (f.count === 0) f.first = e;
+  f.count++;
+  f.last = e;
+  if (e.kind === "log") {
+    f.logs.push(e.message);
+    f.sweep.push(...parseSweep(e.message));
+    return;
+  }
+  if (e.kind === "end") {
+    if (e.error) f.logs.push(`program ended: ${e.error.code ?? e.error.name}: ${e.error.message}`);
+    return;
+  }
+  if (!isVerb(e)) return;
+  f.lastVerb = e;
+  if (e.counters?.length) f.lastCounterEvent = e;
+  f.transcript.push(transcriptRow(e));
+  for (const r of e.created ?? []) {
+    const index = f.perType.get(r.type) ?? 0;
+    f.perType.set(r.type, index + 1);
+    f.objs.set(r.$handle, { handle: r.$handle, type: r.type, props: (r.props ?? {}) as Props, alive: true, index });
+    if (r.type === "qp") {
+      const init = (e.method === "createQp" ? (e.args[0] ?? {}) : {}) as { sq_sig_all?: number };
+      const qpNum = Number(r.props?.qp_num);
+      const q: QpByNum = {
+        handle: r.$handle,
+        sigAll: !!init.sq_sig_all,
+        sendCq: refHandle(r.props?.send_cq),
+        recvCq: refHandle(r.props?.recv_cq),
+      };
+      // A QPN used again (a QP destroyed, another created): the newer one answers to it, as before.
+      const old = f.qpByNum.get(qpNum);
+      if (old && f.qpByHandle.get(old.handle) === old) f.qpByHandle.delete(old.handle);
+      f.qpByNum.set(qpNum, q);
+      f.qpByHandle.set(r.$handle, q);
     }
   }
+  const target = f.objs.get(e.target.$handle);
+  if (!e.error && target && ["destroy", "dereg", "dealloc", "close"].includes(e.method)) target.alive = false;
+  for (const q of e.qps ?? []) {
+    f.attrs.set(q.qp, q.after);
+    if (q.before && q.after && q.before.qp_state !== q.after.qp_state) {
+      f.lastMove.set(q.qp, { from: q.before.qp_state, to: q.after.qp_state, seq: e.seq });
+      if (q.after.qp_state === ibv_qp_state.IBV_QPS_RESET) {
+        f.sqSlots.set(q.qp, []);
+        f.rqPosted.set(q.qp, 0);
+        f.rqDone.set(q.qp, 0);
+      }
+    }
+  }
+  for (const m of e.moves ?? []) f.lastMove.set(m.qp, { from: m.from, to: m.to, seq: e.seq });
+  if (e.check && !e.check.agree && e.prediction)
+    f.diverged.set(e.prediction.qp, `model expected ${e.check.expected}; the device did ${e.check.actual}`);
+  for (const c of e.completions ?? []) {
+    const list = f.polled.get(c.cq) ?? [];
+    list.push(c.wc);
+    f.polled.set(c.cq, list);
+    const qp = f.qpByNum.get(c.wc.qp_num);
+    if (!qp) continue;
+    const slots = f.sqSlots.get(qp.handle) ?? [];
+    // Which queue: the CQ says when the two differ; a success says by its opcode; an error
+    // completion (opcode undefined, as on rxe) by whether a send WR has that wr_id.
+    const send =
+      qp.sendCq !== qp.recvCq
+        ? c.cq === qp.sendCq
+        : c.wc.status === IBV_WC_SUCCESS
+          ? c.wc.opcode < IBV_WC_RECV
+          : slots.some((w) => w.wr_id === c.wc.wr_id) || !rqOutstanding(f, qp.handle);
+    if (send) retireSend(slots, c.wc);
+    else f.rqDone.set(qp.handle, (f.rqDone.get(qp.handle) ?? 0) + 1);
+  }
+  if (!e.error && (e.method === "postSend" || e.method === "postRecv")) {
+    const wrs = (Array.isArray(e.args[0]) ? e.args[0] : [e.args[0]]) as
+      { wr_id?: number; send_flags?: number }[] | undefined[];
+    const h = e.target.$handle;
+    if (e.method === "postRecv") f.rqPosted.set(h, (f.rqPosted.get(h) ?? 0) + wrs.length);
+    else {
+      const sigAll = f.qpByHandle.get(h)?.sigAll ?? false;
+      const slots = f.sqSlots.get(h) ?? [];
+      for (const w of wrs)
+        slots.push({
+          wr_id: Number(w?.wr_id ?? 0),
+          signaled: sigAll || !!(Number(w?.send_flags ?? 0) & IBV_SEND_SIGNALED),
+        });
+      f.sqSlots.set(h, slots);
+    }
+  }
+  if (!e.error && e.method === "queryPort" && e.result && typeof e.result === "object") {
+    const pa = e.result as Record<string, number>;
+    f.ports.set(e.target.$handle, {
+      port_num: Number(e.args[0] ?? 1),
+      state: pa.state,
+      active_mtu: pa.active_mtu,
+      link_layer: pa.link_layer,
+      gids: [],
+    });
+  }
+}
+
+/** The whole view from scratch: every event folded, then the view made from the fold. */
+export function buildView(inputs: ViewInputs): LabView {
+  const f = emptyFold();
+  for (const e of inputs.events) foldEvent(f, e);
+  return deriveView(f, inputs);
+}
+
+/** Builds views of a growing transcript, folding only the events new since the last build. */
+export interface ViewBuilder {
+  /** Equal to `buildView(inputs)`. */
+  build(inputs: ViewInputs): LabView;
+  /** The toolbar's "paused before" for `pending`, against the events of the last build. */
+  pausedBefore(pending: PendingCall): LabView["pausedBefore"];
+}
+
+/**
+ * An incremental `buildView`: when `events` extends the list of the last build (the store
+ * appends), only the new events are folded; any other list (a reset, an import, a resync that
+ * replaced it) is folded from the start. `fold` is replaceable for the equivalence test only.
+ */
+export function createViewBuilder(fold: (f: ViewFold, e: TranscriptEvent) => void = foldEvent): ViewBuilder {
+  let f = emptyFold();
+  return {
+    build(inputs) {
+      const { events } = inputs;
+      const extends_ =
+        f.count === 0 || (events.length >= f.count && events[0] === f.first && events[f.count - 1] === f.last);
+      if (!extends_) f = emptyFold();
+      for (let i = f.count; i < events.length; i++) fold(f, events[i]!);
+      return deriveView(f, inputs);
+    },
+    pausedBefore(pending) {
+      return pausedBeforeView(pending, f.objs.get(pending.target.$handle));
+    },
+  };
+}
+
+function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: ViewInputs): LabView {
+  const view = emptyView();
+  const { objs, attrs, polled, lastMove, diverged, sqSlots, qpByNum, ports, lastVerb } = f;
+  view.transcript = f.transcript.slice();
+  view.logs = f.logs.slice();
+  view.sweep = f.sweep.slice();
   if (lastVerb?.error) view.lastError = transcriptRow(lastVerb);
 
   const live = (type: string) => [...objs.values()].filter((o) => o.type === type && o.alive);
@@ -318,7 +418,7 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
     handle: objectLabel(c),
     cqe: Number(c.props.cqe ?? 0),
     device: contextDevice.get(refHandle(c.props.context) ?? -1),
-    entries: polled.get(c.handle) ?? [],
+    entries: polled.get(c.handle)?.slice() ?? [],
   }));
 
   // The verb just performed highlights what it changed; older changes fade back to normal.
@@ -371,7 +471,7 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
       ...(prediction && { pending: prediction }),
       ...(diverged.has(o.handle) && { divergence: diverged.get(o.handle) }),
       sqOutstanding: sqSlots.get(o.handle)?.length ?? 0,
-      rqOutstanding: rqOutstanding(o.handle),
+      rqOutstanding: rqOutstanding(f, o.handle),
       sendCq: label(o.props.send_cq),
       recvCq: label(o.props.recv_cq),
       pd: label(o.props.pd),
@@ -380,8 +480,7 @@ export function buildView({ events, snapshot, previousSnapshot, gate }: ViewInpu
 
   // Counters: values from the snapshot, the delta from the last verb that moved any.
   const lastDelta = new Map<string, number>();
-  const lastCounterEvent = [...events].reverse().find((e) => isVerb(e) && e.counters?.length) as VerbEvent | undefined;
-  for (const c of lastCounterEvent?.counters ?? [])
+  for (const c of f.lastCounterEvent?.counters ?? [])
     for (const [name, d] of Object.entries(c.delta)) lastDelta.set(`${c.context}/${name}`, d);
   const counters: CounterView[] = [];
   for (const c of snapshot?.counters ?? [])

@@ -80,10 +80,23 @@ const wrsOf = (e: VerbEvent): Wr[] => {
   return (Array.isArray(a) ? a : a ? [a] : []) as Wr[];
 };
 
+// Events never change once written: a post's rows are made once (for the QP number and
+// signalling they were made with), a completion's row once.
+const wqeCache = new WeakMap<VerbEvent, { qp_num: number; sigAll: boolean; rows: TimelineRow[] }>();
+const cqeCache = new WeakMap<object, TimelineRow>();
+
 function wqeRows(e: VerbEvent, qp: TimelineInputs["qp"]): TimelineRow[] {
   if (e.method !== "postSend" && e.method !== "postRecv") return [];
   const q = qp(e.target.$handle);
   if (!q) return [];
+  const hit = wqeCache.get(e);
+  if (hit && hit.qp_num === q.qp_num && hit.sigAll === q.sigAll) return hit.rows;
+  const rows = makeWqeRows(e, q);
+  wqeCache.set(e, { qp_num: q.qp_num, sigAll: q.sigAll, rows });
+  return rows;
+}
+
+function makeWqeRows(e: VerbEvent, q: { qp_num: number; sigAll: boolean }): TimelineRow[] {
   const send = e.method === "postSend";
   // A refused post: the WRs before the bad one were posted (libibverbs' bad_wr), the bad one shows the errno.
   const bad = e.error ? (e.error.badWrIndex ?? 0) : Infinity;
@@ -129,7 +142,13 @@ function makePacketRow(p: PacketRecord): TimelineRow {
   };
 }
 
-function cqeRow(e: VerbEvent, wc: Wc, i: number): TimelineRow {
+function cqeRow(e: VerbEvent, c: { wc: Wc }, i: number): TimelineRow {
+  let row = cqeCache.get(c);
+  if (!row) cqeCache.set(c, (row = makeCqeRow(e, c.wc, i)));
+  return row;
+}
+
+function makeCqeRow(e: VerbEvent, wc: Wc, i: number): TimelineRow {
   const ok = wc.status === IBV_WC_SUCCESS;
   return {
     kind: "cqe",
@@ -174,7 +193,7 @@ export function buildTimeline({ events, packets, lanes, qp, maxRows = TIMELINE_R
     if (e.kind !== "verb" && pk.length === 0) continue;
     const group =
       e.kind === "verb"
-        ? [...wqeRows(e, qp), ...pk.map(packetRow), ...(e.completions ?? []).map((c, j) => cqeRow(e, c.wc, j))]
+        ? [...wqeRows(e, qp), ...pk.map(packetRow), ...(e.completions ?? []).map((c, j) => cqeRow(e, c, j))]
         : pk.map(packetRow);
     if (group.length === 0) continue;
     groups.push(group);
