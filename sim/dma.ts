@@ -25,13 +25,66 @@ function sgeMr(dev: SimDevice, pd: SimPd, dma: Dma, k: number, access: number): 
   return mr;
 }
 
-/** Copies n bytes; small copies byte by byte (cheaper than allocating a subarray view). */
+/** Copies up to this many bytes a 32-bit word at a time when they are aligned (see copyBytes). */
+const WORD_COPY_MAX = 256;
+
+/** A byte array's Int32Array twin over the same memory (null when it cannot have one). */
+interface Words {
+  bytes: Uint8Array;
+  words: Int32Array | null;
+  buffer: ArrayBufferLike;
+  base: number;
+}
+
+/**
+ * The word views of the last few arrays copied to or from (a data path uses the same two or
+ * three MR arrays over and over; the cache keeps at most WORD_CACHE of them reachable).
+ */
+const WORD_CACHE = 4;
+const wordCache: Words[] = [];
+let wordNext = 0;
+
+function wordsOf(a: Uint8Array): Words {
+  for (let k = 0; k < wordCache.length; k++) if (wordCache[k].bytes === a) return wordCache[k];
+  const buffer = a.buffer;
+  // A resizable or growable buffer may change length under a fixed-length Int32Array: skip it.
+  const flexible = (buffer as { resizable?: boolean }).resizable || (buffer as { growable?: boolean }).growable;
+  const words = a.byteOffset % 4 === 0 && !flexible ? new Int32Array(buffer, a.byteOffset, a.length >> 2) : null;
+  const w: Words = { bytes: a, words, buffer, base: a.byteOffset };
+  if (wordCache.length < WORD_CACHE) wordCache.push(w);
+  else wordCache[wordNext++ % WORD_CACHE] = w;
+  return w;
+}
+
+/**
+ * Copies n bytes. Small copies avoid allocating a subarray view (which costs more than the
+ * copy): a word at a time when offsets and length are multiples of 4 and the two ranges do
+ * not overlap (then every way of copying gives the same bytes), else byte by byte up to 16.
+ */
 export function copyBytes(dst: Uint8Array, dstOff: number, src: Uint8Array, srcOff: number, n: number): void {
+  if (n <= WORD_COPY_MAX && ((dstOff | srcOff | n) & 3) === 0 && copyWords(dst, dstOff, src, srcOff, n)) return;
   if (n <= 16) {
     for (let i = 0; i < n; i++) dst[dstOff + i] = src[srcOff + i];
   } else {
     dst.set(src.subarray(srcOff, srcOff + n), dstOff);
   }
+}
+
+function copyWords(dst: Uint8Array, dstOff: number, src: Uint8Array, srcOff: number, n: number): boolean {
+  const d = wordsOf(dst);
+  const s = wordsOf(src);
+  const dw = d.words;
+  const sw = s.words;
+  if (dw === null || sw === null) return false;
+  if (d.buffer === s.buffer) {
+    const a = d.base + dstOff;
+    const b = s.base + srcOff;
+    if (a < b + n && b < a + n) return false;
+  }
+  const di = dstOff >> 2;
+  const si = srcOff >> 2;
+  for (let i = 0, k = n >> 2; i < k; i++) dw[di + i] = sw[si + i];
+  return true;
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   IBV_SEND_SOLICITED,
   IBV_WC_SUCCESS,
   IBV_WR_RDMA_WRITE_WITH_IMM,
+  IBV_WR_SEND,
   IBV_WR_SEND_WITH_IMM,
 } from "../verbs/constants.js";
 import { CNT_RCVD_PKTS } from "./counters.js";
@@ -44,11 +45,13 @@ import {
   M_WRITE,
   OPCODE_MASK,
   PSN_MASK,
+  RC_SEND_ONLY,
   SRC_BYTES,
+  SRC_NONE,
   SRC_WQE,
   type Packet,
 } from "./packets.js";
-import type { SimQp } from "./qp.js";
+import { QS_READY, type SimQp } from "./qp.js";
 import { doComplete, opcodeAllowed, opcodeSequenceOk, responder, sendAck, writePayload } from "./responder.js";
 import { WQE_PENDING, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
 import type { SimWorld } from "./world.js";
@@ -57,7 +60,7 @@ import type { SimWorld } from "./world.js";
  * How often trains were sent, taken whole and split (for sim/fast-path.test.ts, which must
  * see the fast path used, not only its fallback; nothing reads these otherwise).
  */
-export const trainStats = { sent: 0, whole: 0, split: 0, ackTrains: 0 };
+export const trainStats = { sent: 0, whole: 0, split: 0, ackTrains: 0, sendRuns: 0, runsWhole: 0, runsSplit: 0 };
 
 /** rxe's RXE_MAX_PKT_PER_ACK (requester.ts): packet number 66 since the last ACK request asks for one. */
 const MAX_PKT_PER_ACK = 64;
@@ -155,6 +158,95 @@ export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: nu
   world.transmit(qp.device, pkt, qp.destDev);
   qp.armRetransIfIdle();
   return true;
+}
+
+/**
+ * The requester's side of a SEND run: called where rxe_requester would build an RC_SEND_ONLY
+ * packet for `first` (log off, every check of its loop passed). The WQEs that follow it
+ * and would also go out as plain one-packet SENDs right away (IBV_WR_SEND, at most one MTU,
+ * window open, SGEs good) are sent with it as one record, with each WQE's bookkeeping done
+ * as the requester does it. Returns false, having changed nothing, when the next WQE could
+ * not join (the caller sends `first` alone).
+ */
+export function sendRun(qp: SimQp, first: SendWqe, windowEnd: number): boolean {
+  const sq = qp.sq;
+  const start = qp.reqWqeIndex;
+  if (
+    qp.reqState !== QS_READY ||
+    !runnable(qp, first) ||
+    start + 1 === sq.prod ||
+    !runnable(qp, sq.at(start + 1)) ||
+    psnCompare((qp.reqPsn + 1) & PSN_MASK, windowEnd) > 0
+  )
+    return false;
+  const world = qp.world;
+  const t = world.newPacket();
+  let n = 0;
+  for (let idx = start; idx !== sq.prod; idx++) {
+    const w = sq.at(idx);
+    if (n > 0 && (!runnable(qp, w) || psnCompare(qp.reqPsn, windowEnd) > 0)) break;
+    // finish_packet's gather check; a failing WQE ends the run (the requester then fails it).
+    const len = w.dma.length;
+    if (len > 0) {
+      if (w.inline) w.dma.resid -= len;
+      else if (gatherCheck(qp.device, qp.pd, w.dma, len) !== COPY_OK) break;
+    }
+    if (n === 0) sendRunPacket(t, qp, w, qp.reqPsn);
+    // update_wqe_state, update_wqe_psn, update_state for a SEND_ONLY (ack_req: noack 0).
+    w.state = WQE_PENDING;
+    w.first_psn = qp.reqPsn;
+    w.last_psn = qp.reqPsn;
+    qp.reqPsn = (qp.reqPsn + 1) & PSN_MASK;
+    qp.reqOpcode = RC_SEND_ONLY;
+    qp.reqWqeIndex++;
+    qp.noackPkts = 0;
+    n++;
+  }
+  if (n === 0) {
+    world.recycle(t);
+    return false;
+  }
+  // A run of one (the next WQE's SGEs failed) is an ordinary packet.
+  t.count = n;
+  t.sendRun = n > 1;
+  t.runWqe = start;
+  trainStats.sendRuns++;
+  world.transmit(qp.device, t, qp.destDev);
+  qp.armRetransIfIdle();
+  return true;
+}
+
+/** Can WQE `w` go out as one plain RC_SEND_ONLY packet, following another one? */
+function runnable(qp: SimQp, w: SendWqe): boolean {
+  const dma = w.dma;
+  return w.opcode === IBV_WR_SEND && dma.resid === dma.length && dma.length <= qp.mtu;
+}
+
+/** Fills `p` as the RC_SEND_ONLY packet the requester builds for WQE `w` of `qp` at `psn` (log off). */
+export function sendRunPacket(p: Packet, qp: SimQp, w: SendWqe, psn: number): void {
+  p.opcode = RC_SEND_ONLY;
+  p.mask = OPCODE_MASK[RC_SEND_ONLY];
+  p.psn = psn;
+  p.srcQp = qp;
+  p.wrId = undefined;
+  const len = w.dma.length;
+  p.payloadLen = len;
+  p.srcWqe = null;
+  if (len === 0) p.srcKind = SRC_NONE;
+  else if (w.inline) {
+    p.srcKind = SRC_BYTES;
+    p.srcBytes = w.inline;
+    p.srcOff = 0;
+  } else {
+    p.srcKind = SRC_WQE;
+    p.srcWqe = w;
+    p.srcOff = 0;
+  }
+  p.ackReq = true;
+  p.solicited = (w.send_flags & IBV_SEND_SOLICITED) !== 0;
+  p.destQpn = qp.attr.dest_qp_num;
+  p.sgid = qp.sgidBytes;
+  p.dgid = qp.dgidBytes;
 }
 
 /** How many packets of train `t` are quiet (all but a last packet that ends the message). */

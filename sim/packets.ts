@@ -135,6 +135,12 @@ export class Packet {
   endOpcode = -1;
   /** An ACK train's MSN increment per ACK (0 or 1). */
   msnStep = 0;
+  /**
+   * A SEND run (fast-path.ts): `count` one-packet RC SENDs of consecutive WQEs, the first at
+   * send-queue counter `runWqe`; the fields describe the first packet.
+   */
+  sendRun = false;
+  runWqe = 0;
   srcQp: SimQp | null = null;
   destQpn = 0;
   destDev: SimDevice | null = null;

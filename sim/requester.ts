@@ -22,7 +22,7 @@ import {
   IBV_WC_SUCCESS,
 } from "../verbs/constants.js";
 import { completer } from "./completer.js";
-import { sendTrain } from "./fast-path.js";
+import { sendRun, sendTrain } from "./fast-path.js";
 import { COPY_EFAULT, COPY_OK, gatherCheck } from "./dma.js";
 import {
   M_ATMETH,
@@ -39,6 +39,7 @@ import {
   RC_READ_REQUEST,
   RC_SEND_FIRST,
   RC_SEND_MIDDLE,
+  RC_SEND_ONLY,
   RC_WRITE_FIRST,
   RC_WRITE_MIDDLE,
   SRC_BYTES,
@@ -236,6 +237,8 @@ export function requester(qp: SimQp): void {
       if (rc && !world.packetLog && sendTrain(qp, wqe, opcode, windowEnd)) continue;
       payload = mtu;
     }
+    // One-packet RC SENDs with the log off: those that follow each other go out as one run.
+    if (opcode === RC_SEND_ONLY && !world.packetLog && sendRun(qp, wqe, windowEnd)) continue;
     const mask = OPCODE_MASK[opcode];
     // finish_packet: the payload's SGEs are checked now (the bytes move when the packet lands).
     const msgOff = dma.length - dma.resid;

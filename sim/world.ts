@@ -30,7 +30,7 @@ import {
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
 import { completer } from "./completer.js";
-import { receiveTrain, respondPlain, trainPacket, trainStats } from "./fast-path.js";
+import { receiveTrain, respondPlain, sendRunPacket, trainPacket, trainStats } from "./fast-path.js";
 import { responder } from "./responder.js";
 import { requester } from "./requester.js";
 
@@ -94,6 +94,7 @@ export class SimWorld {
   /** Returns a packet to the pool once it has been handled. */
   recycle(p: Packet): void {
     p.count = 1;
+    p.sendRun = false;
     p.srcQp = null;
     p.srcWqe = null;
     p.destDev = null;
@@ -210,6 +211,7 @@ export class SimWorld {
         if (item instanceof Packet) {
           this.flushCopyBefore(item);
           if (item.count === 1) this.deliver(item);
+          else if (item.sendRun) this.deliverSendRun(item);
           else if (item.mask & M_REQ) this.deliverTrain(item);
           else this.deliverAckTrain(item);
         } else if (typeof item === "function") {
@@ -232,10 +234,57 @@ export class SimWorld {
     if (this.clock.pendingWaiters) this.clock.poke();
   }
 
-  /** The pending block copy stays pending only for the next packet of the same WRITE. */
+  /**
+   * The pending block copy stays pending for the next packet of the same WRITE, and across
+   * plain ACKs: the completer and the requester runs they cause never touch memory (payloads
+   * are read when they land, and those packets flush first), so a WRITE whose first packet
+   * went out alone at the window's edge is still copied as one block.
+   */
   private flushCopyBefore(p: Packet): void {
-    if (this.cpDst !== null && !(p.mask & M_WRITE && !(p.mask & M_START) && p.destDev === this.cpQp!.device))
+    if (
+      this.cpDst !== null &&
+      p.opcode !== RC_ACKNOWLEDGE &&
+      !(p.mask & M_WRITE && !(p.mask & M_START) && p.destDev === this.cpQp!.device)
+    )
       this.flushCopy();
+  }
+
+  /**
+   * A SEND run (fast-path.ts sendRun): each packet in turn, as if queued alone. rxe_rcv's
+   * checks are made once: the plain responder path changes nothing they read, so they hold
+   * for each next packet until one takes the reference path; from there on each packet goes
+   * through rxe_rcv on its own.
+   */
+  private deliverSendRun(t: Packet): void {
+    const n = t.count;
+    const src = t.srcQp!;
+    const psn = t.psn;
+    const dev = t.destDev!;
+    const qp = this.destQp(t);
+    t.count = 1;
+    let i = 0;
+    if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.respReady && qp.pathMatches(t.sgid, t.dgid)) {
+      for (; i < n; i++) {
+        if (i > 0) sendRunPacket(t, src, src.sq.at(t.runWqe + i), (psn + i) & PSN_MASK);
+        this.flushCopyBefore(t);
+        dev.counters[CNT_RCVD_PKTS]++;
+        if (!respondPlain(qp, t)) {
+          responder(qp, t);
+          i++;
+          break;
+        }
+      }
+    }
+    if (i === n) trainStats.runsWhole++;
+    else trainStats.runsSplit++;
+    for (; i < n; i++) {
+      const p = this.newPacket();
+      sendRunPacket(p, src, src.sq.at(t.runWqe + i), (psn + i) & PSN_MASK);
+      p.destDev = dev;
+      this.flushCopyBefore(p);
+      this.deliver(p);
+    }
+    this.recycle(t);
   }
 
   /**
@@ -280,23 +329,38 @@ export class SimWorld {
     return qp;
   }
 
-  /** rxe_rcv: header checks, then the responder (requests) or the completer (responses). */
-  /** An ACK train (joinAckTrain): each ACK delivered in turn, exactly as if queued alone. */
+  /**
+   * An ACK train (joinAckTrain): each ACK delivered in turn, exactly as if queued alone. Of
+   * rxe_rcv's checks only the QP's state can change from one ACK to the next (the completer
+   * may move it to ERR); the QP, its type and its path cannot, so they are checked once.
+   */
   private deliverAckTrain(t: Packet): void {
     const n = t.count;
     const psn = t.psn;
     const msn = t.msn;
     t.count = 1;
-    for (let i = 0; i < n; i++) {
-      t.psn = (psn + i) & PSN_MASK;
-      t.msn = (msn + i * t.msnStep) & 0xffffff;
-      this.flushCopyBefore(t);
-      this.receive(t);
+    const qp = this.destQp(t);
+    if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.pathMatches(t.sgid, t.dgid)) {
+      const counters = t.destDev!.counters;
+      for (let i = 0; i < n; i++) {
+        t.psn = (psn + i) & PSN_MASK;
+        t.msn = (msn + i * t.msnStep) & 0xffffff;
+        if (!qp.reqReadyForResponses) continue; // dropped
+        counters[CNT_RCVD_PKTS]++;
+        completer(qp, t, false);
+      }
+    } else {
+      for (let i = 0; i < n; i++) {
+        t.psn = (psn + i) & PSN_MASK;
+        t.msn = (msn + i * t.msnStep) & 0xffffff;
+        this.receive(t);
+      }
     }
     trainStats.ackTrains++;
     this.recycle(t);
   }
 
+  /** rxe_rcv: header checks, then the responder (requests) or the completer (responses). */
   private deliver(pkt: Packet): void {
     this.receive(pkt);
     this.recycle(pkt);
