@@ -22,7 +22,6 @@ import "monaco-editor/features/contextmenu/register";
 import "monaco-editor/features/clipboard/register";
 import EditorWorker from "monaco-editor/editor/editor.worker?worker";
 import TsWorker from "monaco-editor/languages/features/typescript/ts.worker?worker";
-import { loader } from "@monaco-editor/react";
 import { EXTRA_LIBS } from "./typings.js";
 
 self.MonacoEnvironment = {
@@ -43,8 +42,6 @@ ts.typescriptDefaults.setCompilerOptions({
 for (const lib of EXTRA_LIBS) ts.typescriptDefaults.addExtraLib(lib.content, lib.path);
 // Emit even when there are type errors: the learner should see the verb fail, not the compiler.
 ts.typescriptDefaults.setEagerModelSync(true);
-
-loader.config({ monaco });
 
 export const MAIN_URI = monaco.Uri.parse("file:///main.ts");
 

@@ -1,6 +1,9 @@
-/** The Monaco editor over main.ts, with the verbs API typings. Loaded lazily with Monaco itself. */
-import { Editor } from "@monaco-editor/react";
-import { memo, useEffect, useRef } from "react";
+/**
+ * The Monaco editor over main.ts, with the verbs API typings. Loaded lazily with Monaco itself.
+ * This component owns the editor: it creates it when it mounts and disposes it (and its model)
+ * when it unmounts.
+ */
+import { memo, useLayoutEffect, useRef } from "react";
 import { MAIN_URI, emitJavaScript, monaco } from "../monaco/setup.js";
 
 export interface EditorPaneProps {
@@ -12,8 +15,7 @@ export interface EditorPaneProps {
   onShortcut?: (action: "run" | "step" | "continue") => void;
 }
 
-// One object for every render: a new one makes the wrapper call editor.updateOptions() again.
-const OPTIONS = {
+const OPTIONS: monaco.editor.IStandaloneEditorConstructionOptions = {
   minimap: { enabled: false },
   fontSize: 13,
   fontFamily: "'DejaVu Sans Mono', ui-monospace, monospace",
@@ -23,30 +25,61 @@ const OPTIONS = {
   renderLineHighlight: "line",
   // Hover docs and suggestions are often wider than the editor column: let them out of the panel.
   fixedOverflowWidgets: true,
-} as const;
+};
 
 /** Memoised: App re-renders on every bridge event, the editor only when its own props change. */
 export default memo(function EditorPane({ code, onChange, onReady, onShortcut }: EditorPaneProps) {
-  useEffect(() => () => monaco.editor.getModel(MAIN_URI)?.dispose(), []);
-  // Monaco keeps the commands registered at mount: they must call the latest handler.
-  const shortcut = useRef(onShortcut);
-  shortcut.current = onShortcut;
+  const host = useRef<HTMLDivElement>(null);
+  const editorRef = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
+  // Set while a new `code` prop is written into the model: that edit is not the learner's.
+  const applying = useRef(false);
+  // The editor keeps the listeners and commands registered at creation: they call the latest props.
+  const latest = useRef({ onChange, onShortcut });
+  latest.current = { onChange, onShortcut };
+
+  // A layout effect: the editor exists, and Run is enabled (onReady), in the commit that mounts
+  // the pane, so the first frame that shows the editor shows it ready.
+  useLayoutEffect(() => {
+    const model = monaco.editor.getModel(MAIN_URI) ?? monaco.editor.createModel(code, "typescript", MAIN_URI);
+    if (model.getValue() !== code) model.setValue(code);
+    const editor = monaco.editor.create(host.current!, { ...OPTIONS, model });
+    editorRef.current = editor;
+    const changes = model.onDidChangeContent(() => {
+      if (!applying.current) latest.current.onChange(model.getValue());
+    });
+    editor.addCommand(monaco.KeyCode.F10, () => latest.current.onShortcut?.("step"));
+    editor.addCommand(monaco.KeyCode.F8, () => latest.current.onShortcut?.("continue"));
+    editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => latest.current.onShortcut?.("run"));
+    onReady?.(emitJavaScript);
+    return () => {
+      changes.dispose();
+      editor.dispose();
+      model.dispose();
+      editorRef.current = null;
+    };
+    // Created once: later `code` props arrive through the effect below.
+  }, []);
+
+  // A new program from outside (another lesson step, the solution, a reset): one edit, so the
+  // learner can undo it.
+  useLayoutEffect(() => {
+    const editor = editorRef.current;
+    const model = editor?.getModel();
+    if (!editor || !model || model.getValue() === code) return;
+    applying.current = true;
+    try {
+      editor.executeEdits("", [{ range: model.getFullModelRange(), text: code, forceMoveMarkers: true }]);
+      editor.pushUndoStop();
+    } finally {
+      applying.current = false;
+    }
+  }, [code]);
+
   return (
     <div className="editor-wrap">
-      <Editor
-        height="100%"
-        language="typescript"
-        path={MAIN_URI.toString()}
-        value={code}
-        onChange={(v) => onChange(v ?? "")}
-        options={OPTIONS}
-        onMount={(editor) => {
-          editor.addCommand(monaco.KeyCode.F10, () => shortcut.current?.("step"));
-          editor.addCommand(monaco.KeyCode.F8, () => shortcut.current?.("continue"));
-          editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => shortcut.current?.("run"));
-          onReady?.(emitJavaScript);
-        }}
-      />
+      <section style={{ display: "flex", position: "relative", width: "100%", height: "100%" }}>
+        <div ref={host} style={{ width: "100%" }} />
+      </section>
     </div>
   );
 });
