@@ -421,20 +421,7 @@ export function respondPlain(qp: SimQp, pkt: Packet): boolean {
   const m = pkt.mask;
   const n = pkt.payloadLen;
   if (m & M_SEND) {
-    const wqe = qp.rq.head();
-    if (!wqe) return false;
-    const cq = qp.recv_cq;
-    if (m & M_COMP && (cq.destroyed || cq.count >= cq.cqe)) return false;
-    const dma = wqe.dma;
-    if (dma.numSge === 1) {
-      // One SGE: scatter() checks everything before it copies a byte (len ≤ resid, and resid
-      // is what is left of that SGE), so a failure leaves nothing changed but its MR cache.
-      if (scatter(qp.device, qp.pd, dma, n, pkt, null, 0) !== COPY_OK) return false;
-    } else {
-      if (!scatterFits(qp, dma, n, null)) return false;
-      scatter(qp.device, qp.pd, dma, n, pkt, null, 0);
-    }
-    qp.respWqe = wqe;
+    if (!receivePlain(qp, pkt)) return false;
   } else if (m & M_WRITE && !(m & M_RWR)) {
     const reth = (m & M_RETH) !== 0;
     if (reth && pkt.dmaLen === 0) return false;
@@ -453,19 +440,69 @@ export function respondPlain(qp: SimQp, pkt: Packet): boolean {
     qp.respVa += n;
     qp.respResid -= n;
   } else return false;
+  finishPlain(qp, pkt);
+  return true;
+}
+
+/**
+ * A SEND packet's data into the receive WQE at the head, when there is one, the CQ has room
+ * for its completion and the bytes fit; false, having changed nothing, otherwise.
+ */
+function receivePlain(qp: SimQp, pkt: Packet): boolean {
+  const wqe = qp.rq.head();
+  if (!wqe) return false;
+  const cq = qp.recv_cq;
+  if (pkt.mask & M_COMP && (cq.destroyed || cq.count >= cq.cqe)) return false;
+  const dma = wqe.dma;
+  const n = pkt.payloadLen;
+  if (dma.numSge === 1) {
+    // One SGE: scatter() checks everything before it copies a byte (len ≤ resid, and resid
+    // is what is left of that SGE), so a failure leaves nothing changed but its MR cache.
+    if (scatter(qp.device, qp.pd, dma, n, pkt, null, 0) !== COPY_OK) return false;
+  } else {
+    if (!scatterFits(qp, dma, n, null)) return false;
+    scatter(qp.device, qp.pd, dma, n, pkt, null, 0);
+  }
+  qp.respWqe = wqe;
+  return true;
+}
+
+/** What the responder leaves after a plain packet was executed: PSNs, completion, ACK. */
+function finishPlain(qp: SimQp, pkt: Packet): void {
   qp.respSyndrome = AETH_ACK_UNLIMITED;
   qp.sentPsnNak = false;
   qp.respPsn = (pkt.psn + 1) & PSN_MASK;
   qp.respAckPsn = qp.respPsn;
   qp.respOpcode = pkt.opcode;
   qp.respStatus = IBV_WC_SUCCESS;
-  if (m & M_COMP) {
+  if (pkt.mask & M_COMP) {
     qp.respMsn++;
     doComplete(qp, pkt);
   }
   if (pkt.ackReq) sendAck(qp, pkt, RC_ACKNOWLEDGE, AETH_ACK_UNLIMITED, pkt.psn);
   qp.respMr = null;
-  return true;
+}
+
+/**
+ * The responder's side of a SEND run (world.ts deliverSendRun), from packet `i` on, after
+ * packet `i - 1` took respondPlain's path: each next packet takes it too unless it finds no
+ * receive WQE, a full CQ or a buffer its bytes do not fit. respondPlain's other checks hold
+ * for the whole run once they held for one packet: the QP type and the log do not change,
+ * gotoError is set only on the reference path, each PSN is the one after, SEND_ONLY follows
+ * SEND_ONLY, and an RC SEND needs no access flag. Counts each packet received. Returns the
+ * index of the first packet that needs the reference path (counted, described by `t`), or n.
+ */
+export function respondSendRun(qp: SimQp, t: Packet, i: number, n: number): number {
+  const src = t.srcQp!;
+  const counters = qp.device.counters;
+  for (; i < n; i++) {
+    // `t` still describes packet i - 1.
+    sendRunPacket(t, src, src.sq.at(t.runWqe + i), (t.psn + 1) & PSN_MASK);
+    counters[CNT_RCVD_PKTS]++;
+    if (!receivePlain(qp, t)) return i;
+    finishPlain(qp, t);
+  }
+  return n;
 }
 
 /**

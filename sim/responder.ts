@@ -22,7 +22,7 @@ import {
   IBV_WC_WITH_IMM,
   IBV_WC_WR_FLUSH_ERR,
 } from "../verbs/constants.js";
-import { CNT_DUP_REQ, CNT_OUT_OF_SEQ_REQ, CNT_RDMA_RECV, CNT_SND_RNR } from "./counters.js";
+import { CNT_DUP_REQ, CNT_OUT_OF_SEQ_REQ, CNT_RDMA_RECV, CNT_SENT_PKTS, CNT_SND_RNR } from "./counters.js";
 import { readPayload, scatter } from "./dma.js";
 import { buildGrh } from "./gid.js";
 import { inRange, lookupMr } from "./mr.js";
@@ -426,6 +426,25 @@ function saveResource(qp: SimQp, res: RespRes): void {
 /** Sends an ACK/NAK (or an atomic ACK) back along the QP's own path. */
 export function sendAck(qp: SimQp, _req: Packet, opcode: number, syndrome: number, psn: number, orig = 0n): void {
   const world = qp.world;
+  const dest = qp.destDev;
+  if (
+    opcode === RC_ACKNOWLEDGE &&
+    dest !== null &&
+    world.joinAck(
+      qp,
+      dest,
+      qp.attr.dest_qp_num,
+      syndrome,
+      qp.sgidBytes,
+      qp.dgidBytes,
+      psn & PSN_MASK,
+      qp.respMsn & 0xffffff,
+    )
+  ) {
+    // transmit() of an ACK that joins the one queued last: counted, no packet built.
+    qp.device.counters[CNT_SENT_PKTS]++;
+    return;
+  }
   const a = world.newPacket();
   a.opcode = opcode;
   a.mask = OPCODE_MASK[opcode];

@@ -30,7 +30,7 @@ import {
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
 import { completer } from "./completer.js";
-import { receiveTrain, respondPlain, sendRunPacket, trainPacket, trainStats } from "./fast-path.js";
+import { receiveTrain, respondPlain, respondSendRun, sendRunPacket, trainPacket, trainStats } from "./fast-path.js";
 import { responder } from "./responder.js";
 import { requester } from "./requester.js";
 
@@ -111,7 +111,13 @@ export class SimWorld {
       return;
     }
     pkt.destDev = destDev;
-    if (pkt.opcode === RC_ACKNOWLEDGE && !this.packetLog && this.joinAckTrain(pkt)) return;
+    if (
+      pkt.opcode === RC_ACKNOWLEDGE &&
+      this.joinAck(pkt.srcQp!, destDev, pkt.destQpn, pkt.syndrome, pkt.sgid, pkt.dgid, pkt.psn, pkt.msn)
+    ) {
+      this.recycle(pkt);
+      return;
+    }
     this.queue.push(pkt);
   }
 
@@ -119,32 +125,42 @@ export class SimWorld {
    * With the log off, an ACK queued right behind another ACK of the same QP, for the next
    * PSN, joins it as one record (an ACK train: a responder acknowledging a batch of SENDs
    * queues them back to back). Delivery still hands them to the completer one at a time,
-   * with every check, so this only saves the per-packet queueing.
+   * with every check, so this only saves the per-packet queueing. Takes the ACK's fields
+   * (not a packet) so that the responder can try it before building one (responder.ts
+   * sendAck); a joined ACK still counts as sent, which the caller does.
    */
-  private joinAckTrain(pkt: Packet): boolean {
+  joinAck(
+    srcQp: SimQp,
+    destDev: SimDevice,
+    destQpn: number,
+    syndrome: number,
+    sgid: Uint8Array,
+    dgid: Uint8Array,
+    psn: number,
+    msn: number,
+  ): boolean {
     const q = this.queue;
-    if (q.length <= this.qHead) return false;
+    if (this.packetLog || q.length <= this.qHead) return false;
     const t = q[q.length - 1];
     if (
       !(t instanceof Packet) ||
       t.opcode !== RC_ACKNOWLEDGE ||
-      t.srcQp !== pkt.srcQp ||
-      t.destDev !== pkt.destDev ||
-      t.destQpn !== pkt.destQpn ||
-      t.syndrome !== pkt.syndrome ||
-      t.sgid !== pkt.sgid ||
-      t.dgid !== pkt.dgid ||
-      pkt.psn !== ((t.psn + t.count) & PSN_MASK)
+      t.srcQp !== srcQp ||
+      t.destDev !== destDev ||
+      t.destQpn !== destQpn ||
+      t.syndrome !== syndrome ||
+      t.sgid !== sgid ||
+      t.dgid !== dgid ||
+      psn !== ((t.psn + t.count) & PSN_MASK)
     )
       return false;
     // Each ACK's MSN is the first's plus 0 (WRITEs) or 1 (SENDs) per ACK before it.
-    const step = (pkt.msn - t.msn) & 0xffffff;
+    const step = (msn - t.msn) & 0xffffff;
     if (t.count === 1) {
       if (step > 1) return false;
       t.msnStep = step;
-    } else if (pkt.msn !== ((t.msn + t.count * t.msnStep) & 0xffffff)) return false;
+    } else if (msn !== ((t.msn + t.count * t.msnStep) & 0xffffff)) return false;
     t.count++;
-    this.recycle(pkt);
     return true;
   }
 
@@ -264,15 +280,13 @@ export class SimWorld {
     t.count = 1;
     let i = 0;
     if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.respReady && qp.pathMatches(t.sgid, t.dgid)) {
-      for (; i < n; i++) {
-        if (i > 0) sendRunPacket(t, src, src.sq.at(t.runWqe + i), (psn + i) & PSN_MASK);
-        this.flushCopyBefore(t);
-        dev.counters[CNT_RCVD_PKTS]++;
-        if (!respondPlain(qp, t)) {
-          responder(qp, t);
-          i++;
-          break;
-        }
+      // The first packet through every check; the rest while they stay plain (SENDs leave
+      // no block copy pending, so nothing needs flushing between them).
+      dev.counters[CNT_RCVD_PKTS]++;
+      i = respondPlain(qp, t) ? respondSendRun(qp, t, 1, n) : 0;
+      if (i < n) {
+        responder(qp, t);
+        i++;
       }
     }
     if (i === n) trainStats.runsWhole++;

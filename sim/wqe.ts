@@ -123,7 +123,8 @@ export class Ring<T> {
   }
   /** The slot for counter value `i` (cons <= i <= prod). */
   at(i: number): T {
-    const idx = i % this.size;
+    // size is a power of two; `&` keeps the low bits of any counter below 2^53.
+    const idx = i & (this.size - 1);
     let s = this.slots[idx];
     if (s === undefined) {
       s = this.make();
