@@ -15,6 +15,9 @@ import type {
   TranscriptHeader,
 } from "../../../bridge/contract.js";
 
+/** The longest a step's events wait for the gate to hold the next verb before the panes show them. */
+export const STEP_HOLD_MS = 50;
+
 export interface Notice {
   id: number;
   level: "info" | "warn" | "error";
@@ -79,14 +82,47 @@ export class LabStore {
   private set(patch: Partial<LabState>, later = false) {
     this.state = { ...this.state, ...patch };
     if (!later) return this.notify();
-    if (this.notifyQueued) return;
+    if (this.notifyQueued || this.holdTimer !== null) return;
     this.notifyQueued = true;
     this.notifier.port2.postMessage(null);
   }
 
   private notify = () => {
     this.notifyQueued = false;
+    this.endHold(false);
     for (const l of this.listeners) l();
+  };
+
+  /**
+   * One step, one render. Step lets one verb through the gate; its events (gate open, the verb's
+   * transcript event and snapshot, an unstepped mr.write's) arrive a few ms before the gate
+   * holds the next verb. Rendering in between put a render and a frame (~20–40 ms of the main
+   * thread) on the path of the worker's next call, which the page relays to the host (bench:ui:
+   * two renders per step). So after a step's release the per-step events wait until the gate
+   * holds again, the run ends or `STEP_HOLD_MS` pass — then the panes show it all at once.
+   */
+  private holdTimer: ReturnType<typeof setTimeout> | null = null;
+
+  private startHold() {
+    if (this.holdTimer !== null) return;
+    this.holdTimer = setTimeout(() => this.endHold(true), STEP_HOLD_MS);
+  }
+
+  private endHold(notify: boolean) {
+    if (this.holdTimer === null) return;
+    clearTimeout(this.holdTimer);
+    this.holdTimer = null;
+    if (notify && !this.notifyQueued) {
+      this.notifyQueued = true;
+      this.notifier.port2.postMessage(null);
+    }
+  }
+
+  private onGate = (g: GateState) => {
+    // Released by Step (still stepping, nothing pending): hold; any other gate state ends the hold.
+    if (g.mode === "step" && !g.pending && !g.stopped) this.startHold();
+    else this.endHold(false);
+    this.set({ gate: g }, true);
   };
 
   notice(level: Notice["level"], text: string) {
@@ -112,7 +148,7 @@ export class LabStore {
     this.unsubscribe.push(
       b.on("transcript", (e) => this.addEvents([e], true)),
       b.on("snapshot", (s) => this.set({ previousSnapshot: this.state.snapshot, snapshot: s }, true)),
-      b.on("gate", (g) => this.set({ gate: g }, true)),
+      b.on("gate", this.onGate),
       b.on("progress", (p) => this.set({ progress: p.finished ? null : p })),
       b.on("log", (l) => {
         if (l.level !== "info") this.notice(l.level, l.text);
@@ -188,6 +224,7 @@ export class LabStore {
   }
 
   close() {
+    this.endHold(false);
     this.notifier.port1.close();
     for (const u of this.unsubscribe.splice(0)) u();
   }
