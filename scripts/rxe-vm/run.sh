@@ -55,6 +55,16 @@ main() {
   timeout_s="${VERBSLAB_VM_TIMEOUT:-1800}"
   mem="${VERBSLAB_VM_MEM:-2048}"
   cache="${VERBSLAB_VM_9P_CACHE:-loose}"
+  # The guest clock. TCG's rdtsc reads the host's TSC, so the vCPUs' TSCs agree, but the guest
+  # kernel cannot tell (no invariant-TSC bit, not Intel) and falls back to the emulated HPET:
+  # no vDSO for it, every clock_gettime (performance.now) is a syscall plus an emulated MMIO
+  # read, 15-180 µs. clocksource=tsc tsc=reliable keeps the TSC and its vDSO clock_gettime.
+  # VERBSLAB_VM_CLOCK=hpet boots the old way (to compare).
+  case "${VERBSLAB_VM_CLOCK:-tsc}" in
+    tsc) clock="clocksource=tsc tsc=reliable" ;;
+    hpet) clock="" ;;
+    *) die "VERBSLAB_VM_CLOCK must be tsc or hpet" ;;
+  esac
   say "booting $VM_KERNEL_PKG (tcg, 2 vCPU, ${mem} MiB), job $(basename "$job"), timeout ${timeout_s}s"
   start="$(date +%s.%N)"
   set +e
@@ -64,7 +74,7 @@ main() {
     -accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
     -nographic -no-reboot -nic none -fw_cfg name=etc/sercon-port,string=0 \
     -kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
-    -append "console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off rdinit=/init vlrepo=$repo vljob=$job vl9pcache=$cache" \
+    -append "console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off $clock rdinit=/init vlrepo=$repo vljob=$job vl9pcache=$cache" \
     -virtfs "local,path=/,mount_tag=hostroot,security_model=passthrough,multidevs=remap" \
     </dev/null 2> >(grep -v 'fw_cfg item names should be prefixed' >&2) | tee "$job/console.log"
   status=("${PIPESTATUS[@]}")
