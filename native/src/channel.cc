@@ -18,7 +18,7 @@ Napi::Function CompletionChannel::Define(Napi::Env env) {
 CompletionChannel::CompletionChannel(const Napi::CallbackInfo& info)
     : Napi::ObjectWrap<CompletionChannel>(info), env_(info.Env()) {
   if (!ConstructedByAddon(info)) ThrowType(info.Env(), "CompletionChannel objects come from createCompChannel()");
-  info.This().As<Napi::Object>().TypeTag(&kTag);
+  TagWrap(this, info);
 }
 
 void CompletionChannel::Attach(Context* ctx, Napi::Object ctxJs, ibv_comp_channel* ch) {

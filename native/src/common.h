@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "poller.h"
@@ -27,6 +28,13 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
   Napi::FunctionReference verbsError;
   Poller poller;
   std::vector<MemoryRegion*> liveMrs;
+  // Every live wrapped object, by the pointer napi_unwrap returns for it, with its class's
+  // type tag (see Self).
+  std::unordered_map<const void*, const napi_type_tag*> wraps;
+  bool IsWrap(const void* p, const napi_type_tag* tag) const {
+    auto it = wraps.find(p);
+    return it != wraps.end() && it->second == tag;
+  }
 
   // Property names read on the posting fast path.
   enum Key { kWrId, kOpcode, kSendFlags, kSgList, kImmData, kRdma, kAtomic, kUd, kAddr, kLength, kLkey,
@@ -93,7 +101,7 @@ std::string GuidText(__be64 guid);
 // their C objects) alive while it lives. A parent is therefore never freed under a child.
 class Resource {
  public:
-  virtual ~Resource() = default;
+  virtual ~Resource();
   Resource(const Resource&) = delete;
   Resource& operator=(const Resource&) = delete;
 
@@ -103,6 +111,8 @@ class Resource {
   // Child-first teardown for finalizers and ctx.close(); cannot fail. If libibverbs still
   // refuses, the C object leaks rather than being freed under something that uses it.
   void ForceDestroy();
+  // Records the wrapped object in the addon's `wraps` until it is deleted (see TagWrap).
+  void RegisterWrap(VerbsAddon* addon, const void* key, const napi_type_tag* tag);
 
  protected:
   Resource() = default;
@@ -114,6 +124,8 @@ class Resource {
  private:
   void Detach();
   bool destroyed_ = false;
+  VerbsAddon* wrapAddon_ = nullptr;
+  const void* wrapKey_ = nullptr;
   std::vector<Resource*> dependents_;
   struct Dependency {
     Resource* on;
@@ -122,20 +134,31 @@ class Resource {
   std::vector<Dependency> dependencies_;
 };
 
-// Per-class type tags: a method called with `this` of another class is a TypeError, never
-// a reinterpretation of one C++ object as another.
+// Per-class type tags: an argument that must be a CQ, a channel or an AH is checked by tag,
+// never reinterpreted (`this` is checked by Self, below).
 extern const napi_type_tag kContextTag, kPdTag, kMrTag, kCqTag, kChannelTag, kQpTag, kAhTag;
 
-// Unwraps `this` after checking its type tag and that the object is not destroyed; `verb`
-// names the C function in the error.
+// Called by each wrapped class's constructor: tags the JS object with the class's type tag
+// (what argument checks test) and records the pointer napi_unwrap will return for it.
+template <typename T>
+void TagWrap(T* self, const Napi::CallbackInfo& info) {
+  info.This().As<Napi::Object>().TypeTag(&T::kTag);
+  self->RegisterWrap(AddonOf(info.Env()), static_cast<Napi::ObjectWrap<T>*>(self), &T::kTag);
+}
+
+// Unwraps `this` after checking that it is a live T and not destroyed; `verb` names the C
+// function in the error. The check is one napi_unwrap and a lookup in the addon's `wraps`
+// (a pointer is used only if this addon wrapped it as a T), not a type-tag check plus
+// napi_unwrap: every Node-API call costs microseconds in the lab VM, and this runs on
+// every verb (poll, postSend, postRecv).
 template <typename T>
 T* Self(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
-  Napi::Value self = info.This();
-  if (!self.IsObject() || !self.As<Napi::Object>().CheckTypeTag(&T::kTag)) {
+  void* p = nullptr;
+  if (napi_unwrap(env, info.This(), &p) != napi_ok || !AddonOf(env)->IsWrap(p, &T::kTag)) {
     ThrowType(env, std::string(verb) + ": illegal invocation: this is not a " + T::kName);
   }
-  T* obj = Napi::ObjectWrap<T>::Unwrap(self.As<Napi::Object>());
+  T* obj = static_cast<T*>(static_cast<Napi::ObjectWrap<T>*>(p));
   if (obj->destroyed()) ThrowVerbs(env, verb, EINVAL, std::string(T::kName) + " was already destroyed");
   return obj;
 }

@@ -111,7 +111,7 @@ Napi::Function Context::Define(Napi::Env env) {
 
 Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(info), env_(info.Env()) {
   if (!ConstructedByAddon(info)) ThrowType(info.Env(), "Context objects come from openDevice()");
-  info.This().As<Napi::Object>().TypeTag(&kTag);
+  TagWrap(this, info);
 }
 
 void Context::Attach(ibv_context* ctx) {

@@ -18,7 +18,7 @@ Napi::Function CompletionQueue::Define(Napi::Env env) {
 
 CompletionQueue::CompletionQueue(const Napi::CallbackInfo& info) : Napi::ObjectWrap<CompletionQueue>(info) {
   if (!ConstructedByAddon(info)) ThrowType(info.Env(), "CompletionQueue objects come from createCq()");
-  info.This().As<Napi::Object>().TypeTag(&kTag);
+  TagWrap(this, info);
 }
 
 void CompletionQueue::Attach(Context* ctx, Napi::Object ctxJs, CompletionChannel* ch, Napi::Object chJs, ibv_cq* cq) {

@@ -12,7 +12,7 @@ Napi::Function MemoryRegion::Define(Napi::Env env) {
 
 MemoryRegion::MemoryRegion(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MemoryRegion>(info) {
   if (!ConstructedByAddon(info)) ThrowType(info.Env(), "MemoryRegion objects come from regMr()");
-  info.This().As<Napi::Object>().TypeTag(&kTag);
+  TagWrap(this, info);
 }
 
 void MemoryRegion::Attach(ProtectionDomain* pd, Napi::Object pdJs, ibv_mr* mr, Napi::ArrayBuffer buffer) {

@@ -16,7 +16,7 @@ Napi::Function ProtectionDomain::Define(Napi::Env env) {
 
 ProtectionDomain::ProtectionDomain(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ProtectionDomain>(info) {
   if (!ConstructedByAddon(info)) ThrowType(info.Env(), "ProtectionDomain objects come from allocPd()");
-  info.This().As<Napi::Object>().TypeTag(&kTag);
+  TagWrap(this, info);
 }
 
 void ProtectionDomain::Attach(Context* ctx, Napi::Object ctxJs, ibv_pd* pd) {
@@ -147,7 +147,7 @@ Napi::Function AddressHandle::Define(Napi::Env env) {
 
 AddressHandle::AddressHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AddressHandle>(info) {
   if (!ConstructedByAddon(info)) ThrowType(info.Env(), "AddressHandle objects come from createAh()");
-  info.This().As<Napi::Object>().TypeTag(&kTag);
+  TagWrap(this, info);
 }
 
 void AddressHandle::Attach(ProtectionDomain* pd, Napi::Object pdJs, ibv_ah* ah) {

@@ -19,7 +19,7 @@ Napi::Function QueuePair::Define(Napi::Env env) {
 
 QueuePair::QueuePair(const Napi::CallbackInfo& info) : Napi::ObjectWrap<QueuePair>(info) {
   if (!ConstructedByAddon(info)) ThrowType(info.Env(), "QueuePair objects come from createQp()");
-  info.This().As<Napi::Object>().TypeTag(&kTag);
+  TagWrap(this, info);
 }
 
 void QueuePair::Attach(ProtectionDomain* pd, Napi::Object pdJs, CompletionQueue* scq, Napi::Object scqJs,

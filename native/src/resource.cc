@@ -2,6 +2,16 @@
 
 #include "common.h"
 
+Resource::~Resource() {
+  if (wrapAddon_ != nullptr) wrapAddon_->wraps.erase(wrapKey_);
+}
+
+void Resource::RegisterWrap(VerbsAddon* addon, const void* key, const napi_type_tag* tag) {
+  wrapAddon_ = addon;
+  wrapKey_ = key;
+  addon->wraps[key] = tag;
+}
+
 int Resource::Destroy() {
   if (destroyed_) return 0;
   int err = Release(false);
