@@ -28,7 +28,7 @@ import {
   IBV_WR_SEND_WITH_IMM,
 } from "../verbs/constants.js";
 import { CNT_RCVD_PKTS } from "./counters.js";
-import { COPY_OK, gatherCheck, scatter } from "./dma.js";
+import { COPY_OK, gatherCheck, scatter, scatterPacket } from "./dma.js";
 import { inRange, lookupMr, type SimMr } from "./mr.js";
 import {
   AETH_ACK,
@@ -458,7 +458,7 @@ function receivePlain(qp: SimQp, pkt: Packet): boolean {
   if (dma.numSge === 1) {
     // One SGE: scatter() checks everything before it copies a byte (len ≤ resid, and resid
     // is what is left of that SGE), so a failure leaves nothing changed but its MR cache.
-    if (scatter(qp.device, qp.pd, dma, n, pkt, null, 0) !== COPY_OK) return false;
+    if (scatterPacket(qp.device, qp.pd, dma, n, pkt) !== COPY_OK) return false;
   } else {
     if (!scatterFits(qp, dma, n, null)) return false;
     scatter(qp.device, qp.pd, dma, n, pkt, null, 0);
