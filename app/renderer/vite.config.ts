@@ -89,6 +89,11 @@ export default defineConfig({
     alias: [
       // Monaco's worker helper imports every editor contribution; ours is the same function without them.
       { find: /^(\.\.\/)+internal\/common\/workers\.js$/, replacement: join(root, "src/monaco/workers.ts") },
+      // The diff editors (the app shows none).
+      {
+        find: /^.*\/widget\/(diffEditor\/diffEditorWidget|multiDiffEditor\/multiDiffEditorWidget)\.js$/,
+        replacement: join(root, "src/monaco/no-diff-editor.ts"),
+      },
     ],
   },
   worker: { format: "es" },
