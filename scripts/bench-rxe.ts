@@ -5,32 +5,33 @@
  *  - write_bw: RDMA WRITE of 64 KiB from rxe0 to rxe1, 128 WRs in flight, every 64th
  *    signaled (ib_write_bw -s 65536). Reports MB/s (10^6 bytes/s), as perftest does.
  *  - send_lat: 8-byte inline SEND ping-pong between rxe0 and rxe1 (ib_send_lat -s 8).
- *    One-way latency = round trip / 2, as perftest reports it; typical = median.
  *
- * Both latency loops do what perftest's ib_send_lat does on each side: spin on the recv CQ,
- * repost the recv, send the reply; each side posts one WR built once and changed in place
- * (wr_id, the signaled flag), as perftest does with ctx->wr. The active side alone takes the
- * timestamps, one per iteration right before its post, and a round trip is the difference
- * between consecutive ones (perftest's tstamp[]): in the lab VM a clock read costs 15-100 µs
- * (the guest's clocksource is the emulated HPET; perftest reads the TSC instead), so one
- * read per round trip, not two. --warmup round trips (default 200) run untimed first so
- * that V8 has compiled the loop, as perftest's is compiled before it starts. Every post,
- * poll and completion check goes through the VerbsBackend contract, one call per verb, as a
+ * The latency loops are shaped as perftest's ib_send_lat (run_iter_lat_send, perftest
+ * 25.x): on each side, spin on the recv CQ, repost the recv, post the 8 B SEND and,
+ * because ib_send_lat's TX depth is 1 (so its CQ moderation is 1), signal every SEND and spin
+ * on the send CQ for its completion right after posting it. The SEND is not inline: perftest
+ * does not know rxe ("Device not recognized to implement inline feature"), so its header
+ * says "Max inline data : 0[B]" and it sends from its MR (bench-rxe.sh warns if that
+ * changes). Each side posts one WR built
+ * once and changed in place (wr_id), as perftest does with ctx->wr. The active side alone
+ * takes the timestamps, one right before each post (perftest's tposted[]), and the figures
+ * are print_report_lat's: round trips are the differences of consecutive timestamps, sorted,
+ * the largest 2 dropped; typical = median (mean of the middle two when even), average over
+ * the rest, both halved (one-way). The clock is performance.now (clock_gettime): the lab VM
+ * boots with clocksource=tsc so that is the vDSO's rdtsc, as perftest's get_cycles, not a
+ * syscall to the emulated HPET. --warmup round trips (default 200) run untimed first so
+ * that V8 has compiled the loop (perftest's is compiled before it starts). Every post, poll
+ * and completion check goes through the VerbsBackend contract, one call per verb, as a
  * lesson makes them.
  *
- * send_lat runs both sides in turn on one thread: A posts, B's recv completes, B reposts and
- * answers, A's recv completes. rxe does a SEND's whole delivery inside the sender's
- * ibv_post_send (the receiver's completion is there when it returns: native/tools/lat-probe
- * measures 0 empty polls, in C and in JS), so this loop has the same critical path as
- * perftest's two busy-polling processes, minus the cross-CPU hand-off.
- *
- * send_lat_two_threads mirrors perftest's structure too: the passive side (rxe1) runs in a
- * worker_thread (its own V8 isolate and OS thread) and both sides busy-poll. It is reported
- * for information only: with two busy-polling threads on the VM's two vCPUs and a busy host,
- * round trips wait for scheduler ticks. Measured in three boots: two JS threads 8.9, 9.8 and
- * 3.5 ms typical; one JS thread 0.69, 0.66 and 0.39 ms; perftest's own two processes 0.10,
- * 0.14 and — in the third boot — 7.3 ms. So perftest's figure is itself unstable here, and a
- * ratio against it says as much about the host's load as about the verbs.
+ * send_lat (the goal's figure) has perftest's structure: the passive side (rxe1, perftest's
+ * server process) runs in a worker_thread (its own V8 isolate and OS thread) and both sides
+ * busy-poll. send_lat_one_thread runs both sides in turn on one thread (A posts, B's recv
+ * completes, B reposts and answers, A's recv completes); rxe does a SEND's delivery inside
+ * the sender's ibv_post_send, so this has nearly the same critical path without the
+ * cross-CPU hand-off, but the ACK processing that perftest's receiver overlaps with its own
+ * work is serial here. Reported for information. With two busy-polling threads on the VM's
+ * two vCPUs and a busy host, round trips can wait for scheduler ticks, perftest's own too.
  *
  * Usage (inside the VM): npx tsx scripts/bench-rxe.ts [--iters-bw N] [--iters-lat N] [--warmup N] [--json]
  */
@@ -53,6 +54,10 @@ const WARMUP = opt("--warmup", 200);
 const SIZE_BW = 65536;
 const SIZE_LAT = 8;
 const CQ_MOD = 64;
+/** ib_send_lat's CQ moderation: its TX depth is 1, so every SEND is signaled (perftest caps cq_mod at tx_depth). */
+const LAT_CQ_MOD = 1;
+/** ib_send_lat's inline size on rxe (an unknown device to perftest): 0, so SENDs are not inline. */
+const LAT_INLINE = 0;
 
 const loaded = loadNativeBackend();
 if (!("backend" in loaded)) {
@@ -127,10 +132,10 @@ class LatSide {
   }
   send(): void {
     const sends = ++this.#sends;
-    // Unsignaled sends need a signaled one now and then, or the SQ never frees.
-    const signaled = sends % CQ_MOD === 0;
+    // As ib_send_lat: every LAT_CQ_MOD-th send signaled, its completion awaited right away.
+    const signaled = sends % LAT_CQ_MOD === 0;
     this.#wr.wr_id = sends;
-    this.#wr.send_flags = v.IBV_SEND_INLINE | (signaled ? v.IBV_SEND_SIGNALED : 0);
+    this.#wr.send_flags = (SIZE_LAT <= LAT_INLINE ? v.IBV_SEND_INLINE : 0) | (signaled ? v.IBV_SEND_SIGNALED : 0);
     this.s.qp.postSend(this.#wr);
     if (signaled) check(spin(this.s.scq));
   }
@@ -163,7 +168,7 @@ type FromWorker = { peer: Peer } | { ready: true } | { done: true } | { error: s
 /** The passive side (perftest's server) in a worker: answer every SEND with a SEND. */
 function passiveSide(total: number): void {
   const port = parentPort!;
-  const b = side("rxe1", 4096, SIZE_LAT);
+  const b = side("rxe1", 4096, LAT_INLINE);
   const lat = new LatSide(b);
   port.postMessage({ peer: { qpn: b.qp.qp_num, gid: b.gid.gid } } satisfies FromWorker);
   port.once("message", (a: Peer) => {
@@ -212,7 +217,7 @@ function nextMessage(w: Worker): Promise<FromWorker> {
 async function sendLat(): Promise<{ typical: number; avg: number; min: number }> {
   const total = WARMUP + ITERS_LAT;
   const worker = startWorker({ role: "passive", total });
-  const a = side("rxe0", 4096, SIZE_LAT);
+  const a = side("rxe0", 4096, LAT_INLINE);
   try {
     const hello = await nextMessage(worker);
     if (!("peer" in hello)) throw new Error("passive side: expected its QP number");
@@ -232,24 +237,33 @@ async function sendLat(): Promise<{ typical: number; avg: number; min: number }>
     }
     ts[ITERS_LAT] = performance.now();
     await done;
-    const rtts: number[] = [];
-    for (let k = 0; k < ITERS_LAT; k++) rtts.push(ts[k + 1] - ts[k]);
-    return stats(rtts);
+    return stats(ts);
   } finally {
     close(a);
     await worker.terminate();
   }
 }
 
-function stats(rttsMs: number[]): { typical: number; avg: number; min: number } {
-  const us = rttsMs.map((ms) => (ms * 1000) / 2).sort((x, y) => x - y);
-  return { typical: us[Math.floor(us.length / 2)], avg: us.reduce((s, x) => s + x, 0) / us.length, min: us[0] };
+/**
+ * perftest's print_report_lat over timestamps taken right before each post (ms): one-way
+ * latencies (µs) = consecutive differences / 2, sorted, the largest LAT_MEASURE_TAIL (2)
+ * dropped; typical = median (mean of the middle two when even), avg over the rest.
+ */
+function stats(tsMs: Float64Array): { typical: number; avg: number; min: number } {
+  const us: number[] = [];
+  for (let k = 0; k + 1 < tsMs.length; k++) us.push(((tsMs[k + 1] - tsMs[k]) * 1000) / 2);
+  us.sort((x, y) => x - y);
+  const n = us.length > 2 ? us.length - 2 : us.length;
+  const typical = n % 2 === 0 ? (us[n / 2] + us[n / 2 - 1]) / 2 : us[(n - 1) / 2];
+  let sum = 0;
+  for (let k = 0; k < n; k++) sum += us[k];
+  return { typical, avg: sum / n, min: us[0] };
 }
 
-/** ib_send_lat's loop on one thread: A sends, B's recv completes, B answers, A's recv completes. */
+/** ib_send_lat's loop with both sides on one thread: A sends, B's recv completes, B answers, A's recv completes. */
 function sendLatSerial(): { typical: number; avg: number; min: number } {
-  const a = side("rxe0", 4096, SIZE_LAT);
-  const b = side("rxe1", 4096, SIZE_LAT);
+  const a = side("rxe0", 4096, LAT_INLINE);
+  const b = side("rxe1", 4096, LAT_INLINE);
   try {
     connect(a, b);
     const la = new LatSide(a);
@@ -266,9 +280,7 @@ function sendLatSerial(): { typical: number; avg: number; min: number } {
       la.receive();
     }
     ts[ITERS_LAT] = performance.now();
-    const rtts: number[] = [];
-    for (let k = 0; k < ITERS_LAT; k++) rtts.push(ts[k + 1] - ts[k]);
-    return stats(rtts);
+    return stats(ts);
   } finally {
     close(a, b);
   }
@@ -283,17 +295,22 @@ async function main(): Promise<void> {
     send_lat: {
       size: SIZE_LAT,
       iters: ITERS_LAT,
-      t_typical_us: serial.typical,
-      t_avg_us: serial.avg,
-      t_min_us: serial.min,
-    },
-    send_lat_two_threads: {
-      size: SIZE_LAT,
-      iters: ITERS_LAT,
       warmup: WARMUP,
+      cq_mod: LAT_CQ_MOD,
+      inline: LAT_INLINE,
       t_typical_us: twoThreads.typical,
       t_avg_us: twoThreads.avg,
       t_min_us: twoThreads.min,
+    },
+    send_lat_one_thread: {
+      size: SIZE_LAT,
+      iters: ITERS_LAT,
+      warmup: WARMUP,
+      cq_mod: LAT_CQ_MOD,
+      inline: LAT_INLINE,
+      t_typical_us: serial.typical,
+      t_avg_us: serial.avg,
+      t_min_us: serial.min,
     },
   };
   if (args.includes("--json")) console.log(JSON.stringify(result));

@@ -1,10 +1,16 @@
 // The C twin of lat-probe.ts (lab VM only): the same serial 8 B SEND ping-pong between rxe0
 // and rxe1, the same phases, timed the same way (clock_gettime, as performance.now), so the
 // cost of a verb from C and from JS can be compared in one boot.
-//   gcc -O2 -o lat-probe native/tools/lat-probe.c -libverbs && ./lat-probe [iters] [out.json]
-// `./lat-probe --bench iters warmup` runs scripts/bench-rxe.ts's one-thread loop instead (one
-// timestamp per round trip) and prints {t_typical_us, t_avg_us, t_min_us}: bench:rxe's C row.
+//   gcc -O2 -o lat-probe native/tools/lat-probe.c -libverbs -lpthread && ./lat-probe [iters] [out.json]
+// `./lat-probe --bench iters warmup threads` runs scripts/bench-rxe.ts's latency loop instead,
+// shaped as perftest's ib_send_lat (run_iter_lat_send): every 8 B SEND signaled and its send
+// completion polled right after the post (ib_send_lat's TX depth is 1, so its CQ moderation is
+// 1), not inline (perftest's inline size on rxe is 0), one timestamp right before each post,
+// statistics as print_report_lat. threads = 2: the
+// passive side busy-polls in its own thread, as perftest's server process; 1: both sides in turn
+// on one thread. Prints {t_typical_us, t_avg_us, t_min_us}: bench:rxe's C rows.
 #include <infiniband/verbs.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +29,8 @@ struct side {
   char buf[4096];
   union ibv_gid gid;
   uint64_t sends;
+  int cq_mod;  // every cq_mod-th send is signaled and its completion awaited
+  int inline_send;
 };
 
 static double now_us(void) {
@@ -52,6 +60,8 @@ static void open_side(struct side* s, const char* name) {
   s->mr = ibv_reg_mr(s->pd, s->buf, sizeof s->buf, IBV_ACCESS_LOCAL_WRITE);
   if (!s->pd || !s->scq || !s->rcq || !s->qp || !s->mr) die("setup");
   if (ibv_query_gid(s->ctx, 1, 0, &s->gid)) die("query_gid");  // index 0: link-local
+  s->cq_mod = CQ_MOD;
+  s->inline_send = 1;
 }
 
 static void connect_to(struct side* x, struct side* y) {
@@ -93,16 +103,18 @@ static void post_recv(struct side* s) {
 
 static void send(struct side* s) {
   s->sends++;
-  int signaled = s->sends % CQ_MOD == 0;
+  int signaled = s->sends % s->cq_mod == 0;
   struct ibv_sge sge = {.addr = (uintptr_t)s->buf, .length = 8, .lkey = s->mr->lkey};
   struct ibv_send_wr wr = {.wr_id = s->sends, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-                           .send_flags = IBV_SEND_INLINE | (signaled ? IBV_SEND_SIGNALED : 0)},
+                           .send_flags = (s->inline_send ? IBV_SEND_INLINE : 0) | (signaled ? IBV_SEND_SIGNALED : 0)},
                      *bad;
   if (ibv_post_send(s->qp, &wr, &bad)) die("post_send");
   struct ibv_wc wc;
+  int got = 0;
   if (signaled)
-    while (ibv_poll_cq(s->scq, 1, &wc) == 0) {
+    while ((got = ibv_poll_cq(s->scq, 1, &wc)) == 0) {
     }
+  if (got < 0 || (got > 0 && wc.status != IBV_WC_SUCCESS)) die("send completion");
 }
 
 static int wait_recv(struct side* s) {
@@ -122,27 +134,59 @@ static double median(double* xs, int n) {
   return xs[n / 2];
 }
 
-// bench-rxe.ts's sendLatSerial in C: the same loop, the same statistics.
-static int bench(struct side* a, struct side* b, int iters, int warmup) {
+// perftest's print_report_lat: the round trips are the differences of consecutive
+// timestamps; sorted, the largest LAT_MEASURE_TAIL (2) dropped; typical = median (mean of
+// the middle two when even), average over the rest; one-way = round trip / 2.
+static void report(const double* ts, int iters) {
+  double* d = calloc(iters, sizeof(double));
+  for (int k = 0; k < iters; k++) d[k] = (ts[k + 1] - ts[k]) / 2;
+  qsort(d, iters, sizeof *d, cmp);
+  int n = iters > 2 ? iters - 2 : iters;
+  double typical = n % 2 == 0 ? (d[n / 2] + d[n / 2 - 1]) / 2 : d[n / 2];
+  double sum = 0;
+  for (int k = 0; k < n; k++) sum += d[k];
+  printf("{\"t_typical_us\":%.2f,\"t_avg_us\":%.2f,\"t_min_us\":%.2f}\n", typical, sum / n, d[0]);
+  free(d);
+}
+
+// ib_send_lat's passive side (its server): wait for the SEND, repost the recv, answer.
+struct passive_args {
+  struct side* s;
+  int total;
+};
+static void* passive(void* p) {
+  struct passive_args* a = p;
+  for (int i = 0; i < a->total; i++) {
+    wait_recv(a->s);
+    post_recv(a->s);
+    send(a->s);
+  }
+  return NULL;
+}
+
+// bench-rxe.ts's latency loops in C: the same shape, the same statistics.
+static int bench(struct side* a, struct side* b, int iters, int warmup, int threads) {
   double* ts = calloc(iters + 1, sizeof(double));
-  double* us = calloc(iters, sizeof(double));
+  a->cq_mod = b->cq_mod = 1;
+  a->inline_send = b->inline_send = 0;
+  pthread_t peer;
+  struct passive_args pa = {.s = b, .total = warmup + iters};
+  if (threads == 2 && pthread_create(&peer, NULL, passive, &pa)) die("pthread_create");
   for (int i = 0; i < warmup + iters; i++) {
     if (i >= warmup) ts[i - warmup] = now_us();
     send(a);
-    wait_recv(b);
-    post_recv(b);
-    send(b);
+    if (threads != 2) {
+      wait_recv(b);
+      post_recv(b);
+      send(b);
+    }
     wait_recv(a);
     post_recv(a);
   }
   ts[iters] = now_us();
-  double sum = 0;
-  for (int k = 0; k < iters; k++) {
-    us[k] = (ts[k + 1] - ts[k]) / 2;
-    sum += us[k];
-  }
-  qsort(us, iters, sizeof *us, cmp);
-  printf("{\"t_typical_us\":%.2f,\"t_avg_us\":%.2f,\"t_min_us\":%.2f}\n", us[iters / 2], sum / iters, us[0]);
+  if (threads == 2) pthread_join(peer, NULL);
+  report(ts, iters);
+  free(ts);
   return 0;
 }
 
@@ -159,7 +203,7 @@ int main(int argc, char** argv) {
     post_recv(&a);
     post_recv(&b);
   }
-  if (bench_mode) return bench(&a, &b, iters, argc > 3 ? atoi(argv[3]) : 200);
+  if (bench_mode) return bench(&a, &b, iters, argc > 3 ? atoi(argv[3]) : 200, argc > 4 ? atoi(argv[4]) : 1);
   // Per-call costs.
   double t0 = now_us();
   for (int i = 0; i < 20000; i++) now_us();
