@@ -52,8 +52,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
 const BATCH = 64;
 const MSG = 64;
 const BIG = 64 * 1024;
-// process.cpuUsage is a system call (2–70 µs on this loaded machine): every loop below does at
-// least a millisecond of work between two readings, so the reading costs under a few percent.
+// process.cpuUsage is a system call (2–70 µs on this loaded machine): every loop below does
+// milliseconds of work between two readings, so the reading costs under a percent or so.
 /** Measurements per figure; the reported figure is their median. */
 const ROUNDS = 7;
 
@@ -183,8 +183,9 @@ function writeRunner(): (cpuSecs: number) => number {
     const c0 = process.cpuUsage();
     let bytes = 0;
     while (cpuSeconds(c0) < cpuSecs) {
-      // 16 MiB between clock readings, as the copy loop below: both pay the same for them.
-      for (let k = 0; k < 16; k++) {
+      // 64 MiB between clock readings, as the copy loop below: a reading costs up to tens of
+      // µs on a loaded host, and both sides should pay the same, next to nothing, for them.
+      for (let k = 0; k < 64; k++) {
         a.qp.postSend(wrs);
         while (a.cq.poll(1).length === 0);
         bytes += ROTATE * BIG;
@@ -211,7 +212,7 @@ function copyRunner(): (cpuSecs: number) => number {
     const c0 = process.cpuUsage();
     let bytes = 0;
     while (cpuSeconds(c0) < cpuSecs) {
-      for (let r = 0; r < 16; r++) {
+      for (let r = 0; r < 64; r++) {
         for (let i = 0; i < ROTATE; i++) {
           src[i * BIG] = i;
           dst.set(from[i], i * BIG);

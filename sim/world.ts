@@ -36,6 +36,16 @@ import { requester } from "./requester.js";
 
 /** Most log entries kept; older ones are dropped from the front (the UI shows recent traffic). */
 const MAX_LOG = 100_000;
+/** Most WRITE block copies held back at once (see SimWorld.held). */
+const MAX_HELD = 64;
+
+interface HeldCopy {
+  dst: Uint8Array | null;
+  dstOff: number;
+  src: Uint8Array | null;
+  srcOff: number;
+  len: number;
+}
 
 export class SimWorld {
   readonly clock = new Clock();
@@ -62,6 +72,13 @@ export class SimWorld {
   private cpSrcOff = 0;
   private cpLen = 0;
   private cpQp: SimQp | null = null;
+  // Earlier WRITEs' block copies, in order, waiting behind the current one: copying them all
+  // once the instant's packets are handled keeps the simulator's own state in cache (a 64 KiB
+  // copy between every two packets evicts it). Anything but a WRITE packet or a plain ACK
+  // copies them first (flushCopyBefore); WRITE packets add to them only through deferCopy,
+  // which keeps their order; so no packet sees memory other than as copied one by one.
+  private held: HeldCopy[] = [];
+  private heldCount = 0;
   // The last source/destination arrays found to be in different buffers (the typed-array
   // .buffer getter is slow enough to matter per packet; an array's buffer never changes).
   private apartSrc: Uint8Array | null = null;
@@ -187,16 +204,17 @@ export class SimWorld {
       this.cpLen += n;
       return;
     }
-    this.flushCopy();
     if (src !== this.apartSrc || dst !== this.apartDst) {
       if (src.buffer === dst.buffer) {
         // Overlap would make one block copy differ from packet-by-packet copies: copy now.
+        this.flushCopy();
         dst.set(src.subarray(srcOff, srcOff + n), dstOff);
         return;
       }
       this.apartSrc = src;
       this.apartDst = dst;
     }
+    this.holdCopy();
     this.cpQp = qp;
     this.cpDst = dst;
     this.cpDstOff = dstOff;
@@ -205,8 +223,40 @@ export class SimWorld {
     this.cpLen = n;
   }
 
+  /** Moves the current block copy behind the held ones (all are copied when there are too many). */
+  private holdCopy(): void {
+    if (this.cpDst === null) return;
+    if (this.heldCount === MAX_HELD) {
+      this.flushCopy();
+      return;
+    }
+    let h = this.held[this.heldCount];
+    if (h === undefined) {
+      h = { dst: null, dstOff: 0, src: null, srcOff: 0, len: 0 };
+      this.held.push(h);
+    }
+    this.heldCount++;
+    h.dst = this.cpDst;
+    h.dstOff = this.cpDstOff;
+    h.src = this.cpSrc;
+    h.srcOff = this.cpSrcOff;
+    h.len = this.cpLen;
+    this.cpDst = null;
+    this.cpSrc = null;
+    this.cpQp = null;
+    this.cpLen = 0;
+  }
+
+  /** Performs the held block copies and the current one, in the order their packets landed. */
   flushCopy(): void {
     if (this.cpDst === null) return;
+    for (let i = 0; i < this.heldCount; i++) {
+      const h = this.held[i];
+      h.dst!.set(h.src!.subarray(h.srcOff, h.srcOff + h.len), h.dstOff);
+      h.dst = null;
+      h.src = null;
+    }
+    this.heldCount = 0;
     const src = this.cpSrc!;
     this.cpDst.set(src.subarray(this.cpSrcOff, this.cpSrcOff + this.cpLen), this.cpDstOff);
     this.cpDst = null;
@@ -251,18 +301,14 @@ export class SimWorld {
   }
 
   /**
-   * The pending block copy stays pending for the next packet of the same WRITE, and across
-   * plain ACKs: the completer and the requester runs they cause never touch memory (payloads
-   * are read when they land, and those packets flush first), so a WRITE whose first packet
-   * went out alone at the window's edge is still copied as one block.
+   * Pending block copies stay pending for WRITE packets (their payloads go through deferCopy,
+   * in order, or flush first) and across plain ACKs: the completer and the requester runs
+   * they cause never touch memory (payloads are read when they land, and those packets flush
+   * first). So a WRITE whose first packet went out alone at the window's edge is still
+   * copied as one block, and a batch of WRITEs is copied after its packets are handled.
    */
   private flushCopyBefore(p: Packet): void {
-    if (
-      this.cpDst !== null &&
-      p.opcode !== RC_ACKNOWLEDGE &&
-      !(p.mask & M_WRITE && !(p.mask & M_START) && p.destDev === this.cpQp!.device)
-    )
-      this.flushCopy();
+    if (this.cpDst !== null && p.opcode !== RC_ACKNOWLEDGE && !(p.mask & M_WRITE)) this.flushCopy();
   }
 
   /**

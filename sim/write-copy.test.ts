@@ -49,6 +49,38 @@ describe("RDMA WRITE data", () => {
     expect(a.mr.bytes[0]).toBe(0); // the first SEND went out before the WRITE
   });
 
+  it("WRITEs of one post that overwrite each other's sources or read each other's targets land in order", () => {
+    const b = createSimBackend({ packetLog: false });
+    const a = makeEnd(b.openDevice("rxe0"));
+    const z = makeEnd(b.openDevice("rxe1"));
+    connectRc(a, z);
+    connectRc(z, a);
+    // Three buffers, each registered on both sides (so a WRITE can read one a later WRITE writes).
+    const K = 20_000; // not a multiple of the MTU: the window's edge splits WRITEs unevenly
+    const bufs = [0, 1, 2].map((k) => Uint8Array.from({ length: 3 * K }, (_, i) => (i * (k + 3)) & 0xff));
+    const src = bufs.map((x) => a.pd.regMr(x, ALL_ACCESS));
+    const dst = bufs.map((x) => z.pd.regMr(x, ALL_ACCESS));
+    const write = (from: number, fromOff: number, to: number, toOff: number, wr_id: number) => ({
+      wr_id,
+      opcode: IBV_WR_RDMA_WRITE,
+      send_flags: IBV_SEND_SIGNALED,
+      sg_list: [src[from].sge(fromOff, K)],
+      rdma: { remote_addr: dst[to].addr + toOff, rkey: dst[to].rkey },
+    });
+    const plan: [number, number, number, number][] = [
+      [0, 0, 1, 0], // buffer 0 → 1
+      [2, 0, 0, 0], // then overwrite what the first WRITE read
+      [1, 0, 2, K], // then read what the first WRITE wrote
+      [0, 0, 1, K], // and what the second wrote
+      [1, K, 0, 2 * K],
+    ];
+    const expected = bufs.map((x) => x.slice());
+    for (const [f, fo, t, to] of plan) expected[t].set(expected[f].slice(fo, fo + K), to);
+    a.qp.postSend(plan.map(([f, fo, t, to], i) => write(f, fo, t, to, i)));
+    expect(a.cq.poll(8).map((w) => w.status)).toEqual(plan.map(() => IBV_WC_SUCCESS));
+    for (let k = 0; k < 3; k++) expect(Buffer.from(bufs[k]).equals(Buffer.from(expected[k])), `buffer ${k}`).toBe(true);
+  });
+
   it("a loopback WRITE within one buffer behaves like packet-by-packet copies (overlap)", () => {
     const b = createSimBackend({ packetLog: false });
     const ctx = b.openDevice("rxe0");
