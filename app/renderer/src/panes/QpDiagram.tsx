@@ -20,6 +20,15 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
   const divergedAt = f?.divergence ? f.state : undefined;
   const failed = f?.failedTransition;
   const failedEdge = failed && EDGES.find((e) => e.from === failed.from && e.to === failed.to);
+  // The taken edge's key changes with the newest transition any QP took along it, not with the
+  // focused QP's: the march replays for a transition just taken, not every time the focus moves
+  // between two QPs that took the same edge (stepping a connected pair flips it each verb, which
+  // kept the animation, and a repaint of the window every frame, running for the whole session).
+  const newestOn = (from: number, to: number) =>
+    Math.max(
+      0,
+      ...qps.map((q) => (q.lastTransition?.from === from && q.lastTransition.to === to ? q.lastTransition.seq : 0)),
+    );
   return (
     <svg className="qp-diagram" viewBox="0 0 510 200" role="img" aria-label="QP state diagram">
       <defs>
@@ -47,7 +56,7 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
           .join(" ");
         return (
           <path
-            key={`${e.from}-${e.to}-${isTaken ? taken!.seq : 0}`}
+            key={`${e.from}-${e.to}-${isTaken ? newestOn(e.from, e.to) : 0}`}
             className={cls}
             d={e.path}
             markerEnd={isTaken ? "url(#arrow-taken)" : "url(#arrow)"}

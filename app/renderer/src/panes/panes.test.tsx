@@ -5,12 +5,14 @@ import {
   IBV_QPS_INIT,
   IBV_QPS_RESET,
   IBV_QPS_RTR,
+  IBV_QPS_RTS,
   IBV_WC_RECV,
   IBV_WC_REM_ACCESS_ERR,
   IBV_WC_SUCCESS,
 } from "../../../../verbs/constants.js";
 import type { Wc } from "../../../../verbs/types.js";
 import { qpView } from "../model/fixtures.test-util.js";
+import type { QpView } from "../model/view.js";
 import { QpDiagram } from "./QpDiagram.js";
 import { QpQueryTable } from "./QpQueryTable.js";
 import { CqEntries } from "./CqEntries.js";
@@ -36,6 +38,21 @@ describe("QpDiagram", () => {
     expect(s).toMatch(/class="edge primary available predicted" [^>]*data-edge="INIT-RTR"/);
     expect(s).toMatch(/class="node state-RTR predicted"/);
     expect(s).toContain("QP 17"); // the chip names the QP as the query table does
+  });
+  it("keeps the taken edge (and its animation) when the focus moves between QPs that took it; a new transition replays it", () => {
+    // The key of the taken edge's <path>: a new key is a new element, whose march starts over.
+    const takenKey = (qps: QpView[], focus: string) => {
+      const svg = QpDiagram({ qps, focus }) as React.ReactElement<{ children: unknown[] }>;
+      const edges = (svg.props.children as unknown[]).flat() as (React.ReactElement<{ className?: string }> | null)[];
+      return edges.find((e) => e?.props.className?.includes("taken"))?.key;
+    };
+    const rts = (seq: number) => ({ from: IBV_QPS_RTR, to: IBV_QPS_RTS, seq });
+    const a = qpView(17, { handle: "qp0", state: IBV_QPS_RTS, lastTransition: rts(10) });
+    const b = qpView(18, { handle: "qp1", state: IBV_QPS_RTS, lastTransition: rts(13) });
+    expect(takenKey([a, b], "qp0")).toBeDefined();
+    expect(takenKey([a, b], "qp0")).toBe(takenKey([a, b], "qp1"));
+    const again = { ...a, lastTransition: rts(20) };
+    expect(takenKey([again, b], "qp0")).not.toBe(takenKey([a, b], "qp0"));
   });
   it("shows a predicted error instead of a target", () => {
     const qp = qpView(17, {
