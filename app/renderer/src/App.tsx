@@ -4,6 +4,7 @@ import type { Language } from "../../../lessons/schema.js";
 import type { Verdict } from "../../../lessons/checks.js";
 import type { BackendChoice, BackendKind } from "../../bridge/contract.js";
 import type { LabStore } from "./lab/store.js";
+import type { CourseStart } from "./lab/course.js";
 import { useLabState, useLabView } from "./lab/useLab.js";
 import { useLessonFlow } from "./lab/useLessonFlow.js";
 import { useRunner } from "./lab/useRunner.js";
@@ -23,11 +24,11 @@ import { Progress } from "./panes/Progress.js";
 
 const EditorPane = lazy(() => import("./panes/EditorPane.js"));
 
-export function App({ store }: { store: LabStore }) {
+export function App({ store, course: start }: { store: LabStore; course: Promise<CourseStart> }) {
   const state = useLabState(store);
   const view = useLabView(state);
   const bridge = store.bridge;
-  const course = useLessonFlow(bridge);
+  const course = useLessonFlow(bridge, start);
   const [lang, setLang] = useState<Language>("en");
   const [codeByStep, setCodeByStep] = useState<Record<string, string>>({});
   const [compile, setCompile] = useState<(() => Promise<string>) | null>(null);

@@ -4,7 +4,7 @@
  * the bridge after every change.
  */
 import { useSelector } from "@xstate/react";
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Snapshot } from "xstate";
 import type { Bridge } from "../../../bridge/client.js";
 import type { LessonSummary } from "../../../bridge/contract.js";
@@ -12,6 +12,7 @@ import type { Lesson } from "../../../../lessons/schema.js";
 import { flowState } from "../../../../state-machines/lesson.js";
 import { startLessonFlow, type ProgressStore } from "../../../../state-machines/lesson-progress.js";
 import type { LessonFlowView } from "../panes/LessonPane.js";
+import type { CourseStart } from "./course.js";
 
 type FlowActor = ReturnType<typeof startLessonFlow>;
 
@@ -30,41 +31,45 @@ function bridgeProgressStore(bridge: Bridge, saved: Record<string, unknown>): Pr
 
 const EMPTY_FLOW: LessonFlowView = { step: 0, passed: [], hintsShown: [], solutionRevealed: [], completed: false };
 
-export function useLessonFlow(bridge: Bridge) {
+export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>) {
   const [lessons, setLessons] = useState<LessonSummary[]>([]);
   const [saved, setSaved] = useState<Record<string, unknown> | null>(null);
   const [lessonId, setLessonId] = useState<string | null>(null);
   const [lesson, setLesson] = useState<Lesson | undefined>();
   const [actor, setActor] = useState<FlowActor | null>(null);
+  // The first lesson was requested with the list (startCourse); any other is read when chosen.
+  const early = useRef(course.then((c) => c.first && { id: c.firstId, lesson: c.first }).catch(() => null));
+  const load = useCallback(
+    async (id: string) => {
+      const first = await early.current;
+      early.current = Promise.resolve(null);
+      if (first?.id === id) return first.lesson;
+      return (await bridge.request("lessons.load", { id })).lesson;
+    },
+    [bridge],
+  );
 
   useEffect(() => {
     let live = true;
-    void (async () => {
-      try {
-        const [list, progress] = await Promise.all([
-          bridge.request("lessons.list", {}),
-          bridge.request("lessons.progress.get", {}).catch(() => ({ snapshots: {} })),
-        ]);
+    course.then(
+      (c) => {
         if (!live) return;
-        const sorted = [...list.lessons].sort((a, b) => a.order - b.order);
-        setLessons(sorted);
-        setSaved(progress.snapshots);
-        const fromUrl = new URLSearchParams(globalThis.location?.search ?? "").get("lesson");
-        setLessonId(sorted.find((l) => l.id === fromUrl)?.id ?? sorted[0]?.id ?? null);
-      } catch {
-        if (live) setSaved({});
-      }
-    })();
+        setLessons(c.lessons);
+        setSaved(c.progress);
+        setLessonId(c.firstId);
+      },
+      () => live && setSaved({}),
+    );
     return () => {
       live = false;
     };
-  }, [bridge]);
+  }, [course]);
 
   useEffect(() => {
     if (!lessonId || !saved) return;
     let live = true;
     let started: FlowActor | null = null;
-    void bridge.request("lessons.load", { id: lessonId }).then(({ lesson: l }) => {
+    void load(lessonId).then((l) => {
       if (!live) return;
       setLesson(l);
       started = startLessonFlow(bridgeProgressStore(bridge, saved), "learner", {
@@ -78,7 +83,7 @@ export function useLessonFlow(bridge: Bridge) {
       live = false;
       started?.stop();
     };
-  }, [bridge, lessonId, saved]);
+  }, [bridge, load, lessonId, saved]);
 
   const context = useSelector(actor ?? undefined, (s) => s?.context);
   const value = useSelector(actor ?? undefined, (s) => s?.value);

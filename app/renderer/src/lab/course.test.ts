@@ -1,0 +1,53 @@
+/** The course's first reads: list and progress at once, the first lesson as soon as the list is in. */
+import { describe, expect, it } from "vitest";
+import type { Bridge } from "../../../bridge/client.js";
+import { firstLessonId, startCourse } from "./course.js";
+
+const summary = (id: string, order: number) => ({ id, order, title: { en: id } }) as never;
+
+function recordingBridge(progress: "ok" | "fails") {
+  const calls: string[] = [];
+  const bridge = {
+    host: "web",
+    request: async (method: string, params: { id?: string }) => {
+      calls.push(params.id ? `${method} ${params.id}` : method);
+      if (method === "lessons.list") return { lessons: [summary("b", 2), summary("a", 1)], problems: [] };
+      if (method === "lessons.progress.get") {
+        if (progress === "fails") throw new Error("no progress file");
+        return { snapshots: { a: { step: 1 } } };
+      }
+      if (method === "lessons.load") return { lesson: { id: params.id } };
+      throw new Error(`unexpected ${method}`);
+    },
+  } as unknown as Bridge;
+  return { bridge, calls };
+}
+
+describe("startCourse", () => {
+  it("asks for the list and the progress together, then loads the lowest-order lesson", async () => {
+    const { bridge, calls } = recordingBridge("ok");
+    const c = await startCourse(bridge);
+    expect(calls).toEqual(["lessons.progress.get", "lessons.list", "lessons.load a"]);
+    expect(c.lessons.map((l) => l.id)).toEqual(["a", "b"]);
+    expect(c.progress).toEqual({ a: { step: 1 } });
+    expect(c.firstId).toBe("a");
+    expect(await c.first).toEqual({ id: "a" });
+  });
+
+  it("starts the lesson anyway when the progress cannot be read", async () => {
+    const { bridge } = recordingBridge("fails");
+    const c = await startCourse(bridge);
+    expect(c.progress).toEqual({});
+    expect(c.firstId).toBe("a");
+  });
+});
+
+describe("firstLessonId", () => {
+  const sorted = [summary("a", 1), summary("b", 2)];
+  it("takes ?lesson= when it names a lesson, else the first", () => {
+    expect(firstLessonId(sorted, "?lesson=b")).toBe("b");
+    expect(firstLessonId(sorted, "?lesson=nope")).toBe("a");
+    expect(firstLessonId(sorted, "")).toBe("a");
+    expect(firstLessonId([], "")).toBeNull();
+  });
+});
