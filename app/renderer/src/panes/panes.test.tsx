@@ -12,7 +12,7 @@ import {
 } from "../../../../verbs/constants.js";
 import type { Wc } from "../../../../verbs/types.js";
 import { qpView } from "../model/fixtures.test-util.js";
-import type { QpView } from "../model/view.js";
+import type { QpView, TranscriptRow } from "../model/view.js";
 import { QpDiagram } from "./QpDiagram.js";
 import { QpQueryTable } from "./QpQueryTable.js";
 import { CqEntries } from "./CqEntries.js";
@@ -20,6 +20,7 @@ import { ConnectionPane } from "./ConnectionPane.js";
 import { MrHex } from "./MrHex.js";
 import { ErrorBanner } from "./ErrorBanner.js";
 import { ThroughputPlot } from "./ThroughputPlot.js";
+import { TranscriptPane } from "./TranscriptPane.js";
 
 const html = (el: React.ReactElement) => renderToStaticMarkup(el);
 /** How often a pattern occurs in the markup. */
@@ -173,5 +174,23 @@ describe("ThroughputPlot", () => {
     );
     expect(count(s, /<circle/)).toBe(3);
     expect(s).toContain(">64K<");
+  });
+});
+
+describe("TranscriptPane", () => {
+  const row = (seq: number): TranscriptRow => ({
+    seq,
+    verb: "ibv_post_send",
+    detail: `wr_id ${seq}`,
+    outcome: "ok",
+  });
+  it("shows every call once, in order, under one header, in tables with the same columns", () => {
+    const rows = Array.from({ length: 123 }, (_, i) => row(i + 1));
+    const s = html(<TranscriptPane rows={rows} />);
+    const seqs = [...s.matchAll(/<td class="muted">(\d+)<\/td>/g)].map((m) => Number(m[1]));
+    expect(seqs).toEqual(rows.map((r) => r.seq));
+    expect(count(s, /<thead>/)).toBe(1);
+    expect(count(s, /class="transcript-chunk"/)).toBe(3);
+    expect(count(s, /<colgroup>/)).toBe(4); // the header's and each chunk's
   });
 });
