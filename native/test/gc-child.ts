@@ -5,8 +5,9 @@
  */
 import * as v from "../../verbs/constants.js";
 import { VerbsError } from "../../verbs/errors.js";
-import { loadAddon, type NativeCq, type NativeQp } from "../addon.js";
+import { loadAddon, type NativeCq } from "../addon.js";
 import { rdmaResShowQp } from "../counters.js";
+import { ACCESS, connectRc } from "../tools/rc-pair.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("run with --expose-gc");
@@ -24,42 +25,7 @@ async function collect(): Promise<void> {
   }
 }
 
-const ACCESS = v.IBV_ACCESS_LOCAL_WRITE | v.IBV_ACCESS_REMOTE_WRITE | v.IBV_ACCESS_REMOTE_READ;
 const CAP = { max_send_wr: 8, max_recv_wr: 8, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
-
-function connect(qp: NativeQp, peer: number, dgid: string, sgid_index: number): void {
-  qp.modify(
-    { qp_state: v.IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: ACCESS },
-    v.IBV_QP_STATE | v.IBV_QP_PKEY_INDEX | v.IBV_QP_PORT | v.IBV_QP_ACCESS_FLAGS,
-  );
-  qp.modify(
-    {
-      qp_state: v.IBV_QPS_RTR,
-      path_mtu: v.IBV_MTU_1024,
-      dest_qp_num: peer,
-      rq_psn: 0,
-      max_dest_rd_atomic: 1,
-      min_rnr_timer: 12,
-      ah_attr: { is_global: 1, port_num: 1, grh: { dgid, sgid_index, hop_limit: 64 } },
-    },
-    v.IBV_QP_STATE |
-      v.IBV_QP_AV |
-      v.IBV_QP_PATH_MTU |
-      v.IBV_QP_DEST_QPN |
-      v.IBV_QP_RQ_PSN |
-      v.IBV_QP_MAX_DEST_RD_ATOMIC |
-      v.IBV_QP_MIN_RNR_TIMER,
-  );
-  qp.modify(
-    { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: 10, retry_cnt: 1, rnr_retry: 1, max_rd_atomic: 1 },
-    v.IBV_QP_STATE |
-      v.IBV_QP_TIMEOUT |
-      v.IBV_QP_RETRY_CNT |
-      v.IBV_QP_RNR_RETRY |
-      v.IBV_QP_SQ_PSN |
-      v.IBV_QP_MAX_QP_RD_ATOMIC,
-  );
-}
 
 async function waitStatus(cq: NativeCq): Promise<number> {
   const out = new Uint32Array(addon.WC_WORDS);
@@ -77,8 +43,9 @@ const pd = ctx.allocPd();
 const cq = ctx.createCq(16, null, 0);
 const a = pd.createQp({ send_cq: cq, recv_cq: cq, cap: CAP, qp_type: v.IBV_QPT_RC });
 const b = pd.createQp({ send_cq: cq, recv_cq: cq, cap: CAP, qp_type: v.IBV_QPT_RC });
-connect(a, b.qp_num, gid.gid, gid.gid_index);
-connect(b, a.qp_num, gid.gid, gid.gid_index);
+// A short timeout and one retry: a failure shows within seconds, not minutes.
+connectRc(a, b.qp_num, gid, gid.gid, { access: ACCESS, timeout: 10, retry: 1 });
+connectRc(b, a.qp_num, gid, gid.gid, { access: ACCESS, timeout: 10, retry: 1 });
 const srcBuf = new Uint8Array(64).fill(0xab);
 const src = pd.regMr(srcBuf.buffer, 0, 64, ACCESS);
 

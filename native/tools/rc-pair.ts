@@ -42,15 +42,17 @@ export function openSide(backend: VerbsBackend, dev: string, mrSize: number, max
 
 /**
  * RESET → INIT → RTR → RTS against the peer's QP number and GID (rc_pingpong's and perftest's
- * values: MTU 1024, PSN 0, retries 7), one transition per call.
+ * values: MTU 1024, PSN 0, retries 7 unless `retry` says otherwise), one transition per call.
+ * Any QP with the contract's `modify` will do (the raw addon's too).
  */
 export function connectRc(
-  qp: Qp,
+  qp: Pick<Qp, "modify">,
   peerQpn: number,
-  gid: GidEntry,
+  gid: Pick<GidEntry, "gid_index">,
   dgid: string,
-  opts: { access: number; timeout: number },
+  opts: { access: number; timeout: number; retry?: number },
 ): void {
+  const retry = opts.retry ?? 7;
   qp.modify(
     { qp_state: v.IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: opts.access },
     v.IBV_QP_STATE | v.IBV_QP_PKEY_INDEX | v.IBV_QP_PORT | v.IBV_QP_ACCESS_FLAGS,
@@ -74,7 +76,7 @@ export function connectRc(
       v.IBV_QP_MIN_RNR_TIMER,
   );
   qp.modify(
-    { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: opts.timeout, retry_cnt: 7, rnr_retry: 7, max_rd_atomic: 1 },
+    { qp_state: v.IBV_QPS_RTS, sq_psn: 0, timeout: opts.timeout, retry_cnt: retry, rnr_retry: retry, max_rd_atomic: 1 },
     v.IBV_QP_STATE |
       v.IBV_QP_TIMEOUT |
       v.IBV_QP_RETRY_CNT |
