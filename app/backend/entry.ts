@@ -55,6 +55,9 @@ onMessage(async (message) => {
       });
       const started = await service.start();
       send({ type: "ready", pid: process.pid, ...started });
+      // Read the course now, while nobody waits, rather than on the first page's lessons.list
+      // (~0.2 s), in web mode and in Electron alike.
+      setImmediate(() => void service?.handle("lessons.list", {}).catch(() => {}));
     } catch (err) {
       send({ type: "fatal", error: errorData(err) });
       process.exitCode = 1;

@@ -48,9 +48,6 @@ export async function startWebMode(opts: {
   await supervisor.start();
   const version = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
   const core = createHostCore({ supervisor, host: "web", appVersion: version });
-  // The backend reads the lessons on the first request that needs them (~0.2 s): do it now,
-  // while nobody waits, not while the first page waits for its lesson.
-  void core.handle("lessons.list", {}).catch(() => {});
   const server = await startWebServer({
     core,
     staticDir,
