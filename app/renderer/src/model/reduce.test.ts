@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { IBV_SEND_SIGNALED, IBV_WC_SUCCESS, IBV_WR_RDMA_WRITE, IBV_WR_SEND } from "../../../../verbs/constants.js";
-import { buildView, pausedBefore, retireSend } from "./reduce.js";
+import { buildView, createViewBuilder, retireSend } from "./reduce.js";
 import { loopback, record } from "./traffic.test-util.js";
 
 describe("SQ/RQ occupancy", () => {
@@ -66,7 +66,7 @@ describe("SQ/RQ occupancy", () => {
   });
 });
 
-describe("pausedBefore", () => {
+describe("ViewBuilder.pausedBefore", () => {
   it("is the view's 'paused before' for any held verb, as buildView makes it (useLabView relies on it)", async () => {
     const { session } = await record(async (verbs) => {
       await loopback(verbs);
@@ -74,12 +74,14 @@ describe("pausedBefore", () => {
     const events = session.events();
     const verbs = events.filter((e) => e.kind === "verb");
     expect(verbs.length).toBeGreaterThan(3);
+    const builder = createViewBuilder();
+    builder.build({ events });
     for (const e of verbs) {
       const pending = { seq: 99, verb: e.verb, target: e.target, method: e.method, args: e.args };
       const gate = { mode: "step" as const, pending, stopped: false };
       const whole = buildView({ events, gate }).pausedBefore;
       expect(whole).toBeDefined();
-      expect(pausedBefore(events, pending)).toEqual(whole);
+      expect(builder.pausedBefore(pending)).toEqual(whole);
     }
   });
 });

@@ -511,21 +511,3 @@ function pausedBeforeView(pending: PendingCall, t: { type: string; index: number
     detail: `${t ? objectLabel(t) + "." : "verbs."}${pending.method}(${describeCall(pending.method, pending.args)})`,
   };
 }
-
-/**
- * The toolbar's "paused before" for `pending`, as buildView makes it, without building the rest:
- * a gate that holds anything but a modify changes nothing else in the view (see useLabView).
- */
-export function pausedBefore(events: readonly TranscriptEvent[], pending: PendingCall): LabView["pausedBefore"] {
-  const perType = new Map<string, number>();
-  let target: { type: string; index: number } | undefined;
-  for (const e of events) {
-    if (!isVerb(e)) continue;
-    for (const r of e.created ?? []) {
-      const index = perType.get(r.type) ?? 0;
-      perType.set(r.type, index + 1);
-      if (r.$handle === pending.target.$handle) target = { type: r.type, index };
-    }
-  }
-  return pausedBeforeView(pending, target);
-}
