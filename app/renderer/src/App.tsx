@@ -23,12 +23,33 @@ import { Notices } from "./panes/Notices.js";
 import { Progress } from "./panes/Progress.js";
 
 const EditorPane = lazy(() => import("./panes/EditorPane.js"));
+/** How long the editor waits for the first lesson before it opens on the default program. */
+const EDITOR_WAITS_FOR_LESSON_MS = 2000;
+
+/**
+ * Whether the editor may mount: once the first lesson is on screen (or there is none), or after
+ * EDITOR_WAITS_FOR_LESSON_MS. Mounting it evaluates Monaco, half a second in which the main thread
+ * reads no bridge message: before the lesson arrived, the lesson's round trips waited behind it,
+ * and the editor, opened on the default program, then laid out the lesson's code a second time.
+ */
+function useEditorMayOpen(lessonShown: boolean): boolean {
+  const [timedOut, setTimedOut] = useState(false);
+  useEffect(() => {
+    if (lessonShown) return;
+    const t = setTimeout(() => setTimedOut(true), EDITOR_WAITS_FOR_LESSON_MS);
+    return () => clearTimeout(t);
+  }, [lessonShown]);
+  return lessonShown || timedOut;
+}
+
+const EDITOR_LOADING = <div className="panel-body muted">Loading the editor…</div>;
 
 export function App({ store, course: start }: { store: LabStore; course: Promise<CourseStart> }) {
   const state = useLabState(store);
   const view = useLabView(state);
   const bridge = store.bridge;
   const course = useLessonFlow(bridge, start);
+  const editorMayOpen = useEditorMayOpen(course.opened);
   const [lang, setLang] = useState<Language>("en");
   const [codeByStep, setCodeByStep] = useState<Record<string, string>>({});
   const [compile, setCompile] = useState<(() => Promise<string>) | null>(null);
@@ -244,9 +265,13 @@ export function App({ store, course: start }: { store: LabStore; course: Promise
               onStop={stop}
               onReset={onReset}
             />
-            <Suspense fallback={<div className="panel-body muted">Loading the editor…</div>}>
-              <EditorPane code={code} onChange={setCode} onReady={onReady} onShortcut={shortcut} />
-            </Suspense>
+            {editorMayOpen ? (
+              <Suspense fallback={EDITOR_LOADING}>
+                <EditorPane code={code} onChange={setCode} onReady={onReady} onShortcut={shortcut} />
+              </Suspense>
+            ) : (
+              EDITOR_LOADING
+            )}
             <ErrorBanner error={runner.error} />
             {state.progress && (
               <div className="panel-body">

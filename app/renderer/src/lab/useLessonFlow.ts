@@ -37,6 +37,8 @@ export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>) {
   const [lessonId, setLessonId] = useState<string | null>(null);
   const [lesson, setLesson] = useState<Lesson | undefined>();
   const [actor, setActor] = useState<FlowActor | null>(null);
+  // Latched: the first lesson is on screen, or there is none to wait for (no lessons, no host).
+  const [opened, setOpened] = useState(false);
   // The first lesson was requested with the list (startCourse); any other is read when chosen.
   const early = useRef(course.then((c) => c.first && { id: c.firstId, lesson: c.first }).catch(() => null));
   const load = useCallback(
@@ -57,8 +59,13 @@ export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>) {
         setLessons(c.lessons);
         setSaved(c.progress);
         setLessonId(c.firstId);
+        if (!c.first) setOpened(true);
       },
-      () => live && setSaved({}),
+      () => {
+        if (!live) return;
+        setSaved({});
+        setOpened(true);
+      },
     );
     return () => {
       live = false;
@@ -69,16 +76,20 @@ export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>) {
     if (!lessonId || !saved) return;
     let live = true;
     let started: FlowActor | null = null;
-    void load(lessonId).then((l) => {
-      if (!live) return;
-      setLesson(l);
-      started = startLessonFlow(bridgeProgressStore(bridge, saved), "learner", {
-        lessonId: l.id,
-        hintCounts: l.steps.map((s) => s.hints.length),
-      });
-      if (started.getSnapshot().value === "notStarted") started.send({ type: "START" });
-      setActor(started);
-    });
+    void load(lessonId).then(
+      (l) => {
+        if (!live) return;
+        setLesson(l);
+        setOpened(true);
+        started = startLessonFlow(bridgeProgressStore(bridge, saved), "learner", {
+          lessonId: l.id,
+          hintCounts: l.steps.map((s) => s.hints.length),
+        });
+        if (started.getSnapshot().value === "notStarted") started.send({ type: "START" });
+        setActor(started);
+      },
+      () => live && setOpened(true),
+    );
     return () => {
       live = false;
       started?.stop();
@@ -100,5 +111,14 @@ export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>) {
         : EMPTY_FLOW,
     [context, value],
   );
-  return { lessons, lessonId, setLessonId, lesson: lesson?.id === lessonId ? lesson : undefined, flow, actor };
+  return {
+    lessons,
+    lessonId,
+    setLessonId,
+    lesson: lesson?.id === lessonId ? lesson : undefined,
+    flow,
+    actor,
+    /** The first lesson has been shown, or there was none to show: from then on, always true. */
+    opened,
+  };
 }
