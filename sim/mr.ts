@@ -43,6 +43,11 @@ export class SimMr implements Mr {
   /** bytes.length and the address just past the MR, kept for the same reason (mr_check_range runs per packet). */
   readonly byteLength: number;
   readonly end: number;
+  /**
+   * An Int32Array over the same bytes (null when bytes.byteOffset is not a multiple of 4 or
+   * the buffer can be resized): small aligned copies move words through it (dma.ts copyMr).
+   */
+  readonly words: Int32Array | null;
 
   constructor(
     readonly pd: SimPd,
@@ -56,6 +61,11 @@ export class SimMr implements Mr {
     this.buffer = bytes.buffer;
     this.byteLength = bytes.length;
     this.end = addr + bytes.length;
+    const b = bytes.buffer as { resizable?: boolean; growable?: boolean };
+    this.words =
+      bytes.byteOffset % 4 === 0 && !b.resizable && !b.growable
+        ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2)
+        : null;
   }
 
   get length(): number {
