@@ -112,7 +112,72 @@ function connect(a: Side, b: Side): void {
   }
 }
 
-function pairs(): { pairsPerSec: number; pairs: number } {
+/**
+ * The machine reference: a fixed pure-JS workload, no simulator code, run right after each
+ * pairs round. This host's CPU speed itself drifts (up to ~2.5× within a minute on a shared
+ * VM), which moves pairs/s as much as a change to the simulator does; the reference moves
+ * with the host, so pairs per reference unit tells a slow host from a slow simulator (it is
+ * a rough normaliser: compare it between runs, and look at pairs/s for the target). One
+ * unit: 65,536 steps of the kind the simulator's hot path is made of — scattered reads and
+ * writes of a 32 KiB Float64Array (a cache-resident working set, like the simulator's),
+ * property reads and writes of small objects, and a short-lived 13-field object (a work
+ * completion's shape) every 64 steps. Of the workloads tried, this one's rate tracked the
+ * simulator's most closely while other jobs loaded the host (round-to-round spread of the
+ * ratio ~10-20% against ~20-70% for pairs/s alone).
+ */
+function referenceRunner(): (cpuSecs: number) => number {
+  const table = new Float64Array(1 << 12);
+  const ring: { a: number; b: number; c: number }[] = [];
+  for (let i = 0; i < 256; i++) ring.push({ a: i, b: 0, c: 0 });
+  let keep: object | null = null;
+  let check = 0;
+  const unit = (): void => {
+    let x = check | 0;
+    for (let i = 0; i < 1 << 16; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) | 0;
+      const j = (x >>> 8) & 0xfff;
+      table[j] += i;
+      const r = ring[i & 255];
+      r.b += table[(j + 7) & 0xfff] > r.a ? 1 : 0;
+      r.c = r.b ^ i;
+      if ((i & 63) === 0)
+        keep = {
+          wr_id: i,
+          status: 0,
+          opcode: 128,
+          vendor_err: 0,
+          byte_len: 64,
+          imm_data: 0,
+          qp_num: j,
+          src_qp: 0,
+          wc_flags: 1,
+          pkey_index: 0,
+          slid: 0,
+          sl: 0,
+          dlid_path_bits: r.c,
+        };
+    }
+    check = x ^ ring[x & 255].c;
+  };
+  return (cpuSecs: number) => {
+    const c0 = process.cpuUsage();
+    let units = 0;
+    // ~1 ms per unit: the clock is read every 8 units, as the loops below read it rarely.
+    while (cpuSeconds(c0) < cpuSecs) {
+      for (let k = 0; k < 8; k++) unit();
+      units += 8;
+    }
+    if (keep === null) throw new Error("bench: the reference did not run");
+    return units;
+  };
+}
+
+/**
+ * Pairs per CPU-second, ROUNDS rounds, each followed by as long a round of the machine
+ * reference; the figures are the medians of the rounds, the ratio the median of the
+ * per-round ratios (a round where the host was slow is slow on both sides).
+ */
+function pairs(): { pairsPerSec: number; pairs: number; refPerSec: number; pairsPerRef: number } {
   const backend = createSimBackend({ seed: 1, packetLog: false });
   const a = side(backend.openDevice("rxe0"), 4096);
   const b = side(backend.openDevice("rxe1"), 4096);
@@ -144,16 +209,26 @@ function pairs(): { pairsPerSec: number; pairs: number } {
     }
     return n;
   };
+  const ref = referenceRunner();
   run(0.3); // warm up the JIT
+  ref(0.1);
   const rates: number[] = [];
+  const refRates: number[] = [];
+  const ratios: number[] = [];
   let done = 0;
   for (let i = 0; i < ROUNDS; i++) {
-    const c0 = process.cpuUsage();
+    let c0 = process.cpuUsage();
     const n = run(SECONDS / ROUNDS);
-    rates.push(n / cpuSeconds(c0));
+    const rate = n / cpuSeconds(c0);
+    c0 = process.cpuUsage();
+    const units = ref(SECONDS / ROUNDS / 2);
+    const refRate = units / cpuSeconds(c0);
+    rates.push(rate);
+    refRates.push(refRate);
+    ratios.push(rate / refRate);
     done += n;
   }
-  return { pairsPerSec: median(rates), pairs: done };
+  return { pairsPerSec: median(rates), pairs: done, refPerSec: median(refRates), pairsPerRef: median(ratios) };
 }
 
 /**
@@ -262,7 +337,7 @@ function bandwidths(): { write: number; copy: number; ratio: number } {
   return { write: median(writes), copy: median(copies), ratio: median(ratios) };
 }
 
-const p = process.env.BENCH_ONLY === "write" ? { pairsPerSec: 0, pairs: 0 } : pairs();
+const p = process.env.BENCH_ONLY === "write" ? { pairsPerSec: 0, pairs: 0, refPerSec: 0, pairsPerRef: 0 } : pairs();
 // BENCH_ONLY=pairs or =write measures one side only (the other figures read 0).
 const bw = process.env.BENCH_ONLY === "pairs" ? { write: 0, copy: 0, ratio: 0 } : bandwidths();
 const w = { bytesPerSec: bw.write };
@@ -272,6 +347,10 @@ const result = {
   rdma_write_64KiB_MB_per_sec: Math.round(w.bytesPerSec / 1e6),
   arraybuffer_copy_64KiB_MB_per_sec: Math.round(c.bytesPerSec / 1e6),
   write_to_copy_ratio: Number(bw.ratio.toFixed(3)),
+  // The machine reference (see referenceRunner): its rate on this host in this run, and
+  // pairs per reference unit, which stays put when only the host's speed changes.
+  machine_reference_units_per_sec: Math.round(p.refPerSec),
+  send_recv_64B_pairs_per_reference_unit: Math.round(p.pairsPerRef),
   targets: { send_recv_64B_pairs_per_sec: 2_000_000, write_to_copy_ratio: 0.5 },
   path_mtu: 1024,
   batch: BATCH,
@@ -284,6 +363,8 @@ if (json) console.log(JSON.stringify(result));
 else {
   const rows: [string, string, string][] = [
     ["64 B SEND/RECV pairs/s", result.send_recv_64B_pairs_per_sec.toLocaleString("en-US"), "≥ 2,000,000"],
+    ["  machine reference units/s", result.machine_reference_units_per_sec.toLocaleString("en-US"), ""],
+    ["  pairs per reference unit", result.send_recv_64B_pairs_per_reference_unit.toLocaleString("en-US"), ""],
     ["64 KiB RDMA WRITE MB/s", result.rdma_write_64KiB_MB_per_sec.toLocaleString("en-US"), ""],
     ["64 KiB Uint8Array copy MB/s", result.arraybuffer_copy_64KiB_MB_per_sec.toLocaleString("en-US"), ""],
     ["WRITE / copy", result.write_to_copy_ratio.toFixed(3), "≥ 0.5"],
