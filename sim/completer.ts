@@ -103,21 +103,25 @@ export function completer(qp: SimQp, pkt: Packet | null, timeout: boolean): void
     return;
   }
   if (qp.reqState === QS_RESET) return;
-  let timeoutRetry = timeout;
   // While a retry is pending, responses wait (rxe leaves them queued; here they are dropped).
   if (qp.needRetry) return;
+  const r = pkt !== null && completePlainAck(qp, pkt) ? DONE : completeOne(qp, pkt, timeout);
+  if (r !== EXIT) completerAgain(qp);
+}
+
+/**
+ * rxe runs the completer again after each packet (or WQE) it handled: when the oldest WQE
+ * is still waiting for its ACK that run only re-arms the timer, so do just that; otherwise
+ * complete WQEs (failed or done ones) until one waits.
+ */
+export function completerAgain(qp: SimQp): void {
   for (;;) {
-    const r = pkt !== null && completePlainAck(qp, pkt) ? DONE : completeOne(qp, pkt, timeoutRetry);
-    if (r === EXIT) return;
-    pkt = null;
-    timeoutRetry = false;
-    // rxe runs the completer again after each packet; when the oldest WQE is still waiting
-    // for its ACK that run only re-arms the timer, so do just that.
     const head = qp.sq.head();
     if (head === null || head.state === WQE_POSTED || head.state === WQE_PENDING || head.state === WQE_PROCESSING) {
       syncRetransTimer(qp);
       return;
     }
+    if (completeOne(qp, null, false) === EXIT) return;
   }
 }
 
@@ -280,7 +284,7 @@ function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): numb
  * completer exit); with nothing outstanding it is stopped, which is what a spurious expiry
  * in rxe amounts to.
  */
-function syncRetransTimer(qp: SimQp): void {
+export function syncRetransTimer(qp: SimQp): void {
   if (qp.qp_type !== IBV_QPT_RC) return;
   const clock = qp.world.clock;
   if (qp.reqState === QS_READY && qp.timeoutMs && qp.outstanding) clock.arm(qp.retransTimer, clock.now + qp.timeoutMs);

@@ -301,6 +301,42 @@ async function outages(packetLog: boolean): Promise<string> {
   return JSON.stringify(seen);
 }
 
+/**
+ * Batches of SENDs acknowledged at once (ACK trains), then, a little later, a SEND lost to
+ * an outage: its retransmit time shows whether the ACKs left the timer stopped.
+ */
+async function ackTrainsThenLoss(packetLog: boolean): Promise<string> {
+  const b = createSimBackend({ seed: 9, packetLog });
+  const a = end(b.openDevice("rxe0"), null);
+  const z = end(b.openDevice("rxe1"), null);
+  connectRc(a, z, { timeout: 12, retry_cnt: 7 });
+  connectRc(z, a, { timeout: 12, retry_cnt: 7 });
+  const seen: unknown[] = [];
+  for (const [count, pause] of [
+    [8, 3],
+    [1, 9],
+    [40, 1],
+    [3, 0],
+  ]) {
+    const recvs = [];
+    const sends: SendWr[] = [];
+    for (let i = 0; i < count; i++) {
+      recvs.push({ wr_id: i, sg_list: [z.mr.sge(i * 64, 64)] });
+      sends.push({ wr_id: i, opcode: IBV_WR_SEND, send_flags: 0, sg_list: [a.mr.sge(i * 64, 64)] });
+    }
+    z.qp.postRecv(recvs);
+    a.qp.postSend(sends);
+    await b.sleep(pause);
+    b.setLinkState("rxe0", false);
+    z.qp.postRecv({ wr_id: 99, sg_list: [z.mr.sge(0, 64)] });
+    a.qp.postSend({ wr_id: 99, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [a.mr.sge(0, 64)] });
+    await b.sleep(1);
+    b.setLinkState("rxe0", true);
+    seen.push(await a.cq.pollWait(1, 1000), b.now(), z.cq.poll(64).length);
+  }
+  return JSON.stringify(seen);
+}
+
 describe("packet trains (packet log off) match the packet-by-packet path (log on)", () => {
   it("leaves the same observable state on randomized RC workloads", async () => {
     const before = { ...trainStats };
@@ -338,6 +374,10 @@ describe("packet trains (packet log off) match the packet-by-packet path (log on
     expect(trainStats.runPackets - before.runPackets).toBeGreaterThan(1000);
     expect(trainStats.runsSplit - before.runsSplit).toBeGreaterThan(10);
   }, 120_000);
+
+  it("leaves the retransmit timer after an ACK train as the reference path does", async () => {
+    expect(await ackTrainsThenLoss(false)).toBe(await ackTrainsThenLoss(true));
+  });
 
   it("restores the retry count on a plain ACK as the reference path does", async () => {
     expect(await outages(false)).toBe(await outages(true));

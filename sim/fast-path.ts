@@ -54,8 +54,9 @@ import {
   type Packet,
 } from "./packets.js";
 import { QS_READY, makeWc, type SimQp } from "./qp.js";
+import { completer, completerAgain, syncRetransTimer } from "./completer.js";
 import { doComplete, opcodeAllowed, opcodeSequenceOk, responder, sendAck, writePayload } from "./responder.js";
-import { WQE_PENDING, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
+import { WQE_PENDING, WQE_POSTED, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
 import type { SimWorld } from "./world.js";
 
 /**
@@ -595,4 +596,43 @@ export function completePlainAck(qp: SimQp, pkt: Packet): boolean {
     qp.world.kickRequester(qp);
   }
   return true;
+}
+
+/**
+ * The ACKs of an ACK train for `qp`, in turn (world.ts deliverAckTrain, once rxe_rcv's
+ * per-train checks passed). An ACK that completePlainAck takes, on a QP in RTS with no
+ * retry pending, is handled here with the completer's entry checks and its next run;
+ * anything else goes through completer(). That next run, when the oldest WQE still waits,
+ * only syncs the retransmit timer; consecutive plain ACKs at one instant leave it as the
+ * last one's sync alone would (an arm at the same time is no change; a cancel undoes an
+ * arm), so that sync is made once, before anything else can see the timer.
+ */
+export function completeAckTrain(qp: SimQp, t: Packet, n: number): void {
+  const psn = t.psn;
+  const msn = t.msn;
+  const counters = qp.device.counters;
+  const sq = qp.sq;
+  let sync = false;
+  for (let i = 0; i < n; i++) {
+    t.psn = (psn + i) & PSN_MASK;
+    t.msn = (msn + i * t.msnStep) & 0xffffff;
+    if (!qp.reqReadyForResponses) continue; // dropped
+    counters[CNT_RCVD_PKTS]++;
+    if (qp.reqState === QS_READY && !qp.destroyed && !qp.needRetry && completePlainAck(qp, t)) {
+      const h = sq.head();
+      if (h === null || h.state === WQE_POSTED || h.state === WQE_PENDING || h.state === WQE_PROCESSING) {
+        sync = true;
+        continue;
+      }
+    } else {
+      if (sync) syncRetransTimer(qp);
+      sync = false;
+      completer(qp, t, false);
+      continue;
+    }
+    if (sync) syncRetransTimer(qp);
+    sync = false;
+    completerAgain(qp);
+  }
+  if (sync) syncRetransTimer(qp);
 }

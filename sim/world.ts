@@ -30,7 +30,15 @@ import {
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
 import { completer } from "./completer.js";
-import { receiveTrain, respondPlain, respondSendRun, sendRunPacket, trainPacket, trainStats } from "./fast-path.js";
+import {
+  completeAckTrain,
+  receiveTrain,
+  respondPlain,
+  respondSendRun,
+  sendRunPacket,
+  trainPacket,
+  trainStats,
+} from "./fast-path.js";
 import { responder } from "./responder.js";
 import { requester } from "./requester.js";
 
@@ -401,14 +409,7 @@ export class SimWorld {
     t.count = 1;
     const qp = this.destQp(t);
     if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.pathMatches(t.sgid, t.dgid)) {
-      const counters = t.destDev!.counters;
-      for (let i = 0; i < n; i++) {
-        t.psn = (psn + i) & PSN_MASK;
-        t.msn = (msn + i * t.msnStep) & 0xffffff;
-        if (!qp.reqReadyForResponses) continue; // dropped
-        counters[CNT_RCVD_PKTS]++;
-        completer(qp, t, false);
-      }
+      completeAckTrain(qp, t, n);
     } else {
       for (let i = 0; i < n; i++) {
         t.psn = (psn + i) & PSN_MASK;
