@@ -29,7 +29,7 @@ import {
   IBV_WR_SEND,
   IBV_WR_SEND_WITH_IMM,
 } from "../verbs/constants.js";
-import { CNT_RCVD_PKTS, CNT_RDMA_RECV } from "./counters.js";
+import { CNT_RCVD_PKTS, CNT_RDMA_RECV, CNT_SENT_PKTS } from "./counters.js";
 import { COPY_OK, copyMr, gatherCheck, scatter, scatterPacket, sgeMr } from "./dma.js";
 import { inRange, lookupMr, type SimMr } from "./mr.js";
 import {
@@ -513,6 +513,9 @@ export function respondSendRun(qp: SimQp, t: Packet, i: number, n: number): numb
   const cq = qp.recv_cq;
   let psn = t.psn; // packet i - 1's
   const from = i;
+  const world = qp.world;
+  // The ACK train (FIFO's last record) the previous ACK of this loop was queued in or joined.
+  let ack: Packet | null = null;
   for (; i < n; i++) {
     psn = (psn + 1) & PSN_MASK;
     const w = sq.at(t.runWqe + i);
@@ -550,11 +553,14 @@ export function respondSendRun(qp: SimQp, t: Packet, i: number, n: number): numb
         const wc = makeWc(rw.wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, dma.length - dma.resid, 0, qp.qp_num, 0, IBV_WC_GRH);
         rq.pop();
         cq.push(wc, (w.send_flags & IBV_SEND_SOLICITED) !== 0);
-        sendAck(qp, t, RC_ACKNOWLEDGE, AETH_ACK_UNLIMITED, psn);
+        // The ACK: one more in the ACK train this loop's previous ACK went into, if it can be.
+        if (ack !== null && world.extendAck(ack, psn, qp.respMsn & 0xffffff)) counters[CNT_SENT_PKTS]++;
+        else ack = sendAck(qp, t, RC_ACKNOWLEDGE, AETH_ACK_UNLIMITED, psn) ? world.lastQueued() : null;
         continue;
       }
     }
     trainStats.runPackets--;
+    ack = null;
     sendRunPacket(t, src, w, psn);
     counters[CNT_RCVD_PKTS]++;
     if (!receivePlain(qp, t)) {

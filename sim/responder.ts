@@ -423,8 +423,11 @@ function saveResource(qp: SimQp, res: RespRes): void {
   while (qp.respResources.length > Math.max(1, qp.attr.max_dest_rd_atomic)) qp.respResources.shift();
 }
 
-/** Sends an ACK/NAK (or an atomic ACK) back along the QP's own path. */
-export function sendAck(qp: SimQp, _req: Packet, opcode: number, syndrome: number, psn: number, orig = 0n): void {
+/**
+ * Sends an ACK/NAK (or an atomic ACK) back along the QP's own path. True when it was queued
+ * (alone or joined to the ACK train queued last), which is then the FIFO's last record.
+ */
+export function sendAck(qp: SimQp, _req: Packet, opcode: number, syndrome: number, psn: number, orig = 0n): boolean {
   const world = qp.world;
   const dest = qp.destDev;
   if (
@@ -443,7 +446,7 @@ export function sendAck(qp: SimQp, _req: Packet, opcode: number, syndrome: numbe
   ) {
     // transmit() of an ACK that joins the one queued last: counted, no packet built.
     qp.device.counters[CNT_SENT_PKTS]++;
-    return;
+    return true;
   }
   const a = world.newPacket();
   a.opcode = opcode;
@@ -460,7 +463,7 @@ export function sendAck(qp: SimQp, _req: Packet, opcode: number, syndrome: numbe
   a.syndrome = syndrome;
   a.msn = qp.respMsn & 0xffffff;
   a.orig = orig;
-  world.transmit(qp.device, a, qp.destDev);
+  return world.transmit(qp.device, a, qp.destDev);
 }
 
 /** RDMA READ responses: one packet per path MTU, PSNs from the request's. */

@@ -127,13 +127,13 @@ export class SimWorld {
     this.pool.push(p);
   }
 
-  /** rxe_xmit_packet: counts, logs and queues a packet for delivery. */
-  transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null): void {
+  /** rxe_xmit_packet: counts, logs and queues a packet for delivery. False when it was dropped. */
+  transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null): boolean {
     from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
       if (this.packetLog) this.log(from, destDev, pkt, destDev ? "link down" : "no route to the destination GID");
       this.recycle(pkt);
-      return;
+      return false;
     }
     pkt.destDev = destDev;
     if (
@@ -141,9 +141,33 @@ export class SimWorld {
       this.joinAck(pkt.srcQp!, destDev, pkt.destQpn, pkt.syndrome, pkt.sgid, pkt.dgid, pkt.psn, pkt.msn)
     ) {
       this.recycle(pkt);
-      return;
+      return true;
     }
     this.queue.push(pkt);
+    return true;
+  }
+
+  /** The FIFO's last record when it is a packet not yet taken, else null. */
+  lastQueued(): Packet | null {
+    const q = this.queue;
+    if (q.length <= this.qHead) return null;
+    const t = q[q.length - 1];
+    return t instanceof Packet ? t : null;
+  }
+
+  /**
+   * joinAck for an ACK whose fields other than PSN and MSN are known to be those of `t`, the
+   * ACK train the same QP's previous ACK joined (the FIFO's last record, checked here).
+   */
+  extendAck(t: Packet, psn: number, msn: number): boolean {
+    if (this.lastQueued() !== t || psn !== ((t.psn + t.count) & PSN_MASK)) return false;
+    const step = (msn - t.msn) & 0xffffff;
+    if (t.count === 1) {
+      if (step > 1) return false;
+      t.msnStep = step;
+    } else if (msn !== ((t.msn + t.count * t.msnStep) & 0xffffff)) return false;
+    t.count++;
+    return true;
   }
 
   /**
