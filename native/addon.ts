@@ -70,8 +70,15 @@ export interface NativeMr {
 
 export interface NativeCq {
   readonly cqe: number;
+  /** This object's number for the addon's slot functions (pollCq); read-only. */
+  readonly slot: number;
   /** Fills `out` with up to `num_entries` completions, WC_WORDS numbers each; returns how many. */
   poll(num_entries: number, out: Uint32Array): number;
+  /**
+   * Binds the array that `addon.pollCq(slot, n)` fills (as poll(n, out)), kept alive while
+   * bound. It must not be transferred (detached) while bound, like a registered MR's buffer.
+   */
+  bindPollOut(out: Uint32Array): void;
   reqNotify(solicited_only: boolean | number): void;
   ackEvents(n: number): void;
   destroy(): void;
@@ -112,6 +119,14 @@ export interface NativeQp {
   postSendOne(packed: Float64Array, wr: NativeSendWr): void;
   /** One recv WR packed as wr_id, num_sge, then num_sge × (addr, length, lkey); see postSendOne. */
   postRecvOne(packed: Float64Array, wr: { wr_id?: number; sg_list?: NativeSendWr["sg_list"] }): void;
+  /** This object's number for the addon's slot functions (postSendPacked, postRecvPacked); read-only. */
+  readonly slot: number;
+  /**
+   * Binds the arrays that `addon.postSendPacked(slot, wr)` and `addon.postRecvPacked(slot, wr)`
+   * read (as postSendOne(send, wr), postRecvOne(recv, wr)), kept alive while bound; not to be
+   * transferred (detached) while bound.
+   */
+  bindPacked(send: Float64Array, recv: Float64Array): void;
   destroy(): void;
 }
 
@@ -124,6 +139,17 @@ export interface NativeAddon {
   /** errno is non-zero when ibv_get_device_list returned NULL (ENOSYS: no RDMA in the kernel). */
   getDeviceList(): { devices: DeviceInfo[]; errno: number };
   openDevice(name: string): NativeContext;
+  /**
+   * The hot verbs without `this`: the object is named by its `slot` (a TypeError unless it
+   * names a live object of the right class; EINVAL when destroyed), which the addon finds
+   * in a table where a method call on the object costs a napi_unwrap (microseconds in the
+   * lab VM). pollCq(cq.slot, n) is cq.poll(n, out) into the array bound with bindPollOut;
+   * postSendPacked(qp.slot, wr) / postRecvPacked(qp.slot, wr) are postSendOne / postRecvOne
+   * over the arrays bound with bindPacked.
+   */
+  pollCq(slot: number, num_entries: number): number;
+  postSendPacked(slot: number, wr: NativeSendWr): void;
+  postRecvPacked(slot: number, wr: { wr_id?: number; sg_list?: NativeSendWr["sg_list"] }): void;
   /** Numbers per completion in the array `NativeCq.poll` fills. */
   readonly WC_WORDS: number;
   /** Most SGEs a WR packed for `postSendOne`/`postRecvOne` may carry. */

@@ -62,8 +62,13 @@ export function noDevicesReason(errno: number): string {
 /**
  * Loads the native backend, or says why it is unavailable: the addon is not built (install
  * libibverbs-dev and rebuild), the kernel has no RDMA (ENOSYS), or there is no device.
+ * `slots: false` (for comparison in scripts/bench-rxe.ts only) makes poll and the single-WR
+ * posts call the CQ's and QP's methods (poll(n, out), postSendOne, postRecvOne) instead of
+ * the addon's slot functions; the results are the same.
  */
-export function loadNativeBackend(): { backend: VerbsBackend } | { unavailable: string } {
+export function loadNativeBackend(
+  options: { slots?: boolean } = {},
+): { backend: VerbsBackend } | { unavailable: string } {
   const loaded = loadAddon();
   if ("missing" in loaded) return { unavailable: loaded.missing };
   const addon = loaded.addon;
@@ -71,7 +76,7 @@ export function loadNativeBackend(): { backend: VerbsBackend } | { unavailable: 
   const list = addon.getDeviceList();
   if (list.errno !== 0) return { unavailable: noDevicesReason(list.errno) };
   if (list.devices.length === 0) return { unavailable: `ibv_get_device_list found no RDMA device. ${GET_RDMA}` };
-  return { backend: new NativeBackend(addon) };
+  return { backend: new NativeBackend(addon, options.slots ?? true) };
 }
 
 // The native handle behind each contract object, and the contract object for each handle
@@ -92,8 +97,10 @@ function handleOf<H>(o: unknown, what: string, verb: string): H {
 class NativeBackend implements VerbsBackend {
   readonly kind = "native" as const;
   readonly #addon: NativeAddon;
-  constructor(addon: NativeAddon) {
+  readonly #slots: boolean;
+  constructor(addon: NativeAddon, slots: boolean) {
     this.#addon = addon;
+    this.#slots = slots;
   }
   get unavailableReason(): string | undefined {
     const { errno, devices } = this.#addon.getDeviceList();
@@ -111,7 +118,11 @@ class NativeBackend implements VerbsBackend {
       node_type: 0,
       transport_type: 0,
     };
-    const layout = { wcWords: this.#addon.WC_WORDS, packedSges: this.#addon.PACKED_SGES ?? 0 };
+    const layout = {
+      wcWords: this.#addon.WC_WORDS,
+      packedSges: this.#addon.PACKED_SGES ?? 0,
+      fast: this.#slots ? this.#addon : null,
+    };
     return bind(new NativeContextImpl(h, info, layout), h);
   }
   now(): number {
@@ -157,7 +168,7 @@ class NativeContextImpl implements Context {
     const channel =
       options?.channel === undefined ? null : handleOf<NativeChannel>(options.channel, "channel", "ibv_create_cq");
     const h = this.#h.createCq(cqe, channel, options?.comp_vector ?? 0);
-    return bind(new NativeCqImpl(h, this, options?.cq_context, this.layout.wcWords), h);
+    return bind(new NativeCqImpl(h, this, options?.cq_context, this.layout), h);
   }
   createCompChannel(): CompChannel {
     const h = this.#h.createCompChannel();
@@ -225,7 +236,7 @@ class NativePdImpl implements Pd {
       qp_type: init.qp_type,
       sq_sig_all: init.sq_sig_all,
     });
-    return bind(new NativeQpImpl(h, this, init, this.#layout.packedSges), h);
+    return bind(new NativeQpImpl(h, this, init, this.#layout), h);
   }
   createAh(attr: Partial<Omit<AhAttr, "grh">> & { grh?: Partial<AhAttr["grh"]> }): Ah {
     const h = this.#h.createAh(attr);
@@ -266,25 +277,35 @@ class NativeMrImpl implements Mr {
 class NativeCqImpl implements Cq {
   readonly #h: NativeCq;
   readonly #words: number;
+  readonly #fast: FastPaths | null;
+  readonly #slot: number;
   #scratch: Uint32Array;
   readonly context: Context;
   readonly cqe: number;
   readonly cq_context?: unknown;
-  constructor(h: NativeCq, context: Context, cq_context: unknown, words: number) {
+  constructor(h: NativeCq, context: Context, cq_context: unknown, layout: Layout) {
     this.#h = h;
-    this.#words = words;
+    this.#words = layout.wcWords;
+    this.#fast = layout.fast;
+    this.#slot = h.slot;
     this.context = context;
     this.cqe = h.cqe;
     if (cq_context !== undefined) this.cq_context = cq_context;
-    this.#scratch = new Uint32Array(16 * words);
+    this.#scratch = new Uint32Array(16 * this.#words);
+    h.bindPollOut(this.#scratch);
   }
   poll(num_entries = 1): Wc[] {
     // Room for every completion the CQ can hold; the addon validates num_entries itself.
     const want = typeof num_entries === "number" && num_entries > 0 ? Math.min(num_entries, this.cqe + 1) : 1;
     const words = this.#words;
-    if (this.#scratch.length < want * words) this.#scratch = new Uint32Array(Math.ceil(want) * words);
+    if (this.#scratch.length < want * words) {
+      this.#scratch = new Uint32Array(Math.ceil(want) * words);
+      this.#h.bindPollOut(this.#scratch);
+    }
+    // The bound scratch, by slot: no napi_unwrap, no typed-array read (see addon.ts).
     const r = this.#scratch;
-    const got = this.#h.poll(num_entries, r);
+    const got = this.#fast ? this.#fast.pollCq(this.#slot, num_entries) : this.#h.poll(num_entries, r);
+    if (got === 0) return [];
     const out: Wc[] = new Array(got);
     for (let i = 0, o = 0; i < got; i++, o += words) {
       out[i] = {
@@ -357,10 +378,18 @@ class NativeAhImpl implements Ah {
   }
 }
 
-/** What the addon fills and reads in typed arrays: WC_WORDS per completion, PACKED_SGES per packed WR. */
+/** The addon's slot functions (the hot verbs without `this`; addon.ts). */
+type FastPaths = Pick<NativeAddon, "pollCq" | "postSendPacked" | "postRecvPacked">;
+
+/**
+ * What the addon fills and reads in typed arrays (WC_WORDS per completion, PACKED_SGES per
+ * packed WR), and its slot functions.
+ */
 interface Layout {
   wcWords: number;
   packedSges: number;
+  /** null: call the objects' methods instead (loadNativeBackend's `slots: false`). */
+  fast: FastPaths | null;
 }
 
 // The posting fast path: a single WR whose fields are plain numbers is packed into a
@@ -435,11 +464,17 @@ class NativeQpImpl implements Qp {
   readonly #packedSges: number;
   readonly #sendWords: Float64Array;
   readonly #recvWords: Float64Array;
-  constructor(h: NativeQp, pd: Pd, init: QpInitAttr, packedSges: number) {
+  readonly #fast: FastPaths | null;
+  readonly #slot: number;
+  constructor(h: NativeQp, pd: Pd, init: QpInitAttr, layout: Layout) {
     this.#h = h;
+    const packedSges = layout.packedSges;
     this.#packedSges = packedSges;
     this.#sendWords = new Float64Array(SEND_HEAD + 3 * packedSges);
     this.#recvWords = new Float64Array(RECV_HEAD + 3 * packedSges);
+    this.#fast = layout.fast;
+    this.#slot = h.slot;
+    if (packedSges > 0) h.bindPacked(this.#sendWords, this.#recvWords);
     this.pd = pd;
     this.qp_num = h.qp_num;
     this.qp_type = init.qp_type;
@@ -479,7 +514,9 @@ class NativeQpImpl implements Qp {
   postSend(wr: SendWr | SendWr[]): void {
     const one: unknown = Array.isArray(wr) ? (wr.length === 1 ? wr[0] : undefined) : wr;
     if (this.#packedSges > 0 && packSend(one, this.#sendWords, this.#packedSges)) {
-      this.#h.postSendOne(this.#sendWords, one as NativeSendWr);
+      // #sendWords is bound to the QP: by slot, no napi_unwrap and no typed-array read.
+      if (this.#fast) this.#fast.postSendPacked(this.#slot, one as NativeSendWr);
+      else this.#h.postSendOne(this.#sendWords, one as NativeSendWr);
       return;
     }
     const list = Array.isArray(wr) ? wr : [wr];
@@ -506,7 +543,8 @@ class NativeQpImpl implements Qp {
   postRecv(wr: RecvWr | RecvWr[]): void {
     const one: unknown = Array.isArray(wr) ? (wr.length === 1 ? wr[0] : undefined) : wr;
     if (this.#packedSges > 0 && packRecv(one, this.#recvWords, this.#packedSges)) {
-      this.#h.postRecvOne(this.#recvWords, one as RecvWr);
+      if (this.#fast) this.#fast.postRecvPacked(this.#slot, one as RecvWr);
+      else this.#h.postRecvOne(this.#recvWords, one as RecvWr);
       return;
     }
     this.#h.postRecv(Array.isArray(wr) ? wr : [wr]);

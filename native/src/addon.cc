@@ -36,11 +36,42 @@ VerbsAddon::VerbsAddon(Napi::Env env, Napi::Object exports) {
                            InstanceMethod("getDeviceList", &VerbsAddon::GetDeviceList),
                            InstanceMethod("openDevice", &VerbsAddon::OpenDevice),
                        });
+  // The hot verbs as plain functions taking the object's slot, not `this` (see
+  // VerbsAddon::slots): the addon rides in the function's data, so neither the addon nor the
+  // object costs a napi_unwrap. Not Napi::Addon instance methods: those unwrap `exports`.
+  exports.Set("pollCq", Napi::Function::New(env, PollCq, "pollCq", this));
+  exports.Set("postSendPacked", Napi::Function::New(env, PostSendPacked, "postSendPacked", this));
+  exports.Set("postRecvPacked", Napi::Function::New(env, PostRecvPacked, "postRecvPacked", this));
   exports.Set("WC_WORDS", Napi::Number::New(env, CompletionQueue::kWcWords));
   exports.Set("PACKED_SGES", Napi::Number::New(env, QueuePair::kPackedSges));
 }
 
 VerbsAddon::~VerbsAddon() { poller.Stop(); }
+
+// pollCq(slot, num_entries) → count: cq.poll(num_entries, out) into the array bound with
+// cq.bindPollOut(out).
+Napi::Value VerbsAddon::PollCq(const Napi::CallbackInfo& info) {
+  const char* verb = "ibv_poll_cq";
+  Napi::Env env = info.Env();
+  auto* addon = static_cast<VerbsAddon*>(info.Data());
+  return FromSlot<CompletionQueue>(env, addon, info[0], verb)->PollBound(env, verb, info[1]);
+}
+
+// postSendPacked(slot, wr) / postRecvPacked(slot, wr): qp.postSendOne(send, wr) /
+// qp.postRecvOne(recv, wr) with the arrays bound by qp.bindPacked(send, recv).
+Napi::Value VerbsAddon::PostSendPacked(const Napi::CallbackInfo& info) {
+  const char* verb = "ibv_post_send";
+  Napi::Env env = info.Env();
+  auto* addon = static_cast<VerbsAddon*>(info.Data());
+  return FromSlot<QueuePair>(env, addon, info[0], verb)->PostSendBound(env, verb, info[1]);
+}
+
+Napi::Value VerbsAddon::PostRecvPacked(const Napi::CallbackInfo& info) {
+  const char* verb = "ibv_post_recv";
+  Napi::Env env = info.Env();
+  auto* addon = static_cast<VerbsAddon*>(info.Data());
+  return FromSlot<QueuePair>(env, addon, info[0], verb)->PostRecvBound(env, verb, info[1]);
+}
 
 // init({ VerbsError }): the TypeScript layer hands over the error class to throw.
 Napi::Value VerbsAddon::SetErrorClass(const Napi::CallbackInfo& info) {

@@ -5,6 +5,7 @@
 #include <infiniband/verbs.h>
 #include <napi.h>
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -36,6 +37,33 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
     return it != wraps.end() && it->second == tag;
   }
 
+  // Slots: every live wrapped object also has a number (its read-only `slot` property) that
+  // the module-level fast paths (pollCq, postSendPacked, postRecvPacked) take instead of
+  // `this`. Finding the object is an index into this table, where `this` costs a napi_unwrap
+  // (an exception scope and a private-symbol lookup: microseconds in the lab VM). A slot is
+  // index + generation × 2^24: a number that once named a freed object never names another.
+  struct Slot {
+    const void* key = nullptr;  // as in `wraps`; null while free
+    const napi_type_tag* tag = nullptr;
+    uint32_t gen = 0;
+  };
+  static constexpr double kSlotIndexes = 16777216.0;  // 2^24
+  std::vector<Slot> slots;
+  std::vector<uint32_t> freeSlots;
+  double AddSlot(const void* key, const napi_type_tag* tag);
+  void RemoveSlot(double slot);
+  // The key of the live object of class `tag` that `slot` names, or null.
+  const void* SlotKey(double slot, const napi_type_tag* tag) const {
+    if (!(slot >= 0 && slot < kSlotIndexes * 4294967296.0)) return nullptr;  // also NaN
+    double genD = std::floor(slot / kSlotIndexes);
+    double indexD = slot - genD * kSlotIndexes;
+    if (indexD != std::trunc(indexD)) return nullptr;
+    size_t index = static_cast<size_t>(indexD);
+    if (index >= slots.size()) return nullptr;
+    const Slot& s = slots[index];
+    return s.key != nullptr && s.tag == tag && s.gen == static_cast<uint32_t>(genD) ? s.key : nullptr;
+  }
+
   // Property names read on the posting fast path.
   enum Key { kWrId, kOpcode, kSendFlags, kSgList, kImmData, kRdma, kAtomic, kUd, kAddr, kLength, kLkey,
              kRemoteAddr, kRkey, kCompareAdd, kSwap, kAh, kRemoteQpn, kRemoteQkey, kKeyCount };
@@ -45,6 +73,9 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
   Napi::Value Get(Napi::Object o, Key k) { return o.Get(kKeyNames[k]); }
 
  private:
+  static Napi::Value PollCq(const Napi::CallbackInfo& info);
+  static Napi::Value PostSendPacked(const Napi::CallbackInfo& info);
+  static Napi::Value PostRecvPacked(const Napi::CallbackInfo& info);
   Napi::Value SetErrorClass(const Napi::CallbackInfo& info);
   Napi::Value GetDeviceList(const Napi::CallbackInfo& info);
   Napi::Value OpenDevice(const Napi::CallbackInfo& info);
@@ -111,8 +142,9 @@ class Resource {
   // Child-first teardown for finalizers and ctx.close(); cannot fail. If libibverbs still
   // refuses, the C object leaks rather than being freed under something that uses it.
   void ForceDestroy();
-  // Records the wrapped object in the addon's `wraps` until it is deleted (see TagWrap).
-  void RegisterWrap(VerbsAddon* addon, const void* key, const napi_type_tag* tag);
+  // Records the wrapped object in the addon's `wraps` and gives it a slot, both until it is
+  // deleted (see TagWrap); returns the slot.
+  double RegisterWrap(VerbsAddon* addon, const void* key, const napi_type_tag* tag);
 
  protected:
   Resource() = default;
@@ -126,6 +158,7 @@ class Resource {
   bool destroyed_ = false;
   VerbsAddon* wrapAddon_ = nullptr;
   const void* wrapKey_ = nullptr;
+  double slot_ = -1;
   std::vector<Resource*> dependents_;
   struct Dependency {
     Resource* on;
@@ -140,10 +173,13 @@ extern const napi_type_tag kContextTag, kPdTag, kMrTag, kCqTag, kChannelTag, kQp
 
 // Called by each wrapped class's constructor: tags the JS object with the class's type tag
 // (what argument checks test) and records the pointer napi_unwrap will return for it.
+// Its slot becomes the object's read-only, non-enumerable `slot` property.
 template <typename T>
 void TagWrap(T* self, const Napi::CallbackInfo& info) {
-  info.This().As<Napi::Object>().TypeTag(&T::kTag);
-  self->RegisterWrap(AddonOf(info.Env()), static_cast<Napi::ObjectWrap<T>*>(self), &T::kTag);
+  Napi::Object obj = info.This().As<Napi::Object>();
+  obj.TypeTag(&T::kTag);
+  double slot = self->RegisterWrap(AddonOf(info.Env()), static_cast<Napi::ObjectWrap<T>*>(self), &T::kTag);
+  obj.DefineProperty(Napi::PropertyDescriptor::Value("slot", Napi::Number::New(info.Env(), slot), napi_default));
 }
 
 // Unwraps `this` after checking that it is a live T and not destroyed; `verb` names the C
@@ -159,6 +195,19 @@ T* Self(const Napi::CallbackInfo& info, const char* verb) {
     ThrowType(env, std::string(verb) + ": illegal invocation: this is not a " + T::kName);
   }
   T* obj = static_cast<T*>(static_cast<Napi::ObjectWrap<T>*>(p));
+  if (obj->destroyed()) ThrowVerbs(env, verb, EINVAL, std::string(T::kName) + " was already destroyed");
+  return obj;
+}
+
+// The live T that the number `slot` names (see VerbsAddon::slots), checked as Self checks
+// `this`: a TypeError for anything else, EINVAL when it was destroyed. One Node-API call
+// (reading the number) where Self makes a napi_unwrap.
+template <typename T>
+T* FromSlot(Napi::Env env, VerbsAddon* addon, napi_value slot, const char* verb) {
+  double d = -1;
+  const void* key = napi_get_value_double(env, slot, &d) == napi_ok ? addon->SlotKey(d, &T::kTag) : nullptr;
+  if (key == nullptr) ThrowType(env, std::string(verb) + ": the slot does not name a live " + T::kName);
+  T* obj = static_cast<T*>(static_cast<Napi::ObjectWrap<T>*>(const_cast<void*>(key)));
   if (obj->destroyed()) ThrowVerbs(env, verb, EINVAL, std::string(T::kName) + " was already destroyed");
   return obj;
 }

@@ -10,6 +10,7 @@ Napi::Function CompletionQueue::Define(Napi::Env env) {
       env, "CompletionQueue",
       {
           {"poll", "ibv_poll_cq", Method<CompletionQueue, &CompletionQueue::Poll>},
+          {"bindPollOut", "ibv_poll_cq", Method<CompletionQueue, &CompletionQueue::BindPollOut>},
           {"reqNotify", "ibv_req_notify_cq", Method<CompletionQueue, &CompletionQueue::ReqNotify>},
           {"ackEvents", "ibv_ack_cq_events", Method<CompletionQueue, &CompletionQueue::AckEvents>},
           {"destroy", "ibv_destroy_cq", Method<CompletionQueue, &CompletionQueue::Destroy>},
@@ -51,16 +52,8 @@ Napi::Value CompletionQueue::Destroy(const Napi::CallbackInfo& info, const char*
 // pkey_index, slid, sl, dlid_path_bits. (A flat array: no object per completion here.)
 Napi::Value CompletionQueue::Poll(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
-  // A plain non-negative integer is read directly; anything else goes through Arg for its error.
-  double d = -1;
-  int n;
-  if (napi_get_value_double(env, info[0], &d) == napi_ok && d >= 0 && d <= INT32_MAX && std::trunc(d) == d) {
-    n = static_cast<int>(d);
-  } else {
-    n = Arg{env, verb}.I32(info[0], "num_entries");
-    if (n < 0) ThrowVerbs(env, verb, EINVAL, "num_entries must be ≥ 0", "num_entries");
-  }
-  // One napi_get_typedarray_info instead of a call per property (poll is the hot loop).
+  int n = NumEntries(env, verb, info[0]);
+  // One napi_get_typedarray_info instead of a call per property.
   napi_typedarray_type type = napi_int8_array;
   size_t length = 0;
   void* data = nullptr;
@@ -68,13 +61,56 @@ Napi::Value CompletionQueue::Poll(const Napi::CallbackInfo& info, const char* ve
       type != napi_uint32_array) {
     ThrowType(env, std::string(verb) + ": out must be a Uint32Array");
   }
+  return Napi::Number::New(env, Fill(env, verb, n, static_cast<uint32_t*>(data), length));
+}
+
+// bindPollOut(out: Uint32Array): the array the module-level pollCq(slot, num_entries) fills,
+// as poll(num_entries, out) does, without reading it from a value on every call (poll is the
+// hot loop). Referenced until another is bound or the CQ is freed. Like a registered MR's
+// buffer, it must not be transferred (detached) while bound; native/index.ts binds a
+// private array of its own.
+Napi::Value CompletionQueue::BindPollOut(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  napi_typedarray_type type = napi_int8_array;
+  size_t length = 0;
+  void* data = nullptr;
+  if (napi_get_typedarray_info(env, info[0], &type, &length, &data, nullptr, nullptr) != napi_ok ||
+      type != napi_uint32_array) {
+    ThrowType(env, std::string(verb) + ": out must be a Uint32Array");
+  }
+  pollOut_ = Napi::Persistent(info[0].As<Napi::Object>());
+  pollOutData_ = static_cast<uint32_t*>(data);
+  pollOutLength_ = length;
+  return env.Undefined();
+}
+
+// pollCq(slot, num_entries) (addon.cc) lands here: poll into the bound array.
+Napi::Value CompletionQueue::PollBound(Napi::Env env, const char* verb, napi_value numEntries) {
+  int n = NumEntries(env, verb, numEntries);
+  if (pollOutData_ == nullptr) ThrowType(env, std::string(verb) + ": no out array is bound (bindPollOut)");
+  return Napi::Number::New(env, Fill(env, verb, n, pollOutData_, pollOutLength_));
+}
+
+// num_entries: a plain non-negative integer is read directly; anything else goes through Arg
+// for its error.
+int CompletionQueue::NumEntries(Napi::Env env, const char* verb, napi_value v) {
+  double d = -1;
+  if (napi_get_value_double(env, v, &d) == napi_ok && d >= 0 && d <= INT32_MAX && std::trunc(d) == d) {
+    return static_cast<int>(d);
+  }
+  int n = Arg{env, verb}.I32(Napi::Value(env, v), "num_entries");
+  if (n < 0) ThrowVerbs(env, verb, EINVAL, "num_entries must be ≥ 0", "num_entries");
+  return n;
+}
+
+// Polls up to n completions (as many as fit in `length` words) into `o`; returns how many.
+int CompletionQueue::Fill(Napi::Env env, const char* verb, int n, uint32_t* o, size_t length) {
   size_t room = length / kWcWords;
   size_t want = std::min<size_t>(static_cast<size_t>(n), room);
-  if (want == 0) return Napi::Number::New(env, 0);
+  if (want == 0) return 0;
   if (wcs_.size() < want) wcs_.resize(want);
   int got = ibv_poll_cq(cq_, static_cast<int>(want), wcs_.data());
   if (got < 0) ThrowVerbs(env, verb, ErrnoOf(got));
-  uint32_t* o = static_cast<uint32_t*>(data);
   for (int i = 0; i < got; i++) {
     const ibv_wc& w = wcs_[i];
     uint32_t* r = o + static_cast<size_t>(i) * kWcWords;
@@ -93,7 +129,7 @@ Napi::Value CompletionQueue::Poll(const Napi::CallbackInfo& info, const char* ve
     r[12] = w.sl;
     r[13] = w.dlid_path_bits;
   }
-  return Napi::Number::New(env, got);
+  return got;
 }
 
 Napi::Value CompletionQueue::ReqNotify(const Napi::CallbackInfo& info, const char* verb) {

@@ -115,10 +115,14 @@ class CompletionQueue : public Napi::ObjectWrap<CompletionQueue>, public Resourc
 
   // Values per completion in the Uint32Array that poll() fills.
   static constexpr uint32_t kWcWords = 14;
+  Napi::Value PollBound(Napi::Env env, const char* verb, napi_value numEntries);
 
  private:
   int Release(bool force) override;
   Napi::Value Poll(const Napi::CallbackInfo& info, const char* verb);
+  Napi::Value BindPollOut(const Napi::CallbackInfo& info, const char* verb);
+  static int NumEntries(Napi::Env env, const char* verb, napi_value v);
+  int Fill(Napi::Env env, const char* verb, int n, uint32_t* out, size_t length);
   Napi::Value ReqNotify(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value AckEvents(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value Destroy(const Napi::CallbackInfo& info, const char* verb);
@@ -126,6 +130,9 @@ class CompletionQueue : public Napi::ObjectWrap<CompletionQueue>, public Resourc
   Context* context_ = nullptr;
   uint64_t eventsRead_ = 0, eventsAcked_ = 0;
   std::vector<ibv_wc> wcs_;
+  Napi::ObjectReference pollOut_;  // bindPollOut's array, kept alive while bound
+  uint32_t* pollOutData_ = nullptr;
+  size_t pollOutLength_ = 0;
 };
 
 class CompletionChannel : public Napi::ObjectWrap<CompletionChannel>, public Resource {
@@ -182,6 +189,10 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   //   recv: wr_id, num_sge, then num_sge × (addr, length, lkey)
   static constexpr uint32_t kPackedSges = 4;
   static constexpr uint32_t kSendHead = 8, kRecvHead = 2;
+  // postSendPacked/postRecvPacked(slot, wr) (addon.cc): postSendOne/postRecvOne over the
+  // arrays bound with bindPacked.
+  Napi::Value PostSendBound(Napi::Env env, const char* verb, napi_value wr);
+  Napi::Value PostRecvBound(Napi::Env env, const char* verb, napi_value wr);
 
  private:
   int Release(bool force) override;
@@ -191,6 +202,9 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   Napi::Value PostRecv(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value PostSendOne(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value PostRecvOne(const Napi::CallbackInfo& info, const char* verb);
+  Napi::Value BindPacked(const Napi::CallbackInfo& info, const char* verb);
+  Napi::Value PostSendWords(Napi::Env env, const char* verb, const double* p, size_t count, napi_value wr);
+  Napi::Value PostRecvWords(Napi::Env env, const char* verb, const double* p, size_t count, napi_value wr);
   Napi::Value PostSendList(Napi::Env env, const char* verb, Napi::Value wrs);
   Napi::Value PostRecvList(Napi::Env env, const char* verb, Napi::Value wrs);
   Napi::Value Destroy(const Napi::CallbackInfo& info, const char* verb);
@@ -201,6 +215,11 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   std::vector<ibv_recv_wr> recvWrs_;
   std::vector<ibv_sge> sges_;
   std::vector<size_t> sgeStart_;
+  // bindPacked's arrays, kept alive while bound.
+  Napi::ObjectReference sendPacked_, recvPacked_;
+  const double* sendWords_ = nullptr;
+  const double* recvWords_ = nullptr;
+  size_t sendCount_ = 0, recvCount_ = 0;
   int firstBad_ = -1;
   std::string badReason_, badAttribute_;
   void ParseSend(const Arg& arg, Napi::Array list, bool verbose);

@@ -13,6 +13,7 @@ Napi::Function QueuePair::Define(Napi::Env env) {
                                          {"postRecv", "ibv_post_recv", Method<QueuePair, &QueuePair::PostRecv>},
                                          {"postSendOne", "ibv_post_send", Method<QueuePair, &QueuePair::PostSendOne>},
                                          {"postRecvOne", "ibv_post_recv", Method<QueuePair, &QueuePair::PostRecvOne>},
+                                         {"bindPacked", "ibv_post_send", Method<QueuePair, &QueuePair::BindPacked>},
                                          {"destroy", "ibv_destroy_qp", Method<QueuePair, &QueuePair::Destroy>},
                                      });
 }
@@ -420,6 +421,49 @@ Napi::Value QueuePair::PostSendOne(const Napi::CallbackInfo& info, const char* v
   const double* p = nullptr;
   size_t count = 0;
   if (!PackedWords(info[0], kSendHead, &p, &count)) ThrowType(env, std::string(verb) + ": packed must be a Float64Array");
+  return PostSendWords(env, verb, p, count, info[1]);
+}
+
+Napi::Value QueuePair::PostRecvOne(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  const double* p = nullptr;
+  size_t count = 0;
+  if (!PackedWords(info[0], kRecvHead, &p, &count)) ThrowType(env, std::string(verb) + ": packed must be a Float64Array");
+  return PostRecvWords(env, verb, p, count, info[1]);
+}
+
+// bindPacked(send: Float64Array, recv: Float64Array): the arrays that the module-level
+// postSendPacked(slot, wr) and postRecvPacked(slot, wr) read, as postSendOne(send, wr) and
+// postRecvOne(recv, wr) read theirs, without reading an array from a value on every post.
+// Referenced until others are bound or the QP is freed; like a registered MR's buffer they
+// must not be transferred (detached) while bound (native/index.ts binds private arrays).
+Napi::Value QueuePair::BindPacked(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  const double *s = nullptr, *r = nullptr;
+  size_t sc = 0, rc = 0;
+  if (!PackedWords(info[0], kSendHead, &s, &sc) || !PackedWords(info[1], kRecvHead, &r, &rc)) {
+    ThrowType(env, std::string(verb) + ": bindPacked takes two Float64Arrays (send, recv)");
+  }
+  sendPacked_ = Napi::Persistent(info[0].As<Napi::Object>());
+  recvPacked_ = Napi::Persistent(info[1].As<Napi::Object>());
+  sendWords_ = s;
+  sendCount_ = sc;
+  recvWords_ = r;
+  recvCount_ = rc;
+  return env.Undefined();
+}
+
+Napi::Value QueuePair::PostSendBound(Napi::Env env, const char* verb, napi_value wr) {
+  if (sendWords_ == nullptr) ThrowType(env, std::string(verb) + ": no packed arrays are bound (bindPacked)");
+  return PostSendWords(env, verb, sendWords_, sendCount_, wr);
+}
+
+Napi::Value QueuePair::PostRecvBound(Napi::Env env, const char* verb, napi_value wr) {
+  if (recvWords_ == nullptr) ThrowType(env, std::string(verb) + ": no packed arrays are bound (bindPacked)");
+  return PostRecvWords(env, verb, recvWords_, recvCount_, wr);
+}
+
+Napi::Value QueuePair::PostSendWords(Napi::Env env, const char* verb, const double* p, size_t count, napi_value wrv) {
   ibv_send_wr wr{};
   ibv_sge sges[kPackedSges];
   bool fast = qp_->qp_type != IBV_QPT_UD && Fits(p[0], kSafe) && Fits(p[1], kU32) && Fits(p[2], kU32) &&
@@ -447,24 +491,20 @@ Napi::Value QueuePair::PostSendOne(const Napi::CallbackInfo& info, const char* v
       }
     }
   }
-  if (!fast) return PostSendList(env, verb, OneWr(env, info[1]));
+  if (!fast) return PostSendList(env, verb, OneWr(env, Napi::Value(env, wrv)));
   ibv_send_wr* bad = nullptr;
   int ret = ibv_post_send(qp_, &wr, &bad);  // before reading `bad`
   CheckPost(env, verb, ret, &wr, bad);
   return env.Undefined();
 }
 
-Napi::Value QueuePair::PostRecvOne(const Napi::CallbackInfo& info, const char* verb) {
-  Napi::Env env = info.Env();
-  const double* p = nullptr;
-  size_t count = 0;
-  if (!PackedWords(info[0], kRecvHead, &p, &count)) ThrowType(env, std::string(verb) + ": packed must be a Float64Array");
+Napi::Value QueuePair::PostRecvWords(Napi::Env env, const char* verb, const double* p, size_t count, napi_value wrv) {
   ibv_recv_wr wr{};
   ibv_sge sges[kPackedSges];
   bool fast = Fits(p[0], kSafe) && Fits(p[1], kPackedSges);
   uint32_t nsge = fast ? static_cast<uint32_t>(p[1]) : 0;
   fast = fast && count >= kRecvHead + 3 * nsge && PackedSges(p + kRecvHead, nsge, sges);
-  if (!fast) return PostRecvList(env, verb, OneWr(env, info[1]));
+  if (!fast) return PostRecvList(env, verb, OneWr(env, Napi::Value(env, wrv)));
   wr.wr_id = static_cast<uint64_t>(p[0]);
   wr.num_sge = static_cast<int>(nsge);
   wr.sg_list = nsge > 0 ? sges : nullptr;

@@ -1,15 +1,48 @@
 #include <algorithm>
+#include <cmath>
 
 #include "common.h"
 
 Resource::~Resource() {
-  if (wrapAddon_ != nullptr) wrapAddon_->wraps.erase(wrapKey_);
+  if (wrapAddon_ != nullptr) {
+    wrapAddon_->wraps.erase(wrapKey_);
+    wrapAddon_->RemoveSlot(slot_);
+  }
 }
 
-void Resource::RegisterWrap(VerbsAddon* addon, const void* key, const napi_type_tag* tag) {
+double Resource::RegisterWrap(VerbsAddon* addon, const void* key, const napi_type_tag* tag) {
   wrapAddon_ = addon;
   wrapKey_ = key;
   addon->wraps[key] = tag;
+  slot_ = addon->AddSlot(key, tag);
+  return slot_;
+}
+
+double VerbsAddon::AddSlot(const void* key, const napi_type_tag* tag) {
+  uint32_t index;
+  if (!freeSlots.empty()) {
+    index = freeSlots.back();
+    freeSlots.pop_back();
+  } else {
+    if (slots.size() >= static_cast<size_t>(kSlotIndexes)) return -1;  // 2^24 live objects: no slot
+    index = static_cast<uint32_t>(slots.size());
+    slots.emplace_back();
+  }
+  Slot& s = slots[index];
+  s.key = key;
+  s.tag = tag;
+  return static_cast<double>(s.gen) * kSlotIndexes + index;
+}
+
+void VerbsAddon::RemoveSlot(double slot) {
+  if (slot < 0) return;
+  size_t index = static_cast<size_t>(slot - std::floor(slot / kSlotIndexes) * kSlotIndexes);
+  if (index >= slots.size() || slots[index].key == nullptr) return;
+  Slot& s = slots[index];
+  s.key = nullptr;
+  s.tag = nullptr;
+  s.gen++;  // wraps after 2^32 reuses of one index: far beyond any program's life
+  freeSlots.push_back(static_cast<uint32_t>(index));
 }
 
 int Resource::Destroy() {

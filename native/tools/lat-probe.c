@@ -2,13 +2,16 @@
 // and rxe1, the same phases, timed the same way (clock_gettime, as performance.now), so the
 // cost of a verb from C and from JS can be compared in one boot.
 //   gcc -O2 -o lat-probe native/tools/lat-probe.c -libverbs -lpthread && ./lat-probe [iters] [out.json]
-// `./lat-probe --bench iters warmup threads` runs scripts/bench-rxe.ts's latency loop instead,
+// `./lat-probe --bench iters warmup threads [order]` runs scripts/bench-rxe.ts's latency loop instead,
 // shaped as perftest's ib_send_lat (run_iter_lat_send): every 8 B SEND signaled and its send
 // completion polled right after the post (ib_send_lat's TX depth is 1, so its CQ moderation is
 // 1), not inline (perftest's inline size on rxe is 0), one timestamp right before each post,
 // statistics as print_report_lat. threads = 2: the
 // passive side busy-polls in its own thread, as perftest's server process; 1: both sides in turn
-// on one thread. Prints {t_typical_us, t_avg_us, t_min_us}: bench:rxe's C rows.
+// on one thread. order (two threads only): 0 perftest's order, 1 bench-rxe.ts's answer-first
+// (the same work, the repost and the reaping moved off the critical path), 2 both interleaved
+// in chunks as bench-rxe.ts runs them (two lines: answer-first, then perftest's order).
+// Prints {t_typical_us, t_avg_us, t_min_us}: bench:rxe's C rows.
 #include <infiniband/verbs.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -101,7 +104,8 @@ static void post_recv(struct side* s) {
   if (ibv_post_recv(s->qp, &wr, &bad)) die("post_recv");
 }
 
-static void send(struct side* s) {
+// Posts the SEND; returns whether it is signaled (then reap() must poll its completion).
+static int post(struct side* s) {
   s->sends++;
   int signaled = s->sends % s->cq_mod == 0;
   struct ibv_sge sge = {.addr = (uintptr_t)s->buf, .length = 8, .lkey = s->mr->lkey};
@@ -109,12 +113,19 @@ static void send(struct side* s) {
                            .send_flags = (s->inline_send ? IBV_SEND_INLINE : 0) | (signaled ? IBV_SEND_SIGNALED : 0)},
                      *bad;
   if (ibv_post_send(s->qp, &wr, &bad)) die("post_send");
+  return signaled;
+}
+
+static void reap(struct side* s) {
   struct ibv_wc wc;
-  int got = 0;
-  if (signaled)
-    while ((got = ibv_poll_cq(s->scq, 1, &wc)) == 0) {
-    }
-  if (got < 0 || (got > 0 && wc.status != IBV_WC_SUCCESS)) die("send completion");
+  int got;
+  while ((got = ibv_poll_cq(s->scq, 1, &wc)) == 0) {
+  }
+  if (got < 0 || wc.status != IBV_WC_SUCCESS) die("send completion");
+}
+
+static void send(struct side* s) {
+  if (post(s)) reap(s);
 }
 
 static int wait_recv(struct side* s) {
@@ -137,43 +148,77 @@ static double median(double* xs, int n) {
 // perftest's print_report_lat: the round trips are the differences of consecutive
 // timestamps; sorted, the largest LAT_MEASURE_TAIL (2) dropped; typical = median (mean of
 // the middle two when even), average over the rest; one-way = round trip / 2.
-static void report(const double* ts, int iters) {
-  double* d = calloc(iters, sizeof(double));
-  for (int k = 0; k < iters; k++) d[k] = (ts[k + 1] - ts[k]) / 2;
-  qsort(d, iters, sizeof *d, cmp);
-  int n = iters > 2 ? iters - 2 : iters;
+// The same over one-way latencies d[0..count) (sorted here).
+static void report_oneway(double* d, int count) {
+  qsort(d, count, sizeof *d, cmp);
+  int n = count > 2 ? count - 2 : count;
   double typical = n % 2 == 0 ? (d[n / 2] + d[n / 2 - 1]) / 2 : d[n / 2];
   double sum = 0;
   for (int k = 0; k < n; k++) sum += d[k];
   printf("{\"t_typical_us\":%.2f,\"t_avg_us\":%.2f,\"t_min_us\":%.2f}\n", typical, sum / n, d[0]);
+}
+
+static void report(const double* ts, int iters) {
+  double* d = calloc(iters, sizeof(double));
+  for (int k = 0; k < iters; k++) d[k] = (ts[k + 1] - ts[k]) / 2;
+  report_oneway(d, iters);
   free(d);
 }
 
-// ib_send_lat's passive side (its server): wait for the SEND, repost the recv, answer.
+// order 2 interleaves both orders as bench-rxe.ts does (VARIANTS): chunks of CHUNK round trips,
+// answer-first and perftest's in turn, warm-up chunks first; a chunk's last round trip (where
+// the active side settles its owed repost) is not counted.
+#define CHUNK 50
+static int chunk_order(int r) { return (r / CHUNK) % 2 == 0 ? 1 : 0; }
+
+// ib_send_lat's passive side (its server). order 0 (perftest's): wait for the SEND, repost
+// the recv, answer, reap. order 1 (answer-first, as bench-rxe.ts): wait, answer, then repost
+// and reap while the peer works.
 struct passive_args {
   struct side* s;
   int total;
+  int order;
 };
 static void* passive(void* p) {
   struct passive_args* a = p;
   for (int i = 0; i < a->total; i++) {
+    int order = a->order == 2 ? chunk_order(i) : a->order;
     wait_recv(a->s);
-    post_recv(a->s);
-    send(a->s);
+    if (order == 0) {
+      post_recv(a->s);
+      send(a->s);
+    } else {
+      int signaled = post(a->s);
+      post_recv(a->s);
+      if (signaled) reap(a->s);
+    }
   }
   return NULL;
 }
 
 // bench-rxe.ts's latency loops in C: the same shape, the same statistics.
-static int bench(struct side* a, struct side* b, int iters, int warmup, int threads) {
-  double* ts = calloc(iters + 1, sizeof(double));
+// order 1 (two threads only) is bench-rxe.ts's answer-first: the active side posts, reposts
+// the recv the previous answer used and reaps while the peer works, then waits.
+static int bench_interleaved(struct side* a, struct side* b, int iters, int warmup);
+
+static int bench(struct side* a, struct side* b, int iters, int warmup, int threads, int order) {
   a->cq_mod = b->cq_mod = 1;
   a->inline_send = b->inline_send = 0;
+  if (threads != 2) order = 0;
+  if (order == 2) return bench_interleaved(a, b, iters, warmup);
+  double* ts = calloc(iters + 1, sizeof(double));
   pthread_t peer;
-  struct passive_args pa = {.s = b, .total = warmup + iters};
+  struct passive_args pa = {.s = b, .total = warmup + iters, .order = order};
   if (threads == 2 && pthread_create(&peer, NULL, passive, &pa)) die("pthread_create");
   for (int i = 0; i < warmup + iters; i++) {
     if (i >= warmup) ts[i - warmup] = now_us();
+    if (order == 1) {
+      int signaled = post(a);
+      if (i > 0) post_recv(a);
+      if (signaled) reap(a);
+      wait_recv(a);
+      continue;
+    }
     send(a);
     if (threads != 2) {
       wait_recv(b);
@@ -186,6 +231,51 @@ static int bench(struct side* a, struct side* b, int iters, int warmup, int thre
   ts[iters] = now_us();
   if (threads == 2) pthread_join(peer, NULL);
   report(ts, iters);
+  free(ts);
+  return 0;
+}
+
+// Two threads, both orders interleaved; prints answer-first's line, then perftest order's.
+static int bench_interleaved(struct side* a, struct side* b, int iters, int warmup) {
+  int warm_chunks = (warmup + CHUNK - 1) / CHUNK, timed_chunks = (iters + CHUNK - 1) / CHUNK;
+  int rounds = (warm_chunks + timed_chunks) * CHUNK * 2;
+  double* ts = calloc(rounds + 1, sizeof(double));
+  pthread_t peer;
+  struct passive_args pa = {.s = b, .total = rounds, .order = 2};
+  if (pthread_create(&peer, NULL, passive, &pa)) die("pthread_create");
+  int owed = 0;
+  for (int r = 0; r < rounds; r++) {
+    ts[r] = now_us();
+    if (chunk_order(r) == 1) {
+      int signaled = post(a);
+      if (owed) post_recv(a);
+      if (signaled) reap(a);
+      wait_recv(a);
+      owed = 1;
+      if (r % CHUNK == CHUNK - 1) {
+        post_recv(a);
+        owed = 0;
+      }
+    } else {
+      send(a);
+      wait_recv(a);
+      post_recv(a);
+    }
+  }
+  ts[rounds] = now_us();
+  pthread_join(peer, NULL);
+  double* d[2];
+  int n[2] = {0, 0};
+  for (int k = 0; k < 2; k++) d[k] = calloc(rounds, sizeof(double));
+  for (int r = warm_chunks * CHUNK * 2; r < rounds; r++) {
+    if (r % CHUNK == CHUNK - 1) continue;
+    int k = chunk_order(r) == 1 ? 0 : 1;
+    d[k][n[k]++] = (ts[r + 1] - ts[r]) / 2;
+  }
+  for (int k = 0; k < 2; k++) {
+    report_oneway(d[k], n[k]);
+    free(d[k]);
+  }
   free(ts);
   return 0;
 }
@@ -203,7 +293,9 @@ int main(int argc, char** argv) {
     post_recv(&a);
     post_recv(&b);
   }
-  if (bench_mode) return bench(&a, &b, iters, argc > 3 ? atoi(argv[3]) : 200, argc > 4 ? atoi(argv[4]) : 1);
+  if (bench_mode)
+    return bench(&a, &b, iters, argc > 3 ? atoi(argv[3]) : 200, argc > 4 ? atoi(argv[4]) : 1,
+                 argc > 5 ? atoi(argv[5]) : 0);
   // Per-call costs.
   double t0 = now_us();
   for (int i = 0; i < 20000; i++) now_us();

@@ -8,6 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import * as v from "../../verbs/constants.js";
+import { loadAddon } from "../addon.js";
 import { loadNativeBackend } from "../index.js";
 import { type Side, connect, openSide } from "./rc-pair.js";
 
@@ -21,21 +22,50 @@ const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor(xs.len
 const us = (ms: number) => Math.round(ms * 1000 * 100) / 100;
 const out: Record<string, unknown> = {};
 
-// Per-call costs measured over a loop (one now() pair around N calls).
-function perCall(name: string, n: number, fn: () => void): void {
-  for (let i = 0; i < Math.min(n, 200); i++) fn(); // warm-up
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) fn();
-  out[name] = us((performance.now() - t0) / n);
-}
-
 const a = side("rxe0");
 const b = side("rxe1");
 connect(a, b);
-perCall("now_us", 20000, () => backend.now());
-perCall("perf_now_us", 20000, () => performance.now());
-perCall("poll_empty_us", 20000, () => a.rcq.poll(1));
-perCall("noop_us", 20000, () => undefined);
+
+// The raw addon: a bare method call (this check only), an empty poll as a method on the CQ
+// (napi_unwrap for `this`, the out array read per call) and by slot (addon.pollCq: a table
+// index, the out array bound once); the contract's empty poll over slots and over methods.
+const raw = loadAddon();
+if (!("addon" in raw)) throw new Error(raw.missing);
+const rawCtx = raw.addon.openDevice("rxe0");
+const rawCq = rawCtx.createCq(16, null, 0);
+const rawOut = new Uint32Array(16 * raw.addon.WC_WORDS);
+rawCq.bindPollOut(rawOut);
+const viaMethods = loadNativeBackend({ slots: false });
+if (!("backend" in viaMethods)) throw new Error(viaMethods.unavailable);
+const mctx = viaMethods.backend.openDevice("rxe0");
+const mcq = mctx.createCq(16);
+const slot = rawCq.slot;
+const calls: Record<string, () => unknown> = {
+  noop_us: () => undefined,
+  perf_now_us: () => performance.now(),
+  now_us: () => backend.now(),
+  raw_ack_events0_us: () => rawCq.ackEvents(0),
+  raw_poll_method_empty_us: () => rawCq.poll(1, rawOut),
+  raw_poll_slot_empty_us: () => raw.addon.pollCq(slot, 1),
+  poll_empty_us: () => a.rcq.poll(1),
+  poll_empty_methods_us: () => mcq.poll(1),
+};
+// Interleaved rounds (the host's speed drifts): the median of 15 rounds of 1000 calls each.
+const rounds: Record<string, number[]> = {};
+for (const [name, fn] of Object.entries(calls)) {
+  rounds[name] = [];
+  for (let i = 0; i < 2000; i++) fn(); // warm-up
+}
+for (let r = 0; r < 15; r++) {
+  for (const [name, fn] of Object.entries(calls)) {
+    const t0 = performance.now();
+    for (let i = 0; i < 1000; i++) fn();
+    rounds[name].push((performance.now() - t0) / 1000);
+  }
+}
+for (const [name, xs] of Object.entries(rounds)) out[name] = us(median(xs));
+mctx.close();
+rawCtx.close();
 
 // Phases of the serial ping-pong (as scripts/bench-rxe.ts runs it).
 const ph: Record<string, number[]> = { sendA: [], waitB: [], recvB: [], sendB: [], waitA: [], recvA: [], rtt: [] };
