@@ -235,6 +235,8 @@ async function bursts(seed: number, packetLog: boolean, oneSge = false): Promise
         const at = Math.floor(rnd() * (MR_BYTES - len));
         const sg = sges(rnd, a.mr, oneSge && rnd() < 0.8 ? at & ~3 : at, len, most);
         if (rnd() < 0.003 && sg.length) sg[0] = { ...sg[0], lkey: sg[0].lkey ^ 0x100 };
+        // A source that runs off the end of the MR (LOC_PROT_ERR).
+        if (oneSge && rnd() < 0.002) sg[0] = { ...sg[0], addr: a.mr.addr + MR_BYTES - 2 };
         wrs.push({
           wr_id: wrId++,
           opcode,
