@@ -5,7 +5,9 @@
 # ≥ 0.95× perftest's bandwidth and ≤ 1.2× its latency. The latency loops are shaped as
 # ib_send_lat's (bench-rxe.ts says how): two busy-polling threads, 8 B SENDs (not inline, as
 # perftest on rxe), each one signaled and its send completion polled, one timestamp per post, print_report_lat's median
-# and average. The same loop in C (native/tools/lat-probe.c --bench) checks the shape against
+# and average. The goal row orders each side's work answer-first (the same work; only the
+# answer lies between a message's arrival and the next post); perftest's own order is shown
+# below it for information, JS and C. The same loop in C (native/tools/lat-probe.c --bench) checks the shape against
 # perftest (C / perftest) and prices JavaScript (JS / C); the one-thread rows run both sides
 # in turn on one thread, for information. ib_send_lat runs before and after the loops (the
 # host's load drifts) and the better run is the reference.
@@ -73,8 +75,15 @@ done
 # next to the JS loops. Skipped when there is no C compiler.
 echo "[bench-rxe] the same latency loops in C (native/tools/lat-probe.c --bench, two threads and one)"
 if gcc -O2 -o "$tmp/lat-probe" native/tools/lat-probe.c -libverbs -lpthread 2>"$tmp/gcc.err"; then
-  "$tmp/lat-probe" --bench "$iters_lat" "$warmup" 2 >"$tmp/c2.json" || rm -f "$tmp/c2.json"
+  # Two threads, both orders interleaved in chunks as the JS loop runs them: answer-first's
+  # line, then perftest order's.
+  if "$tmp/lat-probe" --bench "$iters_lat" "$warmup" 2 2 >"$tmp/c2both.json"; then
+    sed -n 1p "$tmp/c2both.json" >"$tmp/c2.json"
+    sed -n 2p "$tmp/c2both.json" >"$tmp/c2p.json"
+  fi
   "$tmp/lat-probe" --bench "$iters_lat" "$warmup" 1 >"$tmp/c1.json" || rm -f "$tmp/c1.json"
+  # Where a round trip goes in C, phase by phase (the same phases as native/tools/lat-probe.ts).
+  "$tmp/lat-probe" 1000 "$tmp/cphases.json" && echo "[bench-rxe] C phases (µs): $(tr -d '\n' <"$tmp/cphases.json")"
 else
   echo "[bench-rxe] no C row: $(head -1 "$tmp/gcc.err")" >&2
 fi
@@ -110,8 +119,10 @@ if (!perf.send_lat_settings.some((l) => /Max inline data : 0\[B\]/.test(l))) {
 }
 const c = (n) => (fs.existsSync(`${dir}/c${n}.json`) ? JSON.parse(fs.readFileSync(`${dir}/c${n}.json`, "utf8")) : null);
 const c2 = c(2);
+const c2p = c("2p");
 const c1 = c(1);
 const lat = js.send_lat;
+const latp = js.send_lat_perftest_order;
 const lat1 = js.send_lat_one_thread;
 const lines = [
   ["", "perftest", "VerbsLab (JS)", "ratio", "goal", ""],
@@ -127,10 +138,20 @@ const cRows = (label, cr, jr) => {
   lines.push([`  ${label} JS vs C, average`, cr.t_avg_us.toFixed(2), jr.t_avg_us.toFixed(2), jr.t_avg_us / cr.t_avg_us, "(JS / C)", ""]);
 };
 cRows("2 threads:", c2, lat);
+// For information: the same two threads in perftest's own order (bench-rxe.ts: Order).
+if (latp) {
+  lines.push(["  perftest order: JS vs perftest", perf.latTypical.toFixed(2), latp.t_typical_us.toFixed(2), latp.t_typical_us / perf.latTypical, "(info)", ""]);
+  cRows("perftest order:", c2p, latp);
+}
+// For information: both orders again with the objects' methods instead of the slot functions.
+for (const [label, r] of [["methods, answer-first", js.send_lat_methods], ["methods, perftest order", js.send_lat_methods_perftest_order]]) {
+  if (r) lines.push([`  ${label}: JS vs perf.`, perf.latTypical.toFixed(2), r.t_typical_us.toFixed(2), r.t_typical_us / perf.latTypical, "(info)", ""]);
+}
 // For information: both sides in turn on one thread (bench-rxe.ts explains).
 lines.push(["  1 thread: JS vs perftest, typ.", perf.latTypical.toFixed(2), lat1.t_typical_us.toFixed(2), lat1.t_typical_us / perf.latTypical, "(info)", ""]);
 cRows("1 thread:", c1, lat1);
 js.send_lat_c = c2;
+js.send_lat_perftest_order_c = c2p;
 js.send_lat_one_thread_c = c1;
 for (const [name, a, b, ratio, goal, ok] of lines) {
   const r = typeof ratio === "number" ? `${ratio.toFixed(2)}×` : ratio;

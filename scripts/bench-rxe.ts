@@ -26,7 +26,18 @@
  *
  * send_lat (the goal's figure) has perftest's structure: the passive side (rxe1, perftest's
  * server process) runs in a worker_thread (its own V8 isolate and OS thread) and both sides
- * busy-poll. send_lat_one_thread runs both sides in turn on one thread (A posts, B's recv
+ * busy-poll. Each side does perftest's work per round trip (every SEND signaled and its
+ * completion polled, every recv reposted) but answer-first (Order): only the poll that finds
+ * the message and the post of the answer lie between a message's arrival and the answer;
+ * the repost and the send completion are done while the peer works (128 recvs are posted,
+ * so the later repost never meets an empty queue). For information, the same run also
+ * measures run_iter_lat_send's own order (send_lat_perftest_order) and both orders over a
+ * second pair driven through the addon objects' methods instead of its slot functions
+ * (send_lat_methods*, native/addon.ts), interleaved with the goal's loop in chunks of 50
+ * round trips (VARIANTS). bench-rxe.sh runs the C twin (native/tools/lat-probe.c) in both
+ * orders as well.
+ *
+ * send_lat_one_thread runs both sides in turn on one thread (A posts, B's recv
  * completes, B reposts and answers, A's recv completes); rxe does a SEND's delivery inside
  * the sender's ibv_post_send, so this has nearly the same critical path without the
  * cross-CPU hand-off, but the ACK processing that perftest's receiver overlaps with its own
@@ -36,8 +47,8 @@
  * Usage (inside the VM): npx tsx scripts/bench-rxe.ts [--iters-bw N] [--iters-lat N] [--warmup N] [--json]
  */
 import { performance } from "node:perf_hooks";
-import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
-import type { Cq } from "../verbs/backend.js";
+import { Worker, isMainThread, parentPort } from "node:worker_threads";
+import type { Cq, VerbsBackend } from "../verbs/backend.js";
 import * as v from "../verbs/constants.js";
 import type { Wc } from "../verbs/types.js";
 import { loadNativeBackend } from "../native/index.js";
@@ -59,13 +70,21 @@ const LAT_CQ_MOD = 1;
 /** ib_send_lat's inline size on rxe (an unknown device to perftest): 0, so SENDs are not inline. */
 const LAT_INLINE = 0;
 
-const loaded = loadNativeBackend();
-if (!("backend" in loaded)) {
-  console.error(`bench-rxe: the native backend is unavailable: ${loaded.unavailable}`);
-  process.exit(2);
+/**
+ * The backend as a lesson gets it (slots: the addon's slot functions for poll and single-WR
+ * posts), and the same with the objects' methods instead (slots: false), for comparison.
+ */
+function load(slots: boolean): VerbsBackend {
+  const loaded = loadNativeBackend({ slots });
+  if (!("backend" in loaded)) {
+    console.error(`bench-rxe: the native backend is unavailable: ${loaded.unavailable}`);
+    process.exit(2);
+  }
+  return loaded.backend;
 }
-const backend = loaded.backend;
-const side = (dev: string, mrSize: number, maxInline: number) => openSide(backend, dev, mrSize, maxInline);
+const backend = load(true);
+const side = (dev: string, mrSize: number, maxInline: number, be: VerbsBackend = backend) =>
+  openSide(be, dev, mrSize, maxInline);
 
 function close(...sides: Side[]): void {
   for (const s of sides) s.ctx.close();
@@ -116,12 +135,15 @@ function writeBw(): { mbps: number; seconds: number } {
  * One side of ib_send_lat's loop, shared by the active side (main thread) and the passive one
  * (worker): a pre-built send WR and recv WR, changed in place, and busy-polling that gives up
  * after 60 s without a completion (a peer that died must not hang the VM until its timeout).
+ * The steps are separate so that the loops can order them (see Order).
  */
 class LatSide {
   readonly s: Side;
   readonly #wr;
   readonly #rwr;
   #sends = 0;
+  /** answer-first: a recv used by the last answer and not reposted yet. */
+  owed = false;
   constructor(s: Side) {
     this.s = s;
     this.#wr = { wr_id: 0, opcode: v.IBV_WR_SEND, send_flags: 0, sg_list: [s.mr.sge(0, SIZE_LAT)] };
@@ -130,20 +152,107 @@ class LatSide {
   postRecvs(n: number): void {
     for (let i = 0; i < n; i++) this.s.qp.postRecv(this.#rwr);
   }
-  send(): void {
+  /** Posts the 8 B SEND; returns whether it is signaled (then its completion must be reaped). */
+  post(): boolean {
     const sends = ++this.#sends;
-    // As ib_send_lat: every LAT_CQ_MOD-th send signaled, its completion awaited right away.
+    // As ib_send_lat: every LAT_CQ_MOD-th send signaled (with LAT_CQ_MOD 1: every one).
     const signaled = sends % LAT_CQ_MOD === 0;
     this.#wr.wr_id = sends;
     this.#wr.send_flags = (SIZE_LAT <= LAT_INLINE ? v.IBV_SEND_INLINE : 0) | (signaled ? v.IBV_SEND_SIGNALED : 0);
     this.s.qp.postSend(this.#wr);
-    if (signaled) check(spin(this.s.scq));
+    return signaled;
   }
-  /** Waits for the peer's message and reposts the recv it used. */
-  receive(): void {
+  /** Spins on the send CQ for the SEND's completion. */
+  reap(): void {
+    check(spin(this.s.scq));
+  }
+  /** Spins on the recv CQ for the peer's message. */
+  await(): void {
     check(spin(this.s.rcq));
+  }
+  /** Reposts the recv a message used. */
+  repost(): void {
     this.s.qp.postRecv(this.#rwr);
   }
+  /** perftest's send step: post, and (signaled) wait for the completion right away. */
+  send(): void {
+    if (this.post()) this.reap();
+  }
+  /** perftest's receive step: wait for the message, repost its recv. */
+  receive(): void {
+    this.await();
+    this.repost();
+  }
+}
+
+/**
+ * How each side orders its work in one round trip (the same work either way: every SEND
+ * signaled and its completion polled, every recv reposted, the same WRs and polls):
+ *  - "perftest": run_iter_lat_send's order. Active: post, reap, await, repost. Passive:
+ *    await, repost, post, reap. The repost lies between a message's arrival and the answer.
+ *  - "answer-first": only what must come between "message arrived" and "answer posted"
+ *    stays there. Passive: await, post, then repost and reap while the peer works. Active:
+ *    post, then repost the recv the previous answer used and reap while the peer works,
+ *    then await. 128 recvs are posted, so a late repost never meets an empty queue (no RNR).
+ */
+type Order = "perftest" | "answer-first";
+
+/**
+ * The two-thread loop measures four variants in one run, interleaved in chunks of CHUNK round
+ * trips (the host's speed drifts by 2× over seconds, so variants run one after the other
+ * would compare different machines): both orders, each over a pair driven through the addon's
+ * slot functions (the backend as lessons get it) and over a pair driven through the objects'
+ * methods (loadNativeBackend({ slots: false })).
+ */
+const VARIANTS = [
+  { key: "send_lat", slots: true, order: "answer-first" },
+  { key: "send_lat_perftest_order", slots: true, order: "perftest" },
+  { key: "send_lat_methods", slots: false, order: "answer-first" },
+  { key: "send_lat_methods_perftest_order", slots: false, order: "perftest" },
+] as const;
+type VariantKey = (typeof VARIANTS)[number]["key"];
+const CHUNK = 50;
+const WARMUP_CHUNKS = Math.ceil(WARMUP / CHUNK);
+const TIMED_CHUNKS = Math.ceil(ITERS_LAT / CHUNK);
+const ROUNDS = (WARMUP_CHUNKS + TIMED_CHUNKS) * CHUNK * VARIANTS.length;
+/** Round r's variant (index into VARIANTS); both sides follow the same schedule. */
+const variantOf = (r: number) => Math.floor(r / CHUNK) % VARIANTS.length;
+/** Whether round r is the last of its chunk. */
+const lastOfChunk = (r: number) => r % CHUNK === CHUNK - 1;
+
+/**
+ * One round trip of the active side (its timestamp is taken by the caller right before).
+ * answer-first's owed repost is settled in the last round of a chunk, which the statistics
+ * leave out.
+ */
+function activeRound(lat: LatSide, order: Order, last: boolean): void {
+  if (order === "perftest") {
+    lat.send();
+    lat.receive();
+    return;
+  }
+  const signaled = lat.post();
+  if (lat.owed) lat.repost();
+  if (signaled) lat.reap();
+  lat.await();
+  lat.owed = true;
+  if (last) {
+    lat.repost();
+    lat.owed = false;
+  }
+}
+
+/** One round trip of the passive side. */
+function passiveRound(lat: LatSide, order: Order): void {
+  if (order === "perftest") {
+    lat.receive();
+    lat.send();
+    return;
+  }
+  lat.await();
+  const signaled = lat.post();
+  lat.repost();
+  if (signaled) lat.reap();
 }
 
 function spin(cq: Cq): Wc[] {
@@ -163,24 +272,27 @@ interface Peer {
   qpn: number;
   gid: string;
 }
-type FromWorker = { peer: Peer } | { ready: true } | { done: true } | { error: string };
+type FromWorker = { peers: Peer[] } | { ready: true } | { done: true } | { error: string };
 
-/** The passive side (perftest's server) in a worker: answer every SEND with a SEND. */
-function passiveSide(total: number): void {
+/** The pairs' backends: index 0 over the slot functions, 1 over the objects' methods. */
+const backends = (): VerbsBackend[] => [backend, load(false)];
+
+/** The passive side (perftest's server) in a worker: answer every SEND with a SEND, per VARIANTS. */
+function passiveSide(): void {
   const port = parentPort!;
-  const b = side("rxe1", 4096, LAT_INLINE);
-  const lat = new LatSide(b);
-  port.postMessage({ peer: { qpn: b.qp.qp_num, gid: b.gid.gid } } satisfies FromWorker);
-  port.once("message", (a: Peer) => {
+  const bs = backends().map((be) => side("rxe1", 4096, LAT_INLINE, be));
+  const lats = bs.map((b) => new LatSide(b));
+  port.postMessage({ peers: bs.map((b) => ({ qpn: b.qp.qp_num, gid: b.gid.gid })) } satisfies FromWorker);
+  port.once("message", (peers: Peer[]) => {
     try {
-      connectOne(b, a.qpn, a.gid);
-      lat.postRecvs(TX_DEPTH);
+      bs.forEach((b, i) => connectOne(b, peers[i].qpn, peers[i].gid));
+      for (const lat of lats) lat.postRecvs(TX_DEPTH);
       port.postMessage({ ready: true } satisfies FromWorker);
-      for (let i = 0; i < total; i++) {
-        lat.receive();
-        lat.send();
+      for (let r = 0; r < ROUNDS; r++) {
+        const variant = VARIANTS[variantOf(r)];
+        passiveRound(lats[variant.slots ? 0 : 1], variant.order);
       }
-      close(b);
+      close(...bs);
       port.postMessage({ done: true } satisfies FromWorker);
     } catch (e) {
       port.postMessage({ error: String(e instanceof Error ? e.stack : e) } satisfies FromWorker);
@@ -213,33 +325,45 @@ function nextMessage(w: Worker): Promise<FromWorker> {
   });
 }
 
-/** Two threads, as perftest: timestamp, send, wait for the answer, repost; RTT = next timestamp − this one. */
-async function sendLat(): Promise<{ typical: number; avg: number; min: number }> {
-  const total = WARMUP + ITERS_LAT;
-  const worker = startWorker({ role: "passive", total });
-  const a = side("rxe0", 4096, LAT_INLINE);
+type LatStats = { typical: number; avg: number; min: number; samples: number };
+
+/**
+ * Two threads, as perftest: timestamp, one round trip, repeat; RTT = next timestamp − this
+ * one. One worker and two connected pairs run the VARIANTS interleaved (WARMUP round trips
+ * each first, untimed, then ITERS_LAT each in chunks; a chunk's last round trip, where the
+ * schedule moves on, is not counted).
+ */
+async function sendLat(): Promise<Record<VariantKey, LatStats>> {
+  const worker = startWorker({ role: "passive" });
+  const as = backends().map((be) => side("rxe0", 4096, LAT_INLINE, be));
   try {
     const hello = await nextMessage(worker);
-    if (!("peer" in hello)) throw new Error("passive side: expected its QP number");
-    connectOne(a, hello.peer.qpn, hello.peer.gid);
-    const lat = new LatSide(a);
-    lat.postRecvs(TX_DEPTH);
+    if (!("peers" in hello)) throw new Error("passive side: expected its QP numbers");
+    as.forEach((a, i) => connectOne(a, hello.peers[i].qpn, hello.peers[i].gid));
+    const lats = as.map((a) => new LatSide(a));
+    for (const lat of lats) lat.postRecvs(TX_DEPTH);
     const ready = nextMessage(worker);
-    worker.postMessage({ qpn: a.qp.qp_num, gid: a.gid.gid } satisfies Peer);
+    worker.postMessage(as.map((a) => ({ qpn: a.qp.qp_num, gid: a.gid.gid })) satisfies Peer[]);
     await ready;
     const done = nextMessage(worker);
-    const ts = new Float64Array(ITERS_LAT + 1);
-    for (let i = 0; i < total; i++) {
-      const k = i - WARMUP;
-      if (k >= 0) ts[k] = performance.now();
-      lat.send();
-      lat.receive();
+    const ts = new Float64Array(ROUNDS + 1);
+    for (let r = 0; r < ROUNDS; r++) {
+      const variant = VARIANTS[variantOf(r)];
+      ts[r] = performance.now();
+      activeRound(lats[variant.slots ? 0 : 1], variant.order, lastOfChunk(r));
     }
-    ts[ITERS_LAT] = performance.now();
+    ts[ROUNDS] = performance.now();
     await done;
-    return stats(ts);
+    const rtts = VARIANTS.map((): number[] => []);
+    const timedFrom = WARMUP_CHUNKS * CHUNK * VARIANTS.length;
+    for (let r = timedFrom; r < ROUNDS; r++) {
+      if (!lastOfChunk(r)) rtts[variantOf(r)].push(ts[r + 1] - ts[r]);
+    }
+    const out = {} as Record<VariantKey, LatStats>;
+    VARIANTS.forEach((variant, i) => (out[variant.key] = statsOf(rtts[i])));
+    return out;
   } finally {
-    close(a);
+    close(...as);
     await worker.terminate();
   }
 }
@@ -249,19 +373,25 @@ async function sendLat(): Promise<{ typical: number; avg: number; min: number }>
  * latencies (µs) = consecutive differences / 2, sorted, the largest LAT_MEASURE_TAIL (2)
  * dropped; typical = median (mean of the middle two when even), avg over the rest.
  */
-function stats(tsMs: Float64Array): { typical: number; avg: number; min: number } {
-  const us: number[] = [];
-  for (let k = 0; k + 1 < tsMs.length; k++) us.push(((tsMs[k + 1] - tsMs[k]) * 1000) / 2);
+function stats(tsMs: Float64Array): LatStats {
+  const rtts: number[] = [];
+  for (let k = 0; k + 1 < tsMs.length; k++) rtts.push(tsMs[k + 1] - tsMs[k]);
+  return statsOf(rtts);
+}
+
+/** The same over round trips (ms). */
+function statsOf(rttMs: number[]): LatStats {
+  const us = rttMs.map((ms) => (ms * 1000) / 2);
   us.sort((x, y) => x - y);
   const n = us.length > 2 ? us.length - 2 : us.length;
   const typical = n % 2 === 0 ? (us[n / 2] + us[n / 2 - 1]) / 2 : us[(n - 1) / 2];
   let sum = 0;
   for (let k = 0; k < n; k++) sum += us[k];
-  return { typical, avg: sum / n, min: us[0] };
+  return { typical, avg: sum / n, min: us[0], samples: us.length };
 }
 
 /** ib_send_lat's loop with both sides on one thread: A sends, B's recv completes, B answers, A's recv completes. */
-function sendLatSerial(): { typical: number; avg: number; min: number } {
+function sendLatSerial(): LatStats {
   const a = side("rxe0", 4096, LAT_INLINE);
   const b = side("rxe1", 4096, LAT_INLINE);
   try {
@@ -290,29 +420,23 @@ async function main(): Promise<void> {
   const bw = writeBw();
   const serial = sendLatSerial();
   const twoThreads = await sendLat();
-  const result = {
+  const lat = (t: LatStats, order: Order, slots: boolean) => ({
+    size: SIZE_LAT,
+    iters: t.samples,
+    warmup: WARMUP,
+    cq_mod: LAT_CQ_MOD,
+    inline: LAT_INLINE,
+    order,
+    slots,
+    t_typical_us: t.typical,
+    t_avg_us: t.avg,
+    t_min_us: t.min,
+  });
+  const result: Record<string, unknown> = {
     write_bw: { size: SIZE_BW, iters: ITERS_BW, mb_per_s: bw.mbps, seconds: bw.seconds },
-    send_lat: {
-      size: SIZE_LAT,
-      iters: ITERS_LAT,
-      warmup: WARMUP,
-      cq_mod: LAT_CQ_MOD,
-      inline: LAT_INLINE,
-      t_typical_us: twoThreads.typical,
-      t_avg_us: twoThreads.avg,
-      t_min_us: twoThreads.min,
-    },
-    send_lat_one_thread: {
-      size: SIZE_LAT,
-      iters: ITERS_LAT,
-      warmup: WARMUP,
-      cq_mod: LAT_CQ_MOD,
-      inline: LAT_INLINE,
-      t_typical_us: serial.typical,
-      t_avg_us: serial.avg,
-      t_min_us: serial.min,
-    },
   };
+  for (const variant of VARIANTS) result[variant.key] = lat(twoThreads[variant.key], variant.order, variant.slots);
+  result.send_lat_one_thread = lat(serial, "perftest", true);
   if (args.includes("--json")) console.log(JSON.stringify(result));
   else console.log(result);
 }
@@ -320,5 +444,5 @@ async function main(): Promise<void> {
 if (isMainThread) {
   await main();
 } else {
-  passiveSide((workerData as { total: number }).total);
+  passiveSide();
 }
