@@ -202,6 +202,10 @@ async function bursts(seed: number, packetLog: boolean, oneSge = false): Promise
   const z = end(loopback ? c0 : c1, loopback ? a.mr.bytes : null, rnd() < (oneSge ? 0.1 : 0.3) ? 16 : 512);
   // The memory comparison at the end needs bytes that differ from the zeros they land on.
   if (oneSge) for (let i = 0; i < MR_BYTES; i++) a.mr.bytes[i] = (rnd() * 256) | 0;
+  // With one SGE, WRs pick one of two MRs on each side (consecutive WQEs name different keys).
+  const a2 = oneSge ? a.pd.regMr(MR_BYTES, ALL_ACCESS) : a.mr;
+  const z2 = oneSge ? z.pd.regMr(MR_BYTES, ALL_ACCESS) : z.mr;
+  if (oneSge) for (let i = 0; i < MR_BYTES; i++) a2.bytes[i] = (rnd() * 256) | 0;
   const opts = { path_mtu: IBV_MTU_256, timeout: pick([1, 14]), rnr_retry: pick([1, 7, 7]), min_rnr_timer: 1 };
   connectRc(a, z, opts);
   connectRc(z, a, opts);
@@ -217,7 +221,7 @@ async function bursts(seed: number, packetLog: boolean, oneSge = false): Promise
       for (let i = rnd() < 0.2 ? Math.floor(rnd() * sends) : sends; i > 0; i--) {
         const len = rnd() < (oneSge ? 0.0005 : 0.005) ? 8 : 256;
         const at = Math.floor(rnd() * (MR_BYTES - len));
-        const sg = sges(rnd, z.mr, oneSge && rnd() < 0.8 ? at & ~3 : at, len, most);
+        const sg = sges(rnd, oneSge && rnd() < 0.5 ? z2 : z.mr, oneSge && rnd() < 0.8 ? at & ~3 : at, len, most);
         if (oneSge && rnd() < 0.0003) sg[0] = { ...sg[0], lkey: sg[0].lkey ^ 0x100 };
         recvs.push({ wr_id: wrId++, sg_list: sg });
       }
@@ -233,7 +237,7 @@ async function bursts(seed: number, packetLog: boolean, oneSge = false): Promise
         const len = rnd() < (oneSge ? 0.002 : 0.02) ? 300 : pick([0, 4, 61, 64, 255, 256]);
         // Mostly word-aligned offsets with one SGE (as real buffers are), else any.
         const at = Math.floor(rnd() * (MR_BYTES - len));
-        const sg = sges(rnd, a.mr, oneSge && rnd() < 0.8 ? at & ~3 : at, len, most);
+        const sg = sges(rnd, oneSge && rnd() < 0.5 ? a2 : a.mr, oneSge && rnd() < 0.8 ? at & ~3 : at, len, most);
         if (rnd() < 0.003 && sg.length) sg[0] = { ...sg[0], lkey: sg[0].lkey ^ 0x100 };
         // A source that runs off the end of the MR (LOC_PROT_ERR).
         if (oneSge && rnd() < 0.002) sg[0] = { ...sg[0], addr: a.mr.addr + MR_BYTES - 2 };
@@ -266,7 +270,7 @@ async function bursts(seed: number, packetLog: boolean, oneSge = false): Promise
   record("end", {
     wcs: [a.cq.poll(512), z.cq.poll(512)],
     qps: [a.qp.query(), z.qp.query()],
-    mrs: [fnv(a.mr.bytes), fnv(z.mr.bytes)],
+    mrs: [fnv(a.mr.bytes), fnv(z.mr.bytes), fnv(z2.bytes)],
     counters: [c0.queryCounters(), c1.queryCounters()],
   });
   const events = [];

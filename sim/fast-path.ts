@@ -532,6 +532,9 @@ export function respondSendRun(qp: SimQp, t: Packet, i: number, n: number): numb
   const world = qp.world;
   // The ACK train (FIFO's last record) the previous ACK of this loop was queued in or joined.
   let ack: Packet | null = null;
+  // The MRs the last receive and source SGEs resolved to (sgeMr's answers, see below).
+  let dMr: SimMr | null = null;
+  let sMr: SimMr | null = null;
   for (; i < n; i++) {
     psn = (psn + 1) & PSN_MASK;
     const w = sq.at(t.runWqe + i);
@@ -553,11 +556,19 @@ export function respondSendRun(qp: SimQp, t: Packet, i: number, n: number): numb
       len <= rw.dma.resid
     ) {
       const dma = rw.dma;
-      const mr = sgeMr(qp.device, qp.pd, dma, 0, IBV_ACCESS_LOCAL_WRITE);
+      // The MR the previous packet's receive (source) lkey named is the answer again for the
+      // same key while it is registered: lookup_mr would find it (same PD, same access).
+      const dKey = dma.lkey[0];
+      const mr =
+        dMr !== null && dMr.lkey === dKey && !dMr.destroyed
+          ? dMr
+          : (dMr = sgeMr(qp.device, qp.pd, dma, 0, IBV_ACCESS_LOCAL_WRITE));
       const va = dma.addr[0] + dma.sgeOffset;
       if (mr !== null && inRange(mr, va, len)) {
         counters[CNT_RCVD_PKTS]++;
-        const smr = sgeMr(src.device, src.pd, sdma, 0, 0)!;
+        const sKey = sdma.lkey[0];
+        const smr =
+          sMr !== null && sMr.lkey === sKey && !sMr.destroyed ? sMr : (sMr = sgeMr(src.device, src.pd, sdma, 0, 0)!);
         copyMr(mr, va - mr.addr, smr, sdma.addr[0] - smr.addr, len);
         dma.sgeOffset += len;
         dma.resid -= len;
