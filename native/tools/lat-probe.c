@@ -1,7 +1,7 @@
 // The C twin of lat-probe.ts (lab VM only): the same serial 8 B SEND ping-pong between rxe0
 // and rxe1, the same phases, timed the same way (clock_gettime, as performance.now), so the
 // cost of a verb from C and from JS can be compared in one boot.
-//   gcc -O2 -o lat-probe native/tools/lat-probe.c -libverbs -lpthread && ./lat-probe [iters] [out.json]
+//   gcc -O2 -o lat-probe native/tools/lat-probe.c -libverbs -lpthread && ./lat-probe [iters] [out.json|-] [touch_pages]
 // `./lat-probe --bench iters warmup threads [order]` runs scripts/bench-rxe.ts's latency loop instead,
 // shaped as perftest's ib_send_lat (run_iter_lat_send): every 8 B SEND signaled and its send
 // completion polled right after the post (ib_send_lat's TX depth is 1, so its CQ moderation is
@@ -283,7 +283,8 @@ static int bench_interleaved(struct side* a, struct side* b, int iters, int warm
 int main(int argc, char** argv) {
   int bench_mode = argc > 1 && strcmp(argv[1], "--bench") == 0;
   int iters = argc > 1 + bench_mode ? atoi(argv[1 + bench_mode]) : 1000;
-  FILE* out = !bench_mode && argc > 2 ? fopen(argv[2], "w") : stdout;
+  FILE* out = !bench_mode && argc > 2 && strcmp(argv[2], "-") != 0 ? fopen(argv[2], "w") : stdout;
+  if (!out) die(argv[2]);
   static struct side a, b;
   open_side(&a, "rxe0");
   open_side(&b, "rxe1");
@@ -308,8 +309,15 @@ int main(int argc, char** argv) {
   double* ph[7];
   for (int k = 0; k < 7; k++) ph[k] = calloc(iters, sizeof(double));
   int polls_max = 0;
+  // touch_pages > 0: before each round trip (outside the timed phases), read one byte of each
+  // of that many pages spread over 256 MiB, as a large program's working set would: does a
+  // verb cost more after it (the emulator's TLB and caches), although the verb is the same?
+  int touch_pages = argc > 3 ? atoi(argv[3]) : 0;
+  volatile unsigned char* big = touch_pages > 0 ? calloc(1, 256u << 20) : NULL;
+  unsigned sink = 0;
   for (int i = 0; i < iters; i++) {
     double t[7];
+    for (int k = 0; k < touch_pages; k++) sink += big[((size_t)k * 65537u * 4096u) % (256u << 20)];
     t[0] = now_us();
     send(&a);
     t[1] = now_us();
@@ -328,7 +336,8 @@ int main(int argc, char** argv) {
     ph[6][i] = t[6] - t[0];
   }
   const char* names[7] = {"sendA", "waitB", "recvB", "sendB", "waitA", "recvA", "rtt"};
-  fprintf(out, "{\n \"clock_gettime_us\": %.2f,\n \"poll_empty_us\": %.2f,\n", clock_us, poll_empty_us);
+  fprintf(out, "{\n \"touch_pages\": %d,\n \"clock_gettime_us\": %.2f,\n \"poll_empty_us\": %.2f,\n", touch_pages,
+          clock_us, poll_empty_us + 0 * sink);
   for (int k = 0; k < 7; k++) fprintf(out, " \"median_%s_us\": %.2f,\n", names[k], median(ph[k] + iters / 2, iters - iters / 2));
   fprintf(out, " \"max_polls_per_wait\": %d\n}\n", polls_max);
   return 0;
