@@ -7,9 +7,10 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { solutionOf } from "./lessons.js";
+import { solutionOf, starterOf } from "./lessons.js";
 import {
   checkMarks,
+  editorText,
   hasChromium,
   runAndWait,
   screenshot,
@@ -42,6 +43,16 @@ describe.skipIf(!hasChromium)("VerbsLab in Chromium (web mode, simulator)", () =
   }, 240_000);
 
   afterAll(() => closeLab(lab, browser));
+
+  it("opens on the first lesson's code, and marks the moment it became usable (bench:ui reads it)", async () => {
+    expect(await page.locator(".lesson h1").count()).toBe(1);
+    // Monaco draws the lines in view, with non-breaking spaces.
+    const shown = (await editorText(page)).replace(/\u00a0/g, " ").split("\n");
+    expect(shown.length).toBeGreaterThan(5);
+    expect(starterOf("bypassing-the-kernel", 1).split("\n").slice(0, shown.length)).toEqual(shown);
+    const marks = await page.evaluate(() => performance.getEntriesByName("verbslab:interactive").length);
+    expect(marks).toBe(1);
+  });
 
   it("completes the first five lessons through the UI", async () => {
     await screenshot(page, "01-lesson-start");

@@ -5,7 +5,9 @@
  * store subscribes to events before it asks for the session's state (lab/store.ts).
  */
 import { getBridge } from "../../bridge/index.js";
-import { startCourse } from "./lab/course.js";
+import { arrivedSoFar, startCourse } from "./lab/course.js";
 
 export const bridge = getBridge();
 export const course = startCourse(bridge);
+/** The course if it is in by the time React first renders (usually: see lab/course.ts). */
+export const courseArrived = arrivedSoFar(course);

@@ -1,7 +1,7 @@
 /** The course's first reads: list and progress at once, the first lesson as soon as the list is in. */
 import { describe, expect, it } from "vitest";
 import type { Bridge } from "../../../bridge/client.js";
-import { firstLessonId, startCourse } from "./course.js";
+import { arrivedSoFar, firstLessonId, startCourse } from "./course.js";
 
 const summary = (id: string, order: number) => ({ id, order, title: { en: id } }) as never;
 
@@ -31,7 +31,19 @@ describe("startCourse", () => {
     expect(c.lessons.map((l) => l.id)).toEqual(["a", "b"]);
     expect(c.progress).toEqual({ a: { step: 1 } });
     expect(c.firstId).toBe("a");
-    expect(await c.first).toEqual({ id: "a" });
+    expect(c.first).toEqual({ id: "a" });
+  });
+
+  it("arrives without the first lesson when that lesson cannot be read", async () => {
+    const { bridge } = recordingBridge("ok");
+    const failing = {
+      ...bridge,
+      request: (method: string, params: never) =>
+        method === "lessons.load" ? Promise.reject(new Error("gone")) : bridge.request(method as never, params),
+    } as unknown as Bridge;
+    const c = await startCourse(failing);
+    expect(c.firstId).toBe("a");
+    expect(c.first).toBeNull();
   });
 
   it("starts the lesson anyway when the progress cannot be read", async () => {
@@ -39,6 +51,26 @@ describe("startCourse", () => {
     const c = await startCourse(bridge);
     expect(c.progress).toEqual({});
     expect(c.firstId).toBe("a");
+  });
+});
+
+describe("arrivedSoFar", () => {
+  it("is undefined until the course is in, then the course itself", async () => {
+    const { bridge } = recordingBridge("ok");
+    const course = startCourse(bridge);
+    const arrived = arrivedSoFar(course);
+    expect(arrived()).toBeUndefined();
+    const c = await course;
+    await Promise.resolve();
+    expect(arrived()).toBe(c);
+  });
+
+  it("stays undefined when the course fails", async () => {
+    const course = Promise.reject(new Error("no host"));
+    const arrived = arrivedSoFar(course);
+    await course.catch(() => {});
+    await Promise.resolve();
+    expect(arrived()).toBeUndefined();
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The window's first reads — the lesson list, the learner's progress, then the first lesson —
- * started by the entry before React renders. Issued from the lesson flow's effects instead,
- * each round trip waited behind one of Monaco's long tasks and the lesson appeared last.
+ * started by the page's first script (boot.ts) before the main bundle has even arrived. What has
+ * come back by the time React first renders is rendered at once (`arrived`): waiting for it in
+ * effects cost a frame per step, and the lesson appeared a fifth of a second after the window.
  */
 import type { Bridge } from "../../../bridge/client.js";
 import type { LessonSummary } from "../../../bridge/contract.js";
@@ -14,8 +15,8 @@ export interface CourseStart {
   progress: Record<string, unknown>;
   /** The lesson opened first: `?lesson=` if it names one, else the lowest `order`. */
   firstId: string | null;
-  /** That lesson, already requested. */
-  first: Promise<Lesson> | null;
+  /** That lesson; null when there is none, or when it could not be read (opening it asks again). */
+  first: Lesson | null;
 }
 
 export function firstLessonId(sorted: readonly LessonSummary[], search: string): string | null {
@@ -23,6 +24,7 @@ export function firstLessonId(sorted: readonly LessonSummary[], search: string):
   return sorted.find((l) => l.id === fromUrl)?.id ?? sorted[0]?.id ?? null;
 }
 
+/** Resolves once the first lesson is in (or known to be missing); rejects when there is no list. */
 export function startCourse(bridge: Bridge): Promise<CourseStart> {
   const progress = bridge
     .request("lessons.progress.get", {})
@@ -31,8 +33,22 @@ export function startCourse(bridge: Bridge): Promise<CourseStart> {
   return bridge.request("lessons.list", {}).then(async (list) => {
     const lessons = [...list.lessons].sort((a, b) => a.order - b.order);
     const firstId = firstLessonId(lessons, globalThis.location?.search ?? "");
-    const first = firstId ? bridge.request("lessons.load", { id: firstId }).then((r) => r.lesson) : null;
-    first?.catch(() => {}); // whoever opens the lesson sees the error
-    return { lessons, progress: await progress, firstId, first };
+    const first = firstId
+      ? bridge.request("lessons.load", { id: firstId }).then(
+          (r) => r.lesson,
+          () => null,
+        )
+      : null;
+    return { lessons, progress: await progress, firstId, first: await first };
   });
+}
+
+/** The course if it has already arrived, else undefined: for a render, which must not wait. */
+export function arrivedSoFar(course: Promise<CourseStart>): () => CourseStart | undefined {
+  let arrived: CourseStart | undefined;
+  course.then(
+    (c) => void (arrived = c),
+    () => {},
+  );
+  return () => arrived;
 }

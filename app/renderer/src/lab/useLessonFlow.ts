@@ -31,15 +31,19 @@ function bridgeProgressStore(bridge: Bridge, saved: Record<string, unknown>): Pr
 
 const EMPTY_FLOW: LessonFlowView = { step: 0, passed: [], hintsShown: [], solutionRevealed: [], completed: false };
 
-export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>) {
-  const [lessons, setLessons] = useState<LessonSummary[]>([]);
-  const [saved, setSaved] = useState<Record<string, unknown> | null>(null);
-  const [lessonId, setLessonId] = useState<string | null>(null);
-  const [lesson, setLesson] = useState<Lesson | undefined>();
+/**
+ * `course` is the course's first reads (lab/course.ts); `arrived`, what of it is already in when
+ * the window first renders: it is shown in that first render.
+ */
+export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>, arrived?: CourseStart) {
+  const [lessons, setLessons] = useState<LessonSummary[]>(arrived?.lessons ?? []);
+  const [saved, setSaved] = useState<Record<string, unknown> | null>(arrived?.progress ?? null);
+  const [lessonId, setLessonId] = useState<string | null>(arrived?.firstId ?? null);
+  const [lesson, setLesson] = useState<Lesson | undefined>(arrived?.first ?? undefined);
   const [actor, setActor] = useState<FlowActor | null>(null);
   // Latched: the first lesson is on screen, or there is none to wait for (no lessons, no host).
-  const [opened, setOpened] = useState(false);
-  // The first lesson was requested with the list (startCourse); any other is read when chosen.
+  const [opened, setOpened] = useState(arrived !== undefined && (arrived.first !== null || arrived.firstId === null));
+  // The first lesson came with the list (startCourse); any other is read when chosen.
   const early = useRef(course.then((c) => c.first && { id: c.firstId, lesson: c.first }).catch(() => null));
   const load = useCallback(
     async (id: string) => {
@@ -59,7 +63,7 @@ export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>) {
         setLessons(c.lessons);
         setSaved(c.progress);
         setLessonId(c.firstId);
-        if (!c.first) setOpened(true);
+        if (!c.firstId) setOpened(true);
       },
       () => {
         if (!live) return;
