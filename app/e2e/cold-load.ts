@@ -111,7 +111,8 @@ export async function startColdLoader(): Promise<ColdLoader> {
       ws.close();
       chromium.kill();
       await new Promise((r) => (chromium.exitCode !== null ? r(null) : chromium.once("exit", r)));
-      rmSync(profile, { recursive: true, force: true });
+      // Its helper processes may still be writing the profile as they exit.
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
