@@ -81,9 +81,13 @@ function copyWords(dst: Uint8Array, dstOff: number, src: Uint8Array, srcOff: num
     const b = s.base + srcOff;
     if (a < b + n && b < a + n) return false;
   }
-  let di = dstOff >> 2;
-  let si = srcOff >> 2;
-  const end = di + (n >> 2);
+  wordLoop(dw, dstOff >> 2, sw, srcOff >> 2, n >> 2);
+  return true;
+}
+
+/** Copies `count` 32-bit words, sw[si…] to dw[di…] (ranges that do not overlap). */
+function wordLoop(dw: Int32Array, di: number, sw: Int32Array, si: number, count: number): void {
+  const end = di + count;
   // Four words per iteration: the loop's own checks cost as much as the copying.
   while (di + 4 <= end) {
     dw[di] = sw[si];
@@ -94,7 +98,6 @@ function copyWords(dst: Uint8Array, dstOff: number, src: Uint8Array, srcOff: num
     si += 4;
   }
   while (di < end) dw[di++] = sw[si++];
-  return true;
 }
 
 /**
@@ -113,18 +116,7 @@ export function copyMr(d: SimMr, dOff: number, s: SimMr, sOff: number, n: number
         return;
       }
     }
-    let di = dOff >> 2;
-    let si = sOff >> 2;
-    const end = di + (n >> 2);
-    while (di + 4 <= end) {
-      dw[di] = sw[si];
-      dw[di + 1] = sw[si + 1];
-      dw[di + 2] = sw[si + 2];
-      dw[di + 3] = sw[si + 3];
-      di += 4;
-      si += 4;
-    }
-    while (di < end) dw[di++] = sw[si++];
+    wordLoop(dw, dOff >> 2, sw, sOff >> 2, n >> 2);
     return;
   }
   copyBytes(d.bytes, dOff, s.bytes, sOff, n);

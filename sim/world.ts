@@ -55,6 +55,20 @@ interface HeldCopy {
   len: number;
 }
 
+/**
+ * Counts one more ACK into train `t` (whose next PSN the caller checked) if its MSN follows:
+ * each ACK's MSN is the first's plus 0 (WRITEs) or 1 (SENDs) per ACK before it.
+ */
+function addToTrain(t: Packet, msn: number): boolean {
+  const step = (msn - t.msn) & 0xffffff;
+  if (t.count === 1) {
+    if (step > 1) return false;
+    t.msnStep = step;
+  } else if (msn !== ((t.msn + t.count * t.msnStep) & 0xffffff)) return false;
+  t.count++;
+  return true;
+}
+
 export class SimWorld {
   readonly clock = new Clock();
   readonly rng: Rng;
@@ -161,13 +175,7 @@ export class SimWorld {
    */
   extendAck(t: Packet, psn: number, msn: number): boolean {
     if (this.lastQueued() !== t || psn !== ((t.psn + t.count) & PSN_MASK)) return false;
-    const step = (msn - t.msn) & 0xffffff;
-    if (t.count === 1) {
-      if (step > 1) return false;
-      t.msnStep = step;
-    } else if (msn !== ((t.msn + t.count * t.msnStep) & 0xffffff)) return false;
-    t.count++;
-    return true;
+    return addToTrain(t, msn);
   }
 
   /**
@@ -203,14 +211,7 @@ export class SimWorld {
       psn !== ((t.psn + t.count) & PSN_MASK)
     )
       return false;
-    // Each ACK's MSN is the first's plus 0 (WRITEs) or 1 (SENDs) per ACK before it.
-    const step = (msn - t.msn) & 0xffffff;
-    if (t.count === 1) {
-      if (step > 1) return false;
-      t.msnStep = step;
-    } else if (msn !== ((t.msn + t.count * t.msnStep) & 0xffffff)) return false;
-    t.count++;
-    return true;
+    return addToTrain(t, msn);
   }
 
   /** Runs `job` after everything already queued at this instant. */
