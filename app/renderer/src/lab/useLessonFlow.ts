@@ -43,16 +43,19 @@ export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>, arri
   const [actor, setActor] = useState<FlowActor | null>(null);
   // Latched: the first lesson is on screen, or there is none to wait for (no lessons, no host).
   const [opened, setOpened] = useState(arrived !== undefined && (arrived.first !== null || arrived.firstId === null));
-  // The first lesson came with the list (startCourse); any other is read when chosen.
-  const early = useRef(course.then((c) => c.first && { id: c.firstId, lesson: c.first }).catch(() => null));
+  // The first lesson came with the list (startCourse): the first load takes it from there; any
+  // other lesson is read when chosen.
+  const firstLoad = useRef(true);
   const load = useCallback(
     async (id: string) => {
-      const first = await early.current;
-      early.current = Promise.resolve(null);
-      if (first?.id === id) return first.lesson;
+      if (firstLoad.current) {
+        firstLoad.current = false;
+        const c = await course.catch(() => null);
+        if (c?.first && c.firstId === id) return c.first;
+      }
       return (await bridge.request("lessons.load", { id })).lesson;
     },
-    [bridge],
+    [bridge, course],
   );
 
   useEffect(() => {
