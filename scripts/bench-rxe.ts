@@ -1,10 +1,12 @@
 /**
  * The native backend's figures on real rxe, measured the way perftest does (run inside the
- * lab VM by scripts/bench-rxe.sh, next to perftest's own runs):
+ * lab VM by scripts/bench-rxe.sh, next to perftest's own runs; it runs this file bundled, in
+ * plain Node, one measurement per process):
  *
- *  - write_bw: RDMA WRITE of 64 KiB from rxe0 to rxe1, 128 WRs in flight, every 64th
+ *  - `--part bw`: RDMA WRITE of 64 KiB from rxe0 to rxe1, 128 WRs in flight, every 64th
  *    signaled (ib_write_bw -s 65536). Reports MB/s (10^6 bytes/s), as perftest does.
- *  - send_lat: 8-byte inline SEND ping-pong between rxe0 and rxe1 (ib_send_lat -s 8).
+ *  - `--part lat` / `lat-perftest-order` / `lat-one-thread`: 8-byte SEND ping-pong between
+ *    rxe0 and rxe1 (ib_send_lat -s 8).
  *
  * The latency loops are shaped as perftest's ib_send_lat (run_iter_lat_send, perftest
  * 25.x): on each side, spin on the recv CQ, repost the recv, post the 8 B SEND and,
@@ -12,43 +14,46 @@
  * on the send CQ for its completion right after posting it. The SEND is not inline: perftest
  * does not know rxe ("Device not recognized to implement inline feature"), so its header
  * says "Max inline data : 0[B]" and it sends from its MR (bench-rxe.sh warns if that
- * changes). Each side posts one WR built
- * once and changed in place (wr_id), as perftest does with ctx->wr. The active side alone
- * takes the timestamps, one right before each post (perftest's tposted[]), and the figures
- * are print_report_lat's: round trips are the differences of consecutive timestamps, sorted,
- * the largest 2 dropped; typical = median (mean of the middle two when even), average over
- * the rest, both halved (one-way). The clock is performance.now (clock_gettime): the lab VM
- * boots with clocksource=tsc so that is the vDSO's rdtsc, as perftest's get_cycles, not a
- * syscall to the emulated HPET. --warmup round trips (default 200) run untimed first so
- * that V8 has compiled the loop (perftest's is compiled before it starts). Every post, poll
- * and completion check goes through the VerbsBackend contract, one call per verb, as a
- * lesson makes them.
+ * changes). Each side posts one WR built once and changed in place (wr_id), as perftest does
+ * with ctx->wr. The active side alone takes the timestamps, one right before each post
+ * (perftest's tposted[]), and the figures are print_report_lat's: round trips are the
+ * differences of consecutive timestamps, sorted, the largest 2 dropped; typical = median
+ * (mean of the middle two when even), average over the rest, both halved (one-way). The clock
+ * is performance.now (clock_gettime): the lab VM boots with clocksource=tsc so that is the
+ * vDSO's rdtsc, as perftest's get_cycles, not a syscall to the emulated HPET. Every post, poll
+ * and completion check goes through the VerbsBackend contract, one call per verb, as a lesson
+ * makes them.
  *
- * send_lat (the goal's figure) has perftest's structure: the passive side (rxe1, perftest's
+ * --warmup round trips (default 10000) run untimed first. perftest's loop is compiled before
+ * it starts; ours is compiled by V8 while it runs, and under the VM's emulation that takes
+ * seconds: measured in one boot, the median of successive 1000-round-trip windows of the same
+ * loop went 211, 179, 164, 147, 151 ... 131, 132 µs over 20000 round trips (C beside it:
+ * 104-115 µs throughout).
+ *
+ * `lat` (the goal's figure) has perftest's structure: the passive side (rxe1, perftest's
  * server process) runs in a worker_thread (its own V8 isolate and OS thread) and both sides
  * busy-poll. Each side does perftest's work per round trip (every SEND signaled and its
  * completion polled, every recv reposted) but answer-first (Order): only the poll that finds
  * the message and the post of the answer lie between a message's arrival and the answer;
  * the repost and the send completion are done while the peer works (128 recvs are posted,
- * so the later repost never meets an empty queue). For information, the same run also
- * measures run_iter_lat_send's own order (send_lat_perftest_order) and both orders over a
- * second pair driven through the addon objects' methods instead of its slot functions
- * (send_lat_methods*, native/addon.ts), interleaved with the goal's loop in chunks of 50
- * round trips (VARIANTS). bench-rxe.sh runs the C twin (native/tools/lat-probe.c) in both
- * orders as well.
+ * so the later repost never meets an empty queue). `lat-perftest-order` is the same in
+ * run_iter_lat_send's own order, for information; bench-rxe.sh runs the C twin
+ * (native/tools/lat-probe.c) in both orders too.
  *
- * send_lat_one_thread runs both sides in turn on one thread (A posts, B's recv
- * completes, B reposts and answers, A's recv completes); rxe does a SEND's delivery inside
- * the sender's ibv_post_send, so this has nearly the same critical path without the
- * cross-CPU hand-off, but the ACK processing that perftest's receiver overlaps with its own
- * work is serial here. Reported for information. With two busy-polling threads on the VM's
- * two vCPUs and a busy host, round trips can wait for scheduler ticks, perftest's own too.
+ * `lat-one-thread` runs both sides in turn on one thread (A posts, B's recv completes, B
+ * reposts and answers, A's recv completes); rxe does a SEND's delivery inside the sender's
+ * ibv_post_send, so this has nearly the same critical path without the cross-CPU hand-off,
+ * but the ACK processing that perftest's receiver overlaps with its own work is serial here.
+ * Reported for information. With two busy-polling threads on the VM's two vCPUs and a busy
+ * host, round trips can wait for scheduler ticks, perftest's own too.
  *
- * Usage (inside the VM): npx tsx scripts/bench-rxe.ts [--iters-bw N] [--iters-lat N] [--warmup N] [--json]
+ * Usage (inside the VM): node bench-rxe.mjs --part bw|lat|lat-perftest-order|lat-one-thread
+ *   [--iters N] [--warmup N]   (or npx tsx scripts/bench-rxe.ts ..., slower to settle)
+ * Prints one JSON line.
  */
 import { performance } from "node:perf_hooks";
-import { Worker, isMainThread, parentPort } from "node:worker_threads";
-import type { Cq, VerbsBackend } from "../verbs/backend.js";
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import type { Cq } from "../verbs/backend.js";
 import * as v from "../verbs/constants.js";
 import type { Wc } from "../verbs/types.js";
 import { loadNativeBackend } from "../native/index.js";
@@ -59,9 +64,10 @@ const opt = (name: string, dflt: number) => {
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : dflt;
 };
-const ITERS_BW = opt("--iters-bw", 500);
-const ITERS_LAT = opt("--iters-lat", 1000);
-const WARMUP = opt("--warmup", 200);
+const PART = args[args.indexOf("--part") + 1] ?? "";
+const ITERS_BW = opt("--iters", 500);
+const ITERS_LAT = opt("--iters", 1000);
+const WARMUP = opt("--warmup", 10_000);
 const SIZE_BW = 65536;
 const SIZE_LAT = 8;
 const CQ_MOD = 64;
@@ -70,21 +76,13 @@ const LAT_CQ_MOD = 1;
 /** ib_send_lat's inline size on rxe (an unknown device to perftest): 0, so SENDs are not inline. */
 const LAT_INLINE = 0;
 
-/**
- * The backend as a lesson gets it (slots: the addon's slot functions for poll and single-WR
- * posts), and the same with the objects' methods instead (slots: false), for comparison.
- */
-function load(slots: boolean): VerbsBackend {
-  const loaded = loadNativeBackend({ slots });
-  if (!("backend" in loaded)) {
-    console.error(`bench-rxe: the native backend is unavailable: ${loaded.unavailable}`);
-    process.exit(2);
-  }
-  return loaded.backend;
+const loaded = loadNativeBackend();
+if (!("backend" in loaded)) {
+  console.error(`bench-rxe: the native backend is unavailable: ${loaded.unavailable}`);
+  process.exit(2);
 }
-const backend = load(true);
-const side = (dev: string, mrSize: number, maxInline: number, be: VerbsBackend = backend) =>
-  openSide(be, dev, mrSize, maxInline);
+const backend = loaded.backend;
+const side = (dev: string, mrSize: number, maxInline: number) => openSide(backend, dev, mrSize, maxInline);
 
 function close(...sides: Side[]): void {
   for (const s of sides) s.ctx.close();
@@ -197,35 +195,8 @@ class LatSide {
  */
 type Order = "perftest" | "answer-first";
 
-/**
- * The two-thread loop measures four variants in one run, interleaved in chunks of CHUNK round
- * trips (the host's speed drifts by 2× over seconds, so variants run one after the other
- * would compare different machines): both orders, each over a pair driven through the addon's
- * slot functions (the backend as lessons get it) and over a pair driven through the objects'
- * methods (loadNativeBackend({ slots: false })).
- */
-const VARIANTS = [
-  { key: "send_lat", slots: true, order: "answer-first" },
-  { key: "send_lat_perftest_order", slots: true, order: "perftest" },
-  { key: "send_lat_methods", slots: false, order: "answer-first" },
-  { key: "send_lat_methods_perftest_order", slots: false, order: "perftest" },
-] as const;
-type VariantKey = (typeof VARIANTS)[number]["key"];
-const CHUNK = 50;
-const WARMUP_CHUNKS = Math.ceil(WARMUP / CHUNK);
-const TIMED_CHUNKS = Math.ceil(ITERS_LAT / CHUNK);
-const ROUNDS = (WARMUP_CHUNKS + TIMED_CHUNKS) * CHUNK * VARIANTS.length;
-/** Round r's variant (index into VARIANTS); both sides follow the same schedule. */
-const variantOf = (r: number) => Math.floor(r / CHUNK) % VARIANTS.length;
-/** Whether round r is the last of its chunk. */
-const lastOfChunk = (r: number) => r % CHUNK === CHUNK - 1;
-
-/**
- * One round trip of the active side (its timestamp is taken by the caller right before).
- * answer-first's owed repost is settled in the last round of a chunk, which the statistics
- * leave out.
- */
-function activeRound(lat: LatSide, order: Order, last: boolean): void {
+/** One round trip of the active side (its timestamp is taken by the caller right before). */
+function activeRound(lat: LatSide, order: Order): void {
   if (order === "perftest") {
     lat.send();
     lat.receive();
@@ -236,10 +207,6 @@ function activeRound(lat: LatSide, order: Order, last: boolean): void {
   if (signaled) lat.reap();
   lat.await();
   lat.owed = true;
-  if (last) {
-    lat.repost();
-    lat.owed = false;
-  }
 }
 
 /** One round trip of the passive side. */
@@ -272,27 +239,22 @@ interface Peer {
   qpn: number;
   gid: string;
 }
-type FromWorker = { peers: Peer[] } | { ready: true } | { done: true } | { error: string };
+type FromWorker = { peer: Peer } | { ready: true } | { done: true } | { error: string };
+type LatJob = { order: Order; rounds: number };
 
-/** The pairs' backends: index 0 over the slot functions, 1 over the objects' methods. */
-const backends = (): VerbsBackend[] => [backend, load(false)];
-
-/** The passive side (perftest's server) in a worker: answer every SEND with a SEND, per VARIANTS. */
-function passiveSide(): void {
+/** The passive side (perftest's server) in a worker: answers every SEND with a SEND. */
+function passiveSide(job: LatJob): void {
   const port = parentPort!;
-  const bs = backends().map((be) => side("rxe1", 4096, LAT_INLINE, be));
-  const lats = bs.map((b) => new LatSide(b));
-  port.postMessage({ peers: bs.map((b) => ({ qpn: b.qp.qp_num, gid: b.gid.gid })) } satisfies FromWorker);
-  port.once("message", (peers: Peer[]) => {
+  const b = side("rxe1", 4096, LAT_INLINE);
+  const lat = new LatSide(b);
+  port.postMessage({ peer: { qpn: b.qp.qp_num, gid: b.gid.gid } } satisfies FromWorker);
+  port.once("message", (peer: Peer) => {
     try {
-      bs.forEach((b, i) => connectOne(b, peers[i].qpn, peers[i].gid));
-      for (const lat of lats) lat.postRecvs(TX_DEPTH);
+      connectOne(b, peer.qpn, peer.gid);
+      lat.postRecvs(TX_DEPTH);
       port.postMessage({ ready: true } satisfies FromWorker);
-      for (let r = 0; r < ROUNDS; r++) {
-        const variant = VARIANTS[variantOf(r)];
-        passiveRound(lats[variant.slots ? 0 : 1], variant.order);
-      }
-      close(...bs);
+      for (let r = 0; r < job.rounds; r++) passiveRound(lat, job.order);
+      close(b);
       port.postMessage({ done: true } satisfies FromWorker);
     } catch (e) {
       port.postMessage({ error: String(e instanceof Error ? e.stack : e) } satisfies FromWorker);
@@ -300,12 +262,16 @@ function passiveSide(): void {
   });
 }
 
-/** Starts this file again in a worker (with tsx's loader, which workers do not inherit). */
-function startWorker(data: unknown): Worker {
+/**
+ * Starts this file again in a worker: the bundle that bench-rxe.sh runs directly, the
+ * TypeScript source with tsx's loader (which workers do not inherit).
+ */
+function startWorker(job: LatJob): Worker {
+  if (import.meta.url.endsWith(".mjs")) return new Worker(new URL(import.meta.url), { workerData: job });
   const url = JSON.stringify(import.meta.url);
   return new Worker(`import("tsx/esm/api").then((m) => { m.register(); return import(${url}); })`, {
     eval: true,
-    workerData: data,
+    workerData: job,
   });
 }
 
@@ -329,41 +295,32 @@ type LatStats = { typical: number; avg: number; min: number; samples: number };
 
 /**
  * Two threads, as perftest: timestamp, one round trip, repeat; RTT = next timestamp − this
- * one. One worker and two connected pairs run the VARIANTS interleaved (WARMUP round trips
- * each first, untimed, then ITERS_LAT each in chunks; a chunk's last round trip, where the
- * schedule moves on, is not counted).
+ * one. WARMUP round trips first, untimed, then ITERS_LAT timed ones.
  */
-async function sendLat(): Promise<Record<VariantKey, LatStats>> {
-  const worker = startWorker({ role: "passive" });
-  const as = backends().map((be) => side("rxe0", 4096, LAT_INLINE, be));
+async function sendLat(order: Order): Promise<LatStats> {
+  const rounds = WARMUP + ITERS_LAT;
+  const worker = startWorker({ order, rounds });
+  const a = side("rxe0", 4096, LAT_INLINE);
   try {
     const hello = await nextMessage(worker);
-    if (!("peers" in hello)) throw new Error("passive side: expected its QP numbers");
-    as.forEach((a, i) => connectOne(a, hello.peers[i].qpn, hello.peers[i].gid));
-    const lats = as.map((a) => new LatSide(a));
-    for (const lat of lats) lat.postRecvs(TX_DEPTH);
+    if (!("peer" in hello)) throw new Error("passive side: expected its QP number");
+    connectOne(a, hello.peer.qpn, hello.peer.gid);
+    const lat = new LatSide(a);
+    lat.postRecvs(TX_DEPTH);
     const ready = nextMessage(worker);
-    worker.postMessage(as.map((a) => ({ qpn: a.qp.qp_num, gid: a.gid.gid })) satisfies Peer[]);
+    worker.postMessage({ qpn: a.qp.qp_num, gid: a.gid.gid } satisfies Peer);
     await ready;
     const done = nextMessage(worker);
-    const ts = new Float64Array(ROUNDS + 1);
-    for (let r = 0; r < ROUNDS; r++) {
-      const variant = VARIANTS[variantOf(r)];
-      ts[r] = performance.now();
-      activeRound(lats[variant.slots ? 0 : 1], variant.order, lastOfChunk(r));
+    const ts = new Float64Array(ITERS_LAT + 1);
+    for (let r = 0; r < rounds; r++) {
+      if (r >= WARMUP) ts[r - WARMUP] = performance.now();
+      activeRound(lat, order);
     }
-    ts[ROUNDS] = performance.now();
+    ts[ITERS_LAT] = performance.now();
     await done;
-    const rtts = VARIANTS.map((): number[] => []);
-    const timedFrom = WARMUP_CHUNKS * CHUNK * VARIANTS.length;
-    for (let r = timedFrom; r < ROUNDS; r++) {
-      if (!lastOfChunk(r)) rtts[variantOf(r)].push(ts[r + 1] - ts[r]);
-    }
-    const out = {} as Record<VariantKey, LatStats>;
-    VARIANTS.forEach((variant, i) => (out[variant.key] = statsOf(rtts[i])));
-    return out;
+    return stats(ts);
   } finally {
-    close(...as);
+    close(a);
     await worker.terminate();
   }
 }
@@ -416,33 +373,26 @@ function sendLatSerial(): LatStats {
   }
 }
 
-async function main(): Promise<void> {
-  const bw = writeBw();
-  const serial = sendLatSerial();
-  const twoThreads = await sendLat();
-  const lat = (t: LatStats, order: Order, slots: boolean) => ({
+async function main(): Promise<unknown> {
+  if (PART === "bw") {
+    const bw = writeBw();
+    return { size: SIZE_BW, iters: ITERS_BW, mb_per_s: bw.mbps, seconds: bw.seconds };
+  }
+  const orders: Record<string, Order> = { lat: "answer-first", "lat-perftest-order": "perftest" };
+  const t = PART === "lat-one-thread" ? sendLatSerial() : PART in orders ? await sendLat(orders[PART]) : null;
+  if (!t) throw new Error(`bench-rxe: --part must be bw, lat, lat-perftest-order or lat-one-thread (got "${PART}")`);
+  return {
     size: SIZE_LAT,
     iters: t.samples,
     warmup: WARMUP,
     cq_mod: LAT_CQ_MOD,
     inline: LAT_INLINE,
-    order,
-    slots,
+    order: PART === "lat" ? "answer-first" : "perftest",
     t_typical_us: t.typical,
     t_avg_us: t.avg,
     t_min_us: t.min,
-  });
-  const result: Record<string, unknown> = {
-    write_bw: { size: SIZE_BW, iters: ITERS_BW, mb_per_s: bw.mbps, seconds: bw.seconds },
   };
-  for (const variant of VARIANTS) result[variant.key] = lat(twoThreads[variant.key], variant.order, variant.slots);
-  result.send_lat_one_thread = lat(serial, "perftest", true);
-  if (args.includes("--json")) console.log(JSON.stringify(result));
-  else console.log(result);
 }
 
-if (isMainThread) {
-  await main();
-} else {
-  passiveSide();
-}
+if (isMainThread) console.log(JSON.stringify(await main()));
+else passiveSide(workerData as LatJob);

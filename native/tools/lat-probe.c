@@ -9,8 +9,7 @@
 // statistics as print_report_lat. threads = 2: the
 // passive side busy-polls in its own thread, as perftest's server process; 1: both sides in turn
 // on one thread. order (two threads only): 0 perftest's order, 1 bench-rxe.ts's answer-first
-// (the same work, the repost and the reaping moved off the critical path), 2 both interleaved
-// in chunks as bench-rxe.ts runs them (two lines: answer-first, then perftest's order).
+// (the same work, the repost and the reaping moved off the critical path).
 // Prints {t_typical_us, t_avg_us, t_min_us}: bench:rxe's C rows.
 #include <infiniband/verbs.h>
 #include <pthread.h>
@@ -165,12 +164,6 @@ static void report(const double* ts, int iters) {
   free(d);
 }
 
-// order 2 interleaves both orders as bench-rxe.ts does (VARIANTS): chunks of CHUNK round trips,
-// answer-first and perftest's in turn, warm-up chunks first; a chunk's last round trip (where
-// the active side settles its owed repost) is not counted.
-#define CHUNK 50
-static int chunk_order(int r) { return (r / CHUNK) % 2 == 0 ? 1 : 0; }
-
 // ib_send_lat's passive side (its server). order 0 (perftest's): wait for the SEND, repost
 // the recv, answer, reap. order 1 (answer-first, as bench-rxe.ts): wait, answer, then repost
 // and reap while the peer works.
@@ -182,9 +175,8 @@ struct passive_args {
 static void* passive(void* p) {
   struct passive_args* a = p;
   for (int i = 0; i < a->total; i++) {
-    int order = a->order == 2 ? chunk_order(i) : a->order;
     wait_recv(a->s);
-    if (order == 0) {
+    if (a->order == 0) {
       post_recv(a->s);
       send(a->s);
     } else {
@@ -199,13 +191,10 @@ static void* passive(void* p) {
 // bench-rxe.ts's latency loops in C: the same shape, the same statistics.
 // order 1 (two threads only) is bench-rxe.ts's answer-first: the active side posts, reposts
 // the recv the previous answer used and reaps while the peer works, then waits.
-static int bench_interleaved(struct side* a, struct side* b, int iters, int warmup);
-
 static int bench(struct side* a, struct side* b, int iters, int warmup, int threads, int order) {
   a->cq_mod = b->cq_mod = 1;
   a->inline_send = b->inline_send = 0;
   if (threads != 2) order = 0;
-  if (order == 2) return bench_interleaved(a, b, iters, warmup);
   double* ts = calloc(iters + 1, sizeof(double));
   pthread_t peer;
   struct passive_args pa = {.s = b, .total = warmup + iters, .order = order};
@@ -231,51 +220,6 @@ static int bench(struct side* a, struct side* b, int iters, int warmup, int thre
   ts[iters] = now_us();
   if (threads == 2) pthread_join(peer, NULL);
   report(ts, iters);
-  free(ts);
-  return 0;
-}
-
-// Two threads, both orders interleaved; prints answer-first's line, then perftest order's.
-static int bench_interleaved(struct side* a, struct side* b, int iters, int warmup) {
-  int warm_chunks = (warmup + CHUNK - 1) / CHUNK, timed_chunks = (iters + CHUNK - 1) / CHUNK;
-  int rounds = (warm_chunks + timed_chunks) * CHUNK * 2;
-  double* ts = calloc(rounds + 1, sizeof(double));
-  pthread_t peer;
-  struct passive_args pa = {.s = b, .total = rounds, .order = 2};
-  if (pthread_create(&peer, NULL, passive, &pa)) die("pthread_create");
-  int owed = 0;
-  for (int r = 0; r < rounds; r++) {
-    ts[r] = now_us();
-    if (chunk_order(r) == 1) {
-      int signaled = post(a);
-      if (owed) post_recv(a);
-      if (signaled) reap(a);
-      wait_recv(a);
-      owed = 1;
-      if (r % CHUNK == CHUNK - 1) {
-        post_recv(a);
-        owed = 0;
-      }
-    } else {
-      send(a);
-      wait_recv(a);
-      post_recv(a);
-    }
-  }
-  ts[rounds] = now_us();
-  pthread_join(peer, NULL);
-  double* d[2];
-  int n[2] = {0, 0};
-  for (int k = 0; k < 2; k++) d[k] = calloc(rounds, sizeof(double));
-  for (int r = warm_chunks * CHUNK * 2; r < rounds; r++) {
-    if (r % CHUNK == CHUNK - 1) continue;
-    int k = chunk_order(r) == 1 ? 0 : 1;
-    d[k][n[k]++] = (ts[r + 1] - ts[r]) / 2;
-  }
-  for (int k = 0; k < 2; k++) {
-    report_oneway(d[k], n[k]);
-    free(d[k]);
-  }
   free(ts);
   return 0;
 }
