@@ -108,23 +108,17 @@ export interface NativeQp {
   query(mask: number): QpQuery;
   postSend(wrs: NativeSendWr[]): void;
   postRecv(wrs: { wr_id?: number; sg_list?: NativeSendWr["sg_list"] }[]): void;
-  /**
-   * One send WR whose fields the caller packed into a Float64Array (the common case, without
-   * a property read per field in C++): wr_id, opcode, send_flags, imm_data, num_sge, has_rdma
-   * (0 or 1), rdma.remote_addr, rdma.rkey, then num_sge × (addr, length, lkey), num_sge ≤
-   * PACKED_SGES. Whatever the fast path would not post exactly as `postSend([wr])` (a value
-   * out of range, inline data outside every MR, a UD QP) is handed to `postSend([wr])`, so
-   * errors are the same.
-   */
-  postSendOne(packed: Float64Array, wr: NativeSendWr): void;
-  /** One recv WR packed as wr_id, num_sge, then num_sge × (addr, length, lkey); see postSendOne. */
-  postRecvOne(packed: Float64Array, wr: { wr_id?: number; sg_list?: NativeSendWr["sg_list"] }): void;
   /** This object's number for the addon's slot functions (postSendPacked, postRecvPacked); read-only. */
   readonly slot: number;
   /**
    * Binds the arrays that `addon.postSendPacked(slot, wr)` and `addon.postRecvPacked(slot, wr)`
-   * read (as postSendOne(send, wr), postRecvOne(recv, wr)), kept alive while bound; not to be
-   * transferred (detached) while bound.
+   * read, kept alive while bound; not to be transferred (detached) while bound. A send WR
+   * packed for them (the common case, without a property read per field in C++): wr_id,
+   * opcode, send_flags, imm_data, num_sge, has_rdma (0 or 1), rdma.remote_addr, rdma.rkey,
+   * then num_sge × (addr, length, lkey), num_sge ≤ PACKED_SGES; a recv WR: wr_id, num_sge,
+   * then the SGEs. Whatever the fast path would not post exactly as `postSend([wr])` (a value
+   * out of range, inline data outside every MR, a UD QP) is handed to `postSend([wr])`, so
+   * errors are the same.
    */
   bindPacked(send: Float64Array, recv: Float64Array): void;
   destroy(): void;
@@ -144,15 +138,15 @@ export interface NativeAddon {
    * names a live object of the right class; EINVAL when destroyed), which the addon finds
    * in a table where a method call on the object costs a napi_unwrap (microseconds in the
    * lab VM). pollCq(cq.slot, n) is cq.poll(n, out) into the array bound with bindPollOut;
-   * postSendPacked(qp.slot, wr) / postRecvPacked(qp.slot, wr) are postSendOne / postRecvOne
-   * over the arrays bound with bindPacked.
+   * postSendPacked(qp.slot, wr) / postRecvPacked(qp.slot, wr) post the WR packed in the
+   * arrays bound with bindPacked.
    */
   pollCq(slot: number, num_entries: number): number;
   postSendPacked(slot: number, wr: NativeSendWr): void;
   postRecvPacked(slot: number, wr: { wr_id?: number; sg_list?: NativeSendWr["sg_list"] }): void;
   /** Numbers per completion in the array `NativeCq.poll` fills. */
   readonly WC_WORDS: number;
-  /** Most SGEs a WR packed for `postSendOne`/`postRecvOne` may carry. */
+  /** Most SGEs a WR packed for `postSendPacked`/`postRecvPacked` may carry. */
   readonly PACKED_SGES: number;
 }
 

@@ -62,13 +62,8 @@ export function noDevicesReason(errno: number): string {
 /**
  * Loads the native backend, or says why it is unavailable: the addon is not built (install
  * libibverbs-dev and rebuild), the kernel has no RDMA (ENOSYS), or there is no device.
- * `slots: false` (for comparison in scripts/bench-rxe.ts only) makes poll and the single-WR
- * posts call the CQ's and QP's methods (poll(n, out), postSendOne, postRecvOne) instead of
- * the addon's slot functions; the results are the same.
  */
-export function loadNativeBackend(
-  options: { slots?: boolean } = {},
-): { backend: VerbsBackend } | { unavailable: string } {
+export function loadNativeBackend(): { backend: VerbsBackend } | { unavailable: string } {
   const loaded = loadAddon();
   if ("missing" in loaded) return { unavailable: loaded.missing };
   const addon = loaded.addon;
@@ -76,7 +71,7 @@ export function loadNativeBackend(
   const list = addon.getDeviceList();
   if (list.errno !== 0) return { unavailable: noDevicesReason(list.errno) };
   if (list.devices.length === 0) return { unavailable: `ibv_get_device_list found no RDMA device. ${GET_RDMA}` };
-  return { backend: new NativeBackend(addon, options.slots ?? true) };
+  return { backend: new NativeBackend(addon) };
 }
 
 // The native handle behind each contract object, and the contract object for each handle
@@ -97,10 +92,8 @@ function handleOf<H>(o: unknown, what: string, verb: string): H {
 class NativeBackend implements VerbsBackend {
   readonly kind = "native" as const;
   readonly #addon: NativeAddon;
-  readonly #slots: boolean;
-  constructor(addon: NativeAddon, slots: boolean) {
+  constructor(addon: NativeAddon) {
     this.#addon = addon;
-    this.#slots = slots;
   }
   get unavailableReason(): string | undefined {
     const { errno, devices } = this.#addon.getDeviceList();
@@ -120,8 +113,8 @@ class NativeBackend implements VerbsBackend {
     };
     const layout = {
       wcWords: this.#addon.WC_WORDS,
-      packedSges: this.#addon.PACKED_SGES ?? 0,
-      fast: this.#slots ? this.#addon : null,
+      packedSges: this.#addon.PACKED_SGES,
+      fast: this.#addon,
     };
     return bind(new NativeContextImpl(h, info, layout), h);
   }
@@ -277,7 +270,7 @@ class NativeMrImpl implements Mr {
 class NativeCqImpl implements Cq {
   readonly #h: NativeCq;
   readonly #words: number;
-  readonly #fast: FastPaths | null;
+  readonly #fast: FastPaths;
   readonly #slot: number;
   #scratch: Uint32Array;
   readonly context: Context;
@@ -304,7 +297,7 @@ class NativeCqImpl implements Cq {
     }
     // The bound scratch, by slot: no napi_unwrap, no typed-array read (see addon.ts).
     const r = this.#scratch;
-    const got = this.#fast ? this.#fast.pollCq(this.#slot, num_entries) : this.#h.poll(num_entries, r);
+    const got = this.#fast.pollCq(this.#slot, num_entries);
     if (got === 0) return [];
     const out: Wc[] = new Array(got);
     for (let i = 0, o = 0; i < got; i++, o += words) {
@@ -388,12 +381,11 @@ type FastPaths = Pick<NativeAddon, "pollCq" | "postSendPacked" | "postRecvPacked
 interface Layout {
   wcWords: number;
   packedSges: number;
-  /** null: call the objects' methods instead (loadNativeBackend's `slots: false`). */
-  fast: FastPaths | null;
+  fast: FastPaths;
 }
 
 // The posting fast path: a single WR whose fields are plain numbers is packed into a
-// Float64Array (layout in addon.ts, postSendOne), so the addon reads no property and builds
+// Float64Array (layout in addon.ts, bindPacked), so the addon reads no property and builds
 // no string per field. Anything else (bigints, a UD or atomic WR, a missing opcode, more SGEs
 // than fit) returns false and takes the general path; so does any value the addon's checks
 // would refuse (it hands the WR to postSend([wr]), which throws the usual error).
@@ -464,7 +456,7 @@ class NativeQpImpl implements Qp {
   readonly #packedSges: number;
   readonly #sendWords: Float64Array;
   readonly #recvWords: Float64Array;
-  readonly #fast: FastPaths | null;
+  readonly #fast: FastPaths;
   readonly #slot: number;
   constructor(h: NativeQp, pd: Pd, init: QpInitAttr, layout: Layout) {
     this.#h = h;
@@ -515,8 +507,7 @@ class NativeQpImpl implements Qp {
     const one: unknown = Array.isArray(wr) ? (wr.length === 1 ? wr[0] : undefined) : wr;
     if (this.#packedSges > 0 && packSend(one, this.#sendWords, this.#packedSges)) {
       // #sendWords is bound to the QP: by slot, no napi_unwrap and no typed-array read.
-      if (this.#fast) this.#fast.postSendPacked(this.#slot, one as NativeSendWr);
-      else this.#h.postSendOne(this.#sendWords, one as NativeSendWr);
+      this.#fast.postSendPacked(this.#slot, one as NativeSendWr);
       return;
     }
     const list = Array.isArray(wr) ? wr : [wr];
@@ -543,8 +534,7 @@ class NativeQpImpl implements Qp {
   postRecv(wr: RecvWr | RecvWr[]): void {
     const one: unknown = Array.isArray(wr) ? (wr.length === 1 ? wr[0] : undefined) : wr;
     if (this.#packedSges > 0 && packRecv(one, this.#recvWords, this.#packedSges)) {
-      if (this.#fast) this.#fast.postRecvPacked(this.#slot, one as RecvWr);
-      else this.#h.postRecvOne(this.#recvWords, one as RecvWr);
+      this.#fast.postRecvPacked(this.#slot, one as RecvWr);
       return;
     }
     this.#h.postRecv(Array.isArray(wr) ? wr : [wr]);

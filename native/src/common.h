@@ -20,6 +20,14 @@ class MemoryRegion;
 
 // Per-addon state (no static globals): constructors, the VerbsError class handed over by
 // the TypeScript layer, the poller thread, and the live MRs (for inline-data checks).
+// Whether d is a whole number in [0, limit) (limit ≤ 2^64), and that number. Few
+// floating-point operations and no libm: see VerbsAddon::SlotKey.
+inline bool WholeNumber(double d, double limit, uint64_t* out) {
+  if (!(d >= 0 && d < limit)) return false;  // also NaN
+  *out = static_cast<uint64_t>(d);
+  return static_cast<double>(*out) == d;
+}
+
 class VerbsAddon : public Napi::Addon<VerbsAddon> {
  public:
   VerbsAddon(Napi::Env env, Napi::Object exports);
@@ -47,21 +55,22 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
     const napi_type_tag* tag = nullptr;
     uint32_t gen = 0;
   };
-  static constexpr double kSlotIndexes = 16777216.0;  // 2^24
+  static constexpr unsigned kSlotIndexBits = 24;
+  static constexpr uint64_t kSlotIndexes = uint64_t{1} << kSlotIndexBits;
   std::vector<Slot> slots;
   std::vector<uint32_t> freeSlots;
   double AddSlot(const void* key, const napi_type_tag* tag);
   void RemoveSlot(double slot);
-  // The key of the live object of class `tag` that `slot` names, or null.
+  // The key of the live object of class `tag` that `slot` names, or null. Integer arithmetic
+  // once the number is known to be whole and in range: the lab VM emulates floating point in
+  // software (a helper call per operation), and this runs on every poll and post.
   const void* SlotKey(double slot, const napi_type_tag* tag) const {
-    if (!(slot >= 0 && slot < kSlotIndexes * 4294967296.0)) return nullptr;  // also NaN
-    double genD = std::floor(slot / kSlotIndexes);
-    double indexD = slot - genD * kSlotIndexes;
-    if (indexD != std::trunc(indexD)) return nullptr;
-    size_t index = static_cast<size_t>(indexD);
+    uint64_t u = 0;
+    if (!WholeNumber(slot, static_cast<double>(kSlotIndexes << 32), &u)) return nullptr;
+    size_t index = static_cast<size_t>(u & (kSlotIndexes - 1));
     if (index >= slots.size()) return nullptr;
     const Slot& s = slots[index];
-    return s.key != nullptr && s.tag == tag && s.gen == static_cast<uint32_t>(genD) ? s.key : nullptr;
+    return s.key != nullptr && s.tag == tag && s.gen == static_cast<uint32_t>(u >> kSlotIndexBits) ? s.key : nullptr;
   }
 
   // Property names read on the posting fast path.
@@ -73,9 +82,9 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
   Napi::Value Get(Napi::Object o, Key k) { return o.Get(kKeyNames[k]); }
 
  private:
-  static Napi::Value PollCq(const Napi::CallbackInfo& info);
-  static Napi::Value PostSendPacked(const Napi::CallbackInfo& info);
-  static Napi::Value PostRecvPacked(const Napi::CallbackInfo& info);
+  static Napi::Value PollCq(Napi::Env env, VerbsAddon* addon, napi_value slot, napi_value numEntries);
+  static Napi::Value PostSendPacked(Napi::Env env, VerbsAddon* addon, napi_value slot, napi_value wr);
+  static Napi::Value PostRecvPacked(Napi::Env env, VerbsAddon* addon, napi_value slot, napi_value wr);
   Napi::Value SetErrorClass(const Napi::CallbackInfo& info);
   Napi::Value GetDeviceList(const Napi::CallbackInfo& info);
   Napi::Value OpenDevice(const Napi::CallbackInfo& info);

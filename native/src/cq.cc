@@ -88,15 +88,20 @@ Napi::Value CompletionQueue::BindPollOut(const Napi::CallbackInfo& info, const c
 Napi::Value CompletionQueue::PollBound(Napi::Env env, const char* verb, napi_value numEntries) {
   int n = NumEntries(env, verb, numEntries);
   if (pollOutData_ == nullptr) ThrowType(env, std::string(verb) + ": no out array is bound (bindPollOut)");
-  return Napi::Number::New(env, Fill(env, verb, n, pollOutData_, pollOutLength_));
+  // An int32, not Napi::Number's double: no floating point (emulated in the lab VM).
+  napi_value count = nullptr;
+  NAPI_THROW_IF_FAILED(env, napi_create_int32(env, Fill(env, verb, n, pollOutData_, pollOutLength_), &count),
+                       Napi::Value());
+  return Napi::Value(env, count);
 }
 
 // num_entries: a plain non-negative integer is read directly; anything else goes through Arg
 // for its error.
 int CompletionQueue::NumEntries(Napi::Env env, const char* verb, napi_value v) {
   double d = -1;
-  if (napi_get_value_double(env, v, &d) == napi_ok && d >= 0 && d <= INT32_MAX && std::trunc(d) == d) {
-    return static_cast<int>(d);
+  uint64_t whole = 0;
+  if (napi_get_value_double(env, v, &d) == napi_ok && WholeNumber(d, INT32_MAX + 1.0, &whole)) {
+    return static_cast<int>(whole);
   }
   int n = Arg{env, verb}.I32(Napi::Value(env, v), "num_entries");
   if (n < 0) ThrowVerbs(env, verb, EINVAL, "num_entries must be ≥ 0", "num_entries");

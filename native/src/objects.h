@@ -183,14 +183,14 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   void Attach(ProtectionDomain* pd, Napi::Object pdJs, CompletionQueue* scq, Napi::Object scqJs,
               CompletionQueue* rcq, Napi::Object rcqJs, ibv_qp* qp);
 
-  // One WR packed by the TypeScript layer into a Float64Array (postSendOne/postRecvOne):
+  // One WR packed by the TypeScript layer into the Float64Arrays bound with bindPacked:
   //   send: wr_id, opcode, send_flags, imm_data, num_sge, has_rdma, rdma.remote_addr,
   //         rdma.rkey, then num_sge × (addr, length, lkey)
   //   recv: wr_id, num_sge, then num_sge × (addr, length, lkey)
   static constexpr uint32_t kPackedSges = 4;
   static constexpr uint32_t kSendHead = 8, kRecvHead = 2;
-  // postSendPacked/postRecvPacked(slot, wr) (addon.cc): postSendOne/postRecvOne over the
-  // arrays bound with bindPacked.
+  // postSendPacked/postRecvPacked(slot, wr) (addon.cc): post the WR packed in the bound
+  // arrays; `wr` takes the list path (and its errors) when the words fail a check.
   Napi::Value PostSendBound(Napi::Env env, const char* verb, napi_value wr);
   Napi::Value PostRecvBound(Napi::Env env, const char* verb, napi_value wr);
 
@@ -200,8 +200,6 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   Napi::Value Query(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value PostSend(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value PostRecv(const Napi::CallbackInfo& info, const char* verb);
-  Napi::Value PostSendOne(const Napi::CallbackInfo& info, const char* verb);
-  Napi::Value PostRecvOne(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value BindPacked(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value PostSendWords(Napi::Env env, const char* verb, const double* p, size_t count, napi_value wr);
   Napi::Value PostRecvWords(Napi::Env env, const char* verb, const double* p, size_t count, napi_value wr);

@@ -11,8 +11,6 @@ Napi::Function QueuePair::Define(Napi::Env env) {
                                          {"query", "ibv_query_qp", Method<QueuePair, &QueuePair::Query>},
                                          {"postSend", "ibv_post_send", Method<QueuePair, &QueuePair::PostSend>},
                                          {"postRecv", "ibv_post_recv", Method<QueuePair, &QueuePair::PostRecv>},
-                                         {"postSendOne", "ibv_post_send", Method<QueuePair, &QueuePair::PostSendOne>},
-                                         {"postRecvOne", "ibv_post_recv", Method<QueuePair, &QueuePair::PostRecvOne>},
                                          {"bindPacked", "ibv_post_send", Method<QueuePair, &QueuePair::BindPacked>},
                                          {"destroy", "ibv_destroy_qp", Method<QueuePair, &QueuePair::Destroy>},
                                      });
@@ -373,16 +371,19 @@ Napi::Value QueuePair::PostRecvList(Napi::Env env, const char* verb, Napi::Value
 
 // ---- One WR, packed (the TypeScript layer's fast path) ----
 //
-// postSendOne(packed: Float64Array, wr) / postRecvOne(packed, wr): the TypeScript layer has
+// postSendPacked(slot, wr) / postRecvPacked(slot, wr) (addon.cc): the TypeScript layer has
 // read the WR's fields itself (only when each is a plain number, as the common case is) and
-// packed them (layout in objects.h). Here they pass exactly the checks the list path makes;
+// packed them into the arrays bound with bindPacked (layout in objects.h). Here they pass exactly the checks the list path makes;
 // anything else — a value out of range or not an integer, more SGEs than fit, inline data
 // outside every MR, a UD QP — is handed to the list path with [wr], which reads the object
 // again and throws (or posts) exactly as postSend([wr]) would. So the fast path can only
 // ever post what the list path would post, and every error comes from one place.
 namespace {
 // Arg::Uint's acceptance rule for a number (NaN and ±Infinity fail the comparisons).
-inline bool Fits(double d, double max) { return d >= 0 && d <= max && std::trunc(d) == d; }
+inline bool Fits(double d, double max) {
+  uint64_t whole = 0;
+  return WholeNumber(d, max + 1, &whole);
+}
 constexpr double kU32 = 4294967295.0;
 constexpr double kSafe = 9007199254740991.0;  // 2^53 - 1: wr_id and addresses as numbers
 
@@ -416,25 +417,9 @@ Napi::Array OneWr(Napi::Env env, Napi::Value wr) {
 }
 }  // namespace
 
-Napi::Value QueuePair::PostSendOne(const Napi::CallbackInfo& info, const char* verb) {
-  Napi::Env env = info.Env();
-  const double* p = nullptr;
-  size_t count = 0;
-  if (!PackedWords(info[0], kSendHead, &p, &count)) ThrowType(env, std::string(verb) + ": packed must be a Float64Array");
-  return PostSendWords(env, verb, p, count, info[1]);
-}
-
-Napi::Value QueuePair::PostRecvOne(const Napi::CallbackInfo& info, const char* verb) {
-  Napi::Env env = info.Env();
-  const double* p = nullptr;
-  size_t count = 0;
-  if (!PackedWords(info[0], kRecvHead, &p, &count)) ThrowType(env, std::string(verb) + ": packed must be a Float64Array");
-  return PostRecvWords(env, verb, p, count, info[1]);
-}
-
 // bindPacked(send: Float64Array, recv: Float64Array): the arrays that the module-level
-// postSendPacked(slot, wr) and postRecvPacked(slot, wr) read, as postSendOne(send, wr) and
-// postRecvOne(recv, wr) read theirs, without reading an array from a value on every post.
+// postSendPacked(slot, wr) and postRecvPacked(slot, wr) read (layout in objects.h), bound
+// once so that no post reads an array from a value.
 // Referenced until others are bound or the QP is freed; like a registered MR's buffer they
 // must not be transferred (detached) while bound (native/index.ts binds private arrays).
 Napi::Value QueuePair::BindPacked(const Napi::CallbackInfo& info, const char* verb) {

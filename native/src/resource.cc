@@ -24,19 +24,20 @@ double VerbsAddon::AddSlot(const void* key, const napi_type_tag* tag) {
     index = freeSlots.back();
     freeSlots.pop_back();
   } else {
-    if (slots.size() >= static_cast<size_t>(kSlotIndexes)) return -1;  // 2^24 live objects: no slot
+    if (slots.size() >= kSlotIndexes) return -1;  // 2^24 live objects: no slot
     index = static_cast<uint32_t>(slots.size());
     slots.emplace_back();
   }
   Slot& s = slots[index];
   s.key = key;
   s.tag = tag;
-  return static_cast<double>(s.gen) * kSlotIndexes + index;
+  return static_cast<double>((uint64_t{s.gen} << kSlotIndexBits) | index);
 }
 
 void VerbsAddon::RemoveSlot(double slot) {
-  if (slot < 0) return;
-  size_t index = static_cast<size_t>(slot - std::floor(slot / kSlotIndexes) * kSlotIndexes);
+  uint64_t u = 0;
+  if (!WholeNumber(slot, static_cast<double>(kSlotIndexes << 32), &u)) return;
+  size_t index = static_cast<size_t>(u & (kSlotIndexes - 1));
   if (index >= slots.size() || slots[index].key == nullptr) return;
   Slot& s = slots[index];
   s.key = nullptr;
