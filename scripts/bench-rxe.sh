@@ -12,8 +12,12 @@
 # prices JavaScript (JS / C); the one-thread rows run both sides in turn on one thread, for
 # information.
 #
-# The host's speed drifts during a boot, so every goal measurement runs twice, perftest's and
-# ours, one early and one late, and the better run of each is the goal's figure (both shown).
+# The host's speed drifts during a boot (one boot, five runs each of the same 64 KiB WRITE
+# stream: perftest 8.8-12.5 MB/s, ours 10.7-14.2), and a latency run of ours lands in a fast
+# or a slow pattern of rxe's work across the two vCPUs (one boot, 8 runs of the same loop:
+# 71-169 µs typical; C beside it 91-109, perftest 107-116). So every goal measurement runs
+# five times, perftest's and ours in turn, spread over the boot, and the goal's figure is the
+# median run of each (all five shown).
 # bench-rxe.ts runs bundled (esbuild, on the host before the boot) in plain Node, one
 # measurement per process: under tsx, its esbuild service and two parent processes share the
 # VM's two vCPUs with the busy-polling threads (traced: 21840 context switches in one run of
@@ -89,14 +93,17 @@ js() {
   exit 1
 }
 
-echo "[bench-rxe] perftest ib_write_bw -s 65536 -n $iters_bw (rxe0 → rxe1)"
-perf ib_write_bw wbw -s 65536 -n "$iters_bw"
-echo "[bench-rxe] perftest ib_send_lat -s 8 -n $iters_lat (rxe0 ↔ rxe1)"
-perf ib_send_lat slat -s 8 -n "$iters_lat"
-echo "[bench-rxe] VerbsLab from JavaScript (bench-rxe.ts): WRITE bandwidth, then the SEND latency loop"
-js bw1 --part bw --iters "$iters_bw"
-js lat1 --part lat --iters "$iters_lat" --warmup "$warmup"
+# One round of the goal measurements: perftest's and ours, bandwidth and latency (run $1).
+goal_round() {
+  echo "[bench-rxe] round $1: perftest ib_write_bw -s 65536 -n $iters_bw, ib_send_lat -s 8 -n $iters_lat; the same from JavaScript"
+  perf ib_write_bw "wbw$1" -s 65536 -n "$iters_bw"
+  js "bw$1" --part bw --iters "$iters_bw"
+  perf ib_send_lat "slat$1" -s 8 -n "$iters_lat"
+  js "lat$1" --part lat --iters "$iters_lat" --warmup "$warmup"
+}
 
+goal_round 1
+goal_round 2
 # The same loops in C (native/tools/lat-probe.c): what the verbs cost without JS, measured
 # between the JS runs. Skipped when there is no C compiler.
 echo "[bench-rxe] the same latency loops in C (native/tools/lat-probe.c --bench: two threads in both orders, one thread)"
@@ -107,14 +114,12 @@ if gcc -O2 -o "$tmp/lat-probe" native/tools/lat-probe.c -libverbs -lpthread 2>"$
 else
   echo "[bench-rxe] no C row: $(head -1 "$tmp/gcc.err")" >&2
 fi
-echo "[bench-rxe] JS again: the SEND latency loop, then perftest's order and one thread (information)"
-js lat2 --part lat --iters "$iters_lat" --warmup "$warmup"
+goal_round 3
+echo "[bench-rxe] JS for information: the SEND loop in perftest's order, and on one thread"
 js latp --part lat-perftest-order --iters "$iters_lat" --warmup "$warmup"
 js lat1t --part lat-one-thread --iters "$iters_lat" --warmup "$warmup"
-js bw2 --part bw --iters "$iters_bw"
-echo "[bench-rxe] perftest again (after the loops): ib_send_lat, ib_write_bw"
-perf ib_send_lat slat2 -s 8 -n "$iters_lat"
-perf ib_write_bw wbw2 -s 65536 -n "$iters_bw"
+goal_round 4
+goal_round 5
 
 node - "$tmp" <<'JS'
 const fs = require("node:fs");
@@ -126,16 +131,19 @@ const row = (file, size) => {
   return line.trim().split(/\s+/).map(Number);
 };
 const json = (name) => (fs.existsSync(`${dir}/${name}.json`) ? JSON.parse(fs.readFileSync(`${dir}/${name}.json`, "utf8").trim().split("\n").pop()) : null);
-// #bytes #iterations BW_peak BW_average MsgRate (MB/sec); the better of the two runs
-const wbws = [row("wbw.client", 65536), row("wbw2.client", 65536)];
-const wbw = wbws[0][3] >= wbws[1][3] ? wbws[0] : wbws[1];
-// #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%  (usec); the better of the two runs
-const slats = [row("slat.client", 8), row("slat2.client", 8)];
-const slat = slats[0][4] <= slats[1][4] ? slats[0] : slats[1];
+const ROUNDS = [1, 2, 3, 4, 5];
+// The run whose figure is the median of the five.
+const medianRun = (runs, figure) => [...runs].sort((x, y) => figure(x) - figure(y))[2];
+// #bytes #iterations BW_peak BW_average MsgRate (MB/sec)
+const wbws = ROUNDS.map((k) => row(`wbw${k}.client`, 65536));
+const wbw = medianRun(wbws, (r) => r[3]);
+// #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%  (usec)
+const slats = ROUNDS.map((k) => row(`slat${k}.client`, 8));
+const slat = medianRun(slats, (r) => r[4]);
 const perf = { bw: wbw[3], bwRuns: wbws.map((r) => r[3]), latTypical: slat[4], latAvg: slat[5], latRuns: slats.map((r) => ({ typical: r[4], avg: r[5] })) };
 // What ib_send_lat ran with, from its own header (CQ moderation, TX depth, inline size).
 perf.send_lat_settings = fs
-  .readFileSync(`${dir}/slat.client`, "utf8")
+  .readFileSync(`${dir}/slat1.client`, "utf8")
   .split("\n")
   .filter((l) => /TX depth|CQ Moderation|inline|Mtu/i.test(l))
   .map((l) => l.trim().replace(/\s+/g, " "));
@@ -143,11 +151,11 @@ perf.send_lat_settings = fs
 if (!perf.send_lat_settings.some((l) => /Max inline data : 0\[B\]/.test(l))) {
   console.log("WARNING: ib_send_lat's inline size is not 0 here; the loops below do not inline (not like for like)");
 }
-// Our two runs of each goal measurement: the better one is the figure, as for perftest.
-const bwRuns = [json("bw1"), json("bw2")];
-const bw = bwRuns[0].mb_per_s >= bwRuns[1].mb_per_s ? bwRuns[0] : bwRuns[1];
-const latRuns = [json("lat1"), json("lat2")];
-const lat = latRuns[0].t_typical_us <= latRuns[1].t_typical_us ? latRuns[0] : latRuns[1];
+// Our five runs of each goal measurement: the median one is the figure, as for perftest.
+const bwRuns = ROUNDS.map((k) => json(`bw${k}`));
+const bw = medianRun(bwRuns, (r) => r.mb_per_s);
+const latRuns = ROUNDS.map((k) => json(`lat${k}`));
+const lat = medianRun(latRuns, (r) => r.t_typical_us);
 const js = { write_bw: bw, write_bw_runs: bwRuns, send_lat: lat, send_lat_runs: latRuns, send_lat_perftest_order: json("latp"), send_lat_one_thread: json("lat1t") };
 const c2 = json("c2");
 const c2p = json("c2p");
@@ -183,8 +191,7 @@ for (const [name, a, b, ratio, goal, ok] of lines) {
   console.log(`${name.padEnd(34)} ${String(a).padStart(10)} ${String(b).padStart(14)} ${r.padStart(7)}  ${goal.padEnd(8)} ${verdict}`);
 }
 console.log(`ib_send_lat ran with: ${perf.send_lat_settings.join("; ")}`);
-console.log(`64 KiB WRITE, first / second run (MB/s): perftest ${wbws.map((r) => r[3].toFixed(2)).join(" / ")}, JS ${bwRuns.map((r) => r.mb_per_s.toFixed(2)).join(" / ")}; the table uses the higher of each`);
-console.log(`ib_send_lat before / after the loops (µs): typical ${slats.map((r) => r[4].toFixed(2)).join(" / ")}, average ${slats.map((r) => r[5].toFixed(2)).join(" / ")}; the table uses the lower typical`);
-console.log(`JS goal loop, first / second run (µs): typical ${latRuns.map((r) => r.t_typical_us.toFixed(2)).join(" / ")}, average ${latRuns.map((r) => r.t_avg_us.toFixed(2)).join(" / ")}; the table uses the lower typical (${lat.warmup} warm-up round trips each)`);
+console.log(`64 KiB WRITE, rounds 1-5 (MB/s): perftest ${wbws.map((r) => r[3].toFixed(2)).join(" / ")}, JS ${bwRuns.map((r) => r.mb_per_s.toFixed(2)).join(" / ")}; the table uses the median run of each`);
+console.log(`8 B SEND, rounds 1-5 (µs): perftest typical ${slats.map((r) => r[4].toFixed(2)).join(" / ")}, average ${slats.map((r) => r[5].toFixed(2)).join(" / ")}; JS typical ${latRuns.map((r) => r.t_typical_us.toFixed(2)).join(" / ")}, average ${latRuns.map((r) => r.t_avg_us.toFixed(2)).join(" / ")}; the table uses the median run by typical (JS: ${lat.warmup} warm-up round trips each run)`);
 console.log(JSON.stringify({ perftest: perf, js }));
 JS
