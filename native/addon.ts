@@ -70,15 +70,16 @@ export interface NativeMr {
 
 export interface NativeCq {
   readonly cqe: number;
-  /** This object's number for the addon's slot functions (pollCq); read-only. */
-  readonly slot: number;
   /** Fills `out` with up to `num_entries` completions, WC_WORDS numbers each; returns how many. */
   poll(num_entries: number, out: Uint32Array): number;
   /**
-   * Binds the array that `addon.pollCq(slot, n)` fills (as poll(n, out)), kept alive while
-   * bound. It must not be transferred (detached) while bound, like a registered MR's buffer.
+   * Binds `out` and returns the hot poll: poll(n) is this.poll(n, out) without `this` or an
+   * array to read per call (a Node-API function bound to this CQ: a TypeError once the CQ is
+   * freed, EINVAL once destroyed). Every such function fills the array bound last, which is
+   * kept alive while bound and must not be transferred (detached), like a registered MR's
+   * buffer.
    */
-  bindPollOut(out: Uint32Array): void;
+  bindPollOut(out: Uint32Array): (num_entries: number) => number;
   reqNotify(solicited_only: boolean | number): void;
   ackEvents(n: number): void;
   destroy(): void;
@@ -100,6 +101,10 @@ export interface NativeSendWr {
   ud?: { ah: NativeAh; remote_qpn: number; remote_qkey: number };
 }
 
+export type NativeRecvWr = { wr_id?: number; sg_list?: NativeSendWr["sg_list"] };
+/** A post that `NativeQp.bindPacked` returns: `wr` is read only if the packed words fail a check. */
+export type PostPacked<W> = (wr: W) => void;
+
 export interface NativeQp {
   readonly qp_num: number;
   /** What ibv_create_qp wrote back into init_attr.cap. */
@@ -107,20 +112,20 @@ export interface NativeQp {
   modify(attr: QpAttrInput, mask: number): void;
   query(mask: number): QpQuery;
   postSend(wrs: NativeSendWr[]): void;
-  postRecv(wrs: { wr_id?: number; sg_list?: NativeSendWr["sg_list"] }[]): void;
-  /** This object's number for the addon's slot functions (postSendPacked, postRecvPacked); read-only. */
-  readonly slot: number;
+  postRecv(wrs: NativeRecvWr[]): void;
   /**
-   * Binds the arrays that `addon.postSendPacked(slot, wr)` and `addon.postRecvPacked(slot, wr)`
-   * read, kept alive while bound; not to be transferred (detached) while bound. A send WR
-   * packed for them (the common case, without a property read per field in C++): wr_id,
+   * Binds two arrays and returns the hot posts that read them, [postSend(wr), postRecv(wr)]:
+   * one WR each, packed by the caller into the array bound last, without `this` or an array
+   * to read per call (Node-API functions bound to this QP: a TypeError once the QP is freed,
+   * EINVAL once destroyed). The arrays are kept alive while bound and must not be transferred
+   * (detached). A send WR packed for them (the common case, without a property read per field in C++): wr_id,
    * opcode, send_flags, imm_data, num_sge, has_rdma (0 or 1), rdma.remote_addr, rdma.rkey,
    * then num_sge × (addr, length, lkey), num_sge ≤ PACKED_SGES; a recv WR: wr_id, num_sge,
    * then the SGEs. Whatever the fast path would not post exactly as `postSend([wr])` (a value
    * out of range, inline data outside every MR, a UD QP) is handed to `postSend([wr])`, so
    * errors are the same.
    */
-  bindPacked(send: Float64Array, recv: Float64Array): void;
+  bindPacked(send: Float64Array, recv: Float64Array): [PostPacked<NativeSendWr>, PostPacked<NativeRecvWr>];
   destroy(): void;
 }
 
@@ -133,20 +138,9 @@ export interface NativeAddon {
   /** errno is non-zero when ibv_get_device_list returned NULL (ENOSYS: no RDMA in the kernel). */
   getDeviceList(): { devices: DeviceInfo[]; errno: number };
   openDevice(name: string): NativeContext;
-  /**
-   * The hot verbs without `this`: the object is named by its `slot` (a TypeError unless it
-   * names a live object of the right class; EINVAL when destroyed), which the addon finds
-   * in a table where a method call on the object costs a napi_unwrap (microseconds in the
-   * lab VM). pollCq(cq.slot, n) is cq.poll(n, out) into the array bound with bindPollOut;
-   * postSendPacked(qp.slot, wr) / postRecvPacked(qp.slot, wr) post the WR packed in the
-   * arrays bound with bindPacked.
-   */
-  pollCq(slot: number, num_entries: number): number;
-  postSendPacked(slot: number, wr: NativeSendWr): void;
-  postRecvPacked(slot: number, wr: { wr_id?: number; sg_list?: NativeSendWr["sg_list"] }): void;
   /** Numbers per completion in the array `NativeCq.poll` fills. */
   readonly WC_WORDS: number;
-  /** Most SGEs a WR packed for `postSendPacked`/`postRecvPacked` may carry. */
+  /** Most SGEs a WR packed for the posts `NativeQp.bindPacked` returns may carry. */
   readonly PACKED_SGES: number;
 }
 

@@ -40,7 +40,9 @@ import {
   type NativeMr,
   type NativePd,
   type NativeQp,
+  type NativeRecvWr,
   type NativeSendWr,
+  type PostPacked,
 } from "./addon.js";
 import { readHwCounters } from "./counters.js";
 
@@ -111,11 +113,7 @@ class NativeBackend implements VerbsBackend {
       node_type: 0,
       transport_type: 0,
     };
-    const layout = {
-      wcWords: this.#addon.WC_WORDS,
-      packedSges: this.#addon.PACKED_SGES,
-      fast: this.#addon,
-    };
+    const layout = { wcWords: this.#addon.WC_WORDS, packedSges: this.#addon.PACKED_SGES };
     return bind(new NativeContextImpl(h, info, layout), h);
   }
   now(): number {
@@ -270,22 +268,20 @@ class NativeMrImpl implements Mr {
 class NativeCqImpl implements Cq {
   readonly #h: NativeCq;
   readonly #words: number;
-  readonly #fast: FastPaths;
-  readonly #slot: number;
   #scratch: Uint32Array;
+  /** The hot poll into #scratch (addon.ts, bindPollOut). */
+  #pollInto: (num_entries: number) => number;
   readonly context: Context;
   readonly cqe: number;
   readonly cq_context?: unknown;
   constructor(h: NativeCq, context: Context, cq_context: unknown, layout: Layout) {
     this.#h = h;
     this.#words = layout.wcWords;
-    this.#fast = layout.fast;
-    this.#slot = h.slot;
     this.context = context;
     this.cqe = h.cqe;
     if (cq_context !== undefined) this.cq_context = cq_context;
     this.#scratch = new Uint32Array(16 * this.#words);
-    h.bindPollOut(this.#scratch);
+    this.#pollInto = h.bindPollOut(this.#scratch);
   }
   poll(num_entries = 1): Wc[] {
     // Room for every completion the CQ can hold; the addon validates num_entries itself.
@@ -293,11 +289,10 @@ class NativeCqImpl implements Cq {
     const words = this.#words;
     if (this.#scratch.length < want * words) {
       this.#scratch = new Uint32Array(Math.ceil(want) * words);
-      this.#h.bindPollOut(this.#scratch);
+      this.#pollInto = this.#h.bindPollOut(this.#scratch);
     }
-    // The bound scratch, by slot: no napi_unwrap, no typed-array read (see addon.ts).
     const r = this.#scratch;
-    const got = this.#fast.pollCq(this.#slot, num_entries);
+    const got = this.#pollInto(num_entries);
     if (got === 0) return [];
     const out: Wc[] = new Array(got);
     for (let i = 0, o = 0; i < got; i++, o += words) {
@@ -371,17 +366,10 @@ class NativeAhImpl implements Ah {
   }
 }
 
-/** The addon's slot functions (the hot verbs without `this`; addon.ts). */
-type FastPaths = Pick<NativeAddon, "pollCq" | "postSendPacked" | "postRecvPacked">;
-
-/**
- * What the addon fills and reads in typed arrays (WC_WORDS per completion, PACKED_SGES per
- * packed WR), and its slot functions.
- */
+/** What the addon fills and reads in typed arrays: WC_WORDS per completion, PACKED_SGES per packed WR. */
 interface Layout {
   wcWords: number;
   packedSges: number;
-  fast: FastPaths;
 }
 
 // The posting fast path: a single WR whose fields are plain numbers is packed into a
@@ -456,17 +444,16 @@ class NativeQpImpl implements Qp {
   readonly #packedSges: number;
   readonly #sendWords: Float64Array;
   readonly #recvWords: Float64Array;
-  readonly #fast: FastPaths;
-  readonly #slot: number;
+  /** The hot posts of one WR packed into #sendWords / #recvWords (addon.ts, bindPacked). */
+  readonly #postSendPacked: PostPacked<NativeSendWr>;
+  readonly #postRecvPacked: PostPacked<NativeRecvWr>;
   constructor(h: NativeQp, pd: Pd, init: QpInitAttr, layout: Layout) {
     this.#h = h;
     const packedSges = layout.packedSges;
     this.#packedSges = packedSges;
     this.#sendWords = new Float64Array(SEND_HEAD + 3 * packedSges);
     this.#recvWords = new Float64Array(RECV_HEAD + 3 * packedSges);
-    this.#fast = layout.fast;
-    this.#slot = h.slot;
-    if (packedSges > 0) h.bindPacked(this.#sendWords, this.#recvWords);
+    [this.#postSendPacked, this.#postRecvPacked] = h.bindPacked(this.#sendWords, this.#recvWords);
     this.pd = pd;
     this.qp_num = h.qp_num;
     this.qp_type = init.qp_type;
@@ -505,9 +492,8 @@ class NativeQpImpl implements Qp {
   }
   postSend(wr: SendWr | SendWr[]): void {
     const one: unknown = Array.isArray(wr) ? (wr.length === 1 ? wr[0] : undefined) : wr;
-    if (this.#packedSges > 0 && packSend(one, this.#sendWords, this.#packedSges)) {
-      // #sendWords is bound to the QP: by slot, no napi_unwrap and no typed-array read.
-      this.#fast.postSendPacked(this.#slot, one as NativeSendWr);
+    if (packSend(one, this.#sendWords, this.#packedSges)) {
+      this.#postSendPacked(one as NativeSendWr);
       return;
     }
     const list = Array.isArray(wr) ? wr : [wr];
@@ -533,8 +519,8 @@ class NativeQpImpl implements Qp {
   }
   postRecv(wr: RecvWr | RecvWr[]): void {
     const one: unknown = Array.isArray(wr) ? (wr.length === 1 ? wr[0] : undefined) : wr;
-    if (this.#packedSges > 0 && packRecv(one, this.#recvWords, this.#packedSges)) {
-      this.#fast.postRecvPacked(this.#slot, one as RecvWr);
+    if (packRecv(one, this.#recvWords, this.#packedSges)) {
+      this.#postRecvPacked(one as RecvWr);
       return;
     }
     this.#h.postRecv(Array.isArray(wr) ? wr : [wr]);

@@ -22,31 +22,6 @@ Napi::Object NewInstance(Napi::FunctionReference& ctor) {
   return ctor.New({Napi::External<VerbsAddon>::New(env, AddonOf(env))});
 }
 
-// A hot verb (F) as a bare Node-API callback: one napi_get_cb_info for both arguments
-// (missing ones read as undefined) and no Napi::CallbackInfo with its wrapper layers: every
-// call layer costs in the lab VM, and these run on every poll and post.
-// C++ exceptions become JS exceptions, as node-addon-api's own wrapper makes them.
-template <Napi::Value (*F)(Napi::Env, VerbsAddon*, napi_value, napi_value)>
-napi_value HotVerb(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  void* addon = nullptr;
-  if (napi_get_cb_info(env, info, &argc, argv, nullptr, &addon) != napi_ok) return nullptr;
-  try {
-    return F(Napi::Env(env), static_cast<VerbsAddon*>(addon), argv[0], argv[1]);
-  } catch (const Napi::Error& e) {
-    e.ThrowAsJavaScriptException();
-    return nullptr;
-  }
-}
-
-template <Napi::Value (*F)(Napi::Env, VerbsAddon*, napi_value, napi_value)>
-void DefineHotVerb(Napi::Env env, Napi::Object exports, const char* name, VerbsAddon* addon) {
-  napi_value fn = nullptr;
-  NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, name, NAPI_AUTO_LENGTH, HotVerb<F>, addon, &fn));
-  exports.Set(name, Napi::Value(env, fn));
-}
-
 VerbsAddon::VerbsAddon(Napi::Env env, Napi::Object exports) {
   contextCtor = Napi::Persistent(Context::Define(env));
   pdCtor = Napi::Persistent(ProtectionDomain::Define(env));
@@ -61,37 +36,11 @@ VerbsAddon::VerbsAddon(Napi::Env env, Napi::Object exports) {
                            InstanceMethod("getDeviceList", &VerbsAddon::GetDeviceList),
                            InstanceMethod("openDevice", &VerbsAddon::OpenDevice),
                        });
-  // The hot verbs as plain functions taking the object's slot, not `this` (see
-  // VerbsAddon::slots), with the addon as the function's data: neither the addon nor the
-  // object costs a napi_unwrap. Bare Node-API callbacks (HotVerb).
-  DefineHotVerb<PollCq>(env, exports, "pollCq", this);
-  DefineHotVerb<PostSendPacked>(env, exports, "postSendPacked", this);
-  DefineHotVerb<PostRecvPacked>(env, exports, "postRecvPacked", this);
   exports.Set("WC_WORDS", Napi::Number::New(env, CompletionQueue::kWcWords));
   exports.Set("PACKED_SGES", Napi::Number::New(env, QueuePair::kPackedSges));
 }
 
 VerbsAddon::~VerbsAddon() { poller.Stop(); }
-
-// pollCq(slot, num_entries) → count: cq.poll(num_entries, out) into the array bound with
-// cq.bindPollOut(out).
-Napi::Value VerbsAddon::PollCq(Napi::Env env, VerbsAddon* addon, napi_value slot, napi_value numEntries) {
-  const char* verb = "ibv_poll_cq";
-  return FromSlot<CompletionQueue>(env, addon, slot, verb)->PollBound(env, verb, numEntries);
-}
-
-// postSendPacked(slot, wr) / postRecvPacked(slot, wr): a single WR packed by native/index.ts
-// into the arrays bound with qp.bindPacked(send, recv); `wr` itself is read only when the
-// packed words do not pass the checks (the general path then throws the usual error).
-Napi::Value VerbsAddon::PostSendPacked(Napi::Env env, VerbsAddon* addon, napi_value slot, napi_value wr) {
-  const char* verb = "ibv_post_send";
-  return FromSlot<QueuePair>(env, addon, slot, verb)->PostSendBound(env, verb, wr);
-}
-
-Napi::Value VerbsAddon::PostRecvPacked(Napi::Env env, VerbsAddon* addon, napi_value slot, napi_value wr) {
-  const char* verb = "ibv_post_recv";
-  return FromSlot<QueuePair>(env, addon, slot, verb)->PostRecvBound(env, verb, wr);
-}
 
 // init({ VerbsError }): the TypeScript layer hands over the error class to throw.
 Napi::Value VerbsAddon::SetErrorClass(const Napi::CallbackInfo& info) {

@@ -20,8 +20,9 @@ class MemoryRegion;
 
 // Per-addon state (no static globals): constructors, the VerbsError class handed over by
 // the TypeScript layer, the poller thread, and the live MRs (for inline-data checks).
-// Whether d is a whole number in [0, limit) (limit ≤ 2^64), and that number. Few
-// floating-point operations and no libm: see VerbsAddon::SlotKey.
+// Whether d is a whole number in [0, limit) (limit ≤ 2^64), and that number: few
+// floating-point operations and no libm, because the lab VM emulates floating point in
+// software (a helper call per operation) and this checks every number of every packed post.
 inline bool WholeNumber(double d, double limit, uint64_t* out) {
   if (!(d >= 0 && d < limit)) return false;  // also NaN
   *out = static_cast<uint64_t>(d);
@@ -45,11 +46,11 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
     return it != wraps.end() && it->second == tag;
   }
 
-  // Slots: every live wrapped object also has a number (its read-only `slot` property) that
-  // the module-level fast paths (pollCq, postSendPacked, postRecvPacked) take instead of
-  // `this`. Finding the object is an index into this table, where `this` costs a napi_unwrap
-  // (an exception scope and a private-symbol lookup: microseconds in the lab VM). A slot is
-  // index + generation × 2^24: a number that once named a freed object never names another.
+  // Slots: every live wrapped object also has a number that the bound hot verbs (see
+  // BoundVerb) carry to find it: an index into this table, where a method call on the object
+  // costs a napi_unwrap of `this` (an exception scope and a private-symbol lookup:
+  // microseconds in the lab VM). A slot is index + generation × 2^24: a number that once
+  // named a freed object never names another.
   struct Slot {
     const void* key = nullptr;  // as in `wraps`; null while free
     const napi_type_tag* tag = nullptr;
@@ -59,18 +60,15 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
   static constexpr uint64_t kSlotIndexes = uint64_t{1} << kSlotIndexBits;
   std::vector<Slot> slots;
   std::vector<uint32_t> freeSlots;
-  double AddSlot(const void* key, const napi_type_tag* tag);
-  void RemoveSlot(double slot);
-  // The key of the live object of class `tag` that `slot` names, or null. Integer arithmetic
-  // once the number is known to be whole and in range: the lab VM emulates floating point in
-  // software (a helper call per operation), and this runs on every poll and post.
-  const void* SlotKey(double slot, const napi_type_tag* tag) const {
-    uint64_t u = 0;
-    if (!WholeNumber(slot, static_cast<double>(kSlotIndexes << 32), &u)) return nullptr;
-    size_t index = static_cast<size_t>(u & (kSlotIndexes - 1));
+  static constexpr uint64_t kNoSlot = ~uint64_t{0};
+  uint64_t AddSlot(const void* key, const napi_type_tag* tag);  // kNoSlot when the table is full
+  void RemoveSlot(uint64_t slot);
+  // The key of the live object of class `tag` that `slot` names, or null.
+  const void* SlotKey(uint64_t slot, const napi_type_tag* tag) const {
+    size_t index = static_cast<size_t>(slot & (kSlotIndexes - 1));
     if (index >= slots.size()) return nullptr;
     const Slot& s = slots[index];
-    return s.key != nullptr && s.tag == tag && s.gen == static_cast<uint32_t>(u >> kSlotIndexBits) ? s.key : nullptr;
+    return s.key != nullptr && s.tag == tag && s.gen == static_cast<uint32_t>(slot >> kSlotIndexBits) ? s.key : nullptr;
   }
 
   // Property names read on the posting fast path.
@@ -82,9 +80,6 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
   Napi::Value Get(Napi::Object o, Key k) { return o.Get(kKeyNames[k]); }
 
  private:
-  static Napi::Value PollCq(Napi::Env env, VerbsAddon* addon, napi_value slot, napi_value numEntries);
-  static Napi::Value PostSendPacked(Napi::Env env, VerbsAddon* addon, napi_value slot, napi_value wr);
-  static Napi::Value PostRecvPacked(Napi::Env env, VerbsAddon* addon, napi_value slot, napi_value wr);
   Napi::Value SetErrorClass(const Napi::CallbackInfo& info);
   Napi::Value GetDeviceList(const Napi::CallbackInfo& info);
   Napi::Value OpenDevice(const Napi::CallbackInfo& info);
@@ -152,8 +147,9 @@ class Resource {
   // refuses, the C object leaks rather than being freed under something that uses it.
   void ForceDestroy();
   // Records the wrapped object in the addon's `wraps` and gives it a slot, both until it is
-  // deleted (see TagWrap); returns the slot.
-  double RegisterWrap(VerbsAddon* addon, const void* key, const napi_type_tag* tag);
+  // deleted (see TagWrap).
+  void RegisterWrap(VerbsAddon* addon, const void* key, const napi_type_tag* tag);
+  uint64_t slot() const { return slot_; }
 
  protected:
   Resource() = default;
@@ -167,7 +163,7 @@ class Resource {
   bool destroyed_ = false;
   VerbsAddon* wrapAddon_ = nullptr;
   const void* wrapKey_ = nullptr;
-  double slot_ = -1;
+  uint64_t slot_ = VerbsAddon::kNoSlot;
   std::vector<Resource*> dependents_;
   struct Dependency {
     Resource* on;
@@ -182,13 +178,10 @@ extern const napi_type_tag kContextTag, kPdTag, kMrTag, kCqTag, kChannelTag, kQp
 
 // Called by each wrapped class's constructor: tags the JS object with the class's type tag
 // (what argument checks test) and records the pointer napi_unwrap will return for it.
-// Its slot becomes the object's read-only, non-enumerable `slot` property.
 template <typename T>
 void TagWrap(T* self, const Napi::CallbackInfo& info) {
-  Napi::Object obj = info.This().As<Napi::Object>();
-  obj.TypeTag(&T::kTag);
-  double slot = self->RegisterWrap(AddonOf(info.Env()), static_cast<Napi::ObjectWrap<T>*>(self), &T::kTag);
-  obj.DefineProperty(Napi::PropertyDescriptor::Value("slot", Napi::Number::New(info.Env(), slot), napi_default));
+  info.This().As<Napi::Object>().TypeTag(&T::kTag);
+  self->RegisterWrap(AddonOf(info.Env()), static_cast<Napi::ObjectWrap<T>*>(self), &T::kTag);
 }
 
 // Unwraps `this` after checking that it is a live T and not destroyed; `verb` names the C
@@ -208,17 +201,54 @@ T* Self(const Napi::CallbackInfo& info, const char* verb) {
   return obj;
 }
 
-// The live T that the number `slot` names (see VerbsAddon::slots), checked as Self checks
-// `this`: a TypeError for anything else, EINVAL when it was destroyed. One Node-API call
-// (reading the number) where Self makes a napi_unwrap.
-template <typename T>
-T* FromSlot(Napi::Env env, VerbsAddon* addon, napi_value slot, const char* verb) {
-  double d = -1;
-  const void* key = napi_get_value_double(env, slot, &d) == napi_ok ? addon->SlotKey(d, &T::kTag) : nullptr;
-  if (key == nullptr) ThrowType(env, std::string(verb) + ": the slot does not name a live " + T::kName);
-  T* obj = static_cast<T*>(static_cast<Napi::ObjectWrap<T>*>(const_cast<void*>(key)));
-  if (obj->destroyed()) ThrowVerbs(env, verb, EINVAL, std::string(T::kName) + " was already destroyed");
-  return obj;
+// A hot verb bound to one object: a bare Node-API function whose data names the object by
+// slot, so a call is one napi_get_cb_info (for the data and one argument) before the verb:
+// no `this` to unwrap, no slot argument to read, no Napi::CallbackInfo layers. In the lab VM
+// every Node-API call and call layer costs on every poll and post. Made by BindVerb below.
+struct BoundVerb {
+  VerbsAddon* addon;
+  uint64_t slot;
+  const char* verb;
+};
+
+// Calls M on the object the function is bound to: a TypeError once that object was freed
+// (garbage-collected), EINVAL once destroyed, as a method on the object. C++ exceptions
+// become JS exceptions, as node-addon-api's own wrapper makes them. A verb that returns an
+// empty Napi::Value returns undefined without another Node-API call.
+template <typename T, Napi::Value (T::*M)(Napi::Env, const char* verb, napi_value arg)>
+napi_value CallBoundVerb(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg = nullptr;
+  void* data = nullptr;
+  if (napi_get_cb_info(env, info, &argc, &arg, nullptr, &data) != napi_ok) return nullptr;
+  const auto* b = static_cast<const BoundVerb*>(data);
+  try {
+    const void* key = b->addon->SlotKey(b->slot, &T::kTag);
+    if (key == nullptr) ThrowType(env, std::string(b->verb) + ": the " + T::kName + " was freed");
+    T* obj = static_cast<T*>(static_cast<Napi::ObjectWrap<T>*>(const_cast<void*>(key)));
+    if (obj->destroyed()) ThrowVerbs(env, b->verb, EINVAL, std::string(T::kName) + " was already destroyed");
+    return (obj->*M)(Napi::Env(env), b->verb, arg);
+  } catch (const Napi::Error& e) {
+    e.ThrowAsJavaScriptException();
+    return nullptr;
+  }
+}
+
+// A new function that runs M on `self` (see CallBoundVerb); its BoundVerb is freed with it.
+template <typename T, Napi::Value (T::*M)(Napi::Env, const char* verb, napi_value arg)>
+Napi::Function BindVerb(Napi::Env env, T* self, const char* name, const char* verb) {
+  auto* b = new BoundVerb{AddonOf(env), self->slot(), verb};
+  napi_value fn = nullptr;
+  napi_status st = napi_create_function(env, name, NAPI_AUTO_LENGTH, CallBoundVerb<T, M>, b, &fn);
+  if (st == napi_ok) {
+    st = napi_add_finalizer(
+        env, fn, b, [](napi_env, void* data, void*) { delete static_cast<BoundVerb*>(data); }, nullptr, nullptr);
+  }
+  if (st != napi_ok) {
+    if (fn == nullptr) delete b;  // else the finalizer owns it, or it leaks 24 bytes rather than dangle
+    NAPI_THROW_IF_FAILED(env, st, Napi::Function());
+  }
+  return Napi::Function(env, fn);
 }
 
 // A method trampoline: `M` runs only on a live object of class T. The verb rides in the

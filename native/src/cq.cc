@@ -64,11 +64,12 @@ Napi::Value CompletionQueue::Poll(const Napi::CallbackInfo& info, const char* ve
   return Napi::Number::New(env, Fill(env, verb, n, static_cast<uint32_t*>(data), length));
 }
 
-// bindPollOut(out: Uint32Array): the array the module-level pollCq(slot, num_entries) fills,
-// as poll(num_entries, out) does, without reading it from a value on every call (poll is the
-// hot loop). Referenced until another is bound or the CQ is freed. Like a registered MR's
-// buffer, it must not be transferred (detached) while bound; native/index.ts binds a
-// private array of its own.
+// bindPollOut(out: Uint32Array) → poll(num_entries) → count: binds the array that the returned
+// function fills, as poll(num_entries, out) does, without reading an array (or `this`) on
+// every call (poll is the hot loop; see BoundVerb). Every such function polls into the array
+// bound last. Referenced until another is bound or the CQ is freed. Like a registered MR's
+// buffer, it must not be transferred (detached) while bound; native/index.ts binds a private
+// array of its own.
 Napi::Value CompletionQueue::BindPollOut(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
   napi_typedarray_type type = napi_int8_array;
@@ -81,10 +82,10 @@ Napi::Value CompletionQueue::BindPollOut(const Napi::CallbackInfo& info, const c
   pollOut_ = Napi::Persistent(info[0].As<Napi::Object>());
   pollOutData_ = static_cast<uint32_t*>(data);
   pollOutLength_ = length;
-  return env.Undefined();
+  return BindVerb<CompletionQueue, &CompletionQueue::PollBound>(env, this, "poll", "ibv_poll_cq");
 }
 
-// pollCq(slot, num_entries) (addon.cc) lands here: poll into the bound array.
+// The function bindPollOut returns: poll into the bound array.
 Napi::Value CompletionQueue::PollBound(Napi::Env env, const char* verb, napi_value numEntries) {
   int n = NumEntries(env, verb, numEntries);
   if (pollOutData_ == nullptr) ThrowType(env, std::string(verb) + ": no out array is bound (bindPollOut)");

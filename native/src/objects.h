@@ -189,8 +189,8 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   //   recv: wr_id, num_sge, then num_sge × (addr, length, lkey)
   static constexpr uint32_t kPackedSges = 4;
   static constexpr uint32_t kSendHead = 8, kRecvHead = 2;
-  // postSendPacked/postRecvPacked(slot, wr) (addon.cc): post the WR packed in the bound
-  // arrays; `wr` takes the list path (and its errors) when the words fail a check.
+  // The functions bindPacked returns: post the WR packed in the bound arrays; `wr` takes the
+  // list path (and its errors) when the words fail a check.
   Napi::Value PostSendBound(Napi::Env env, const char* verb, napi_value wr);
   Napi::Value PostRecvBound(Napi::Env env, const char* verb, napi_value wr);
 

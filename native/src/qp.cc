@@ -371,12 +371,12 @@ Napi::Value QueuePair::PostRecvList(Napi::Env env, const char* verb, Napi::Value
 
 // ---- One WR, packed (the TypeScript layer's fast path) ----
 //
-// postSendPacked(slot, wr) / postRecvPacked(slot, wr) (addon.cc): the TypeScript layer has
+// The posts that bindPacked returns (postSend(wr), postRecv(wr)): the TypeScript layer has
 // read the WR's fields itself (only when each is a plain number, as the common case is) and
-// packed them into the arrays bound with bindPacked (layout in objects.h). Here they pass exactly the checks the list path makes;
-// anything else — a value out of range or not an integer, more SGEs than fit, inline data
-// outside every MR, a UD QP — is handed to the list path with [wr], which reads the object
-// again and throws (or posts) exactly as postSend([wr]) would. So the fast path can only
+// packed them into the bound arrays (layout in objects.h). Here they pass exactly the checks
+// the list path makes; anything else — a value out of range or not an integer, more SGEs
+// than fit, inline data outside every MR, a UD QP — is handed to the list path with [wr],
+// which reads the object again and throws (or posts) exactly as postSend([wr]) would. So the fast path can only
 // ever post what the list path would post, and every error comes from one place.
 namespace {
 // Arg::Uint's acceptance rule for a number (NaN and ±Infinity fail the comparisons).
@@ -417,9 +417,9 @@ Napi::Array OneWr(Napi::Env env, Napi::Value wr) {
 }
 }  // namespace
 
-// bindPacked(send: Float64Array, recv: Float64Array): the arrays that the module-level
-// postSendPacked(slot, wr) and postRecvPacked(slot, wr) read (layout in objects.h), bound
-// once so that no post reads an array from a value.
+// bindPacked(send: Float64Array, recv: Float64Array) → [postSend(wr), postRecv(wr)]: binds the
+// arrays that the returned functions read (layout in objects.h), so that no post reads an
+// array (or `this`) from a value (see BoundVerb). The functions read the arrays bound last.
 // Referenced until others are bound or the QP is freed; like a registered MR's buffer they
 // must not be transferred (detached) while bound (native/index.ts binds private arrays).
 Napi::Value QueuePair::BindPacked(const Napi::CallbackInfo& info, const char* verb) {
@@ -435,7 +435,10 @@ Napi::Value QueuePair::BindPacked(const Napi::CallbackInfo& info, const char* ve
   sendCount_ = sc;
   recvWords_ = r;
   recvCount_ = rc;
-  return env.Undefined();
+  Napi::Array fns = Napi::Array::New(env, 2);
+  fns.Set(0u, BindVerb<QueuePair, &QueuePair::PostSendBound>(env, this, "postSend", "ibv_post_send"));
+  fns.Set(1u, BindVerb<QueuePair, &QueuePair::PostRecvBound>(env, this, "postRecv", "ibv_post_recv"));
+  return fns;
 }
 
 Napi::Value QueuePair::PostSendBound(Napi::Env env, const char* verb, napi_value wr) {
@@ -480,7 +483,7 @@ Napi::Value QueuePair::PostSendWords(Napi::Env env, const char* verb, const doub
   ibv_send_wr* bad = nullptr;
   int ret = ibv_post_send(qp_, &wr, &bad);  // before reading `bad`
   CheckPost(env, verb, ret, &wr, bad);
-  return env.Undefined();
+  return Napi::Value();  // undefined, without another Node-API call
 }
 
 Napi::Value QueuePair::PostRecvWords(Napi::Env env, const char* verb, const double* p, size_t count, napi_value wrv) {
@@ -496,5 +499,5 @@ Napi::Value QueuePair::PostRecvWords(Napi::Env env, const char* verb, const doub
   ibv_recv_wr* bad = nullptr;
   int ret = ibv_post_recv(qp_, &wr, &bad);  // before reading `bad`
   CheckPost(env, verb, ret, &wr, bad);
-  return env.Undefined();
+  return Napi::Value();  // undefined, without another Node-API call
 }

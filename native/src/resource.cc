@@ -10,34 +10,32 @@ Resource::~Resource() {
   }
 }
 
-double Resource::RegisterWrap(VerbsAddon* addon, const void* key, const napi_type_tag* tag) {
+void Resource::RegisterWrap(VerbsAddon* addon, const void* key, const napi_type_tag* tag) {
   wrapAddon_ = addon;
   wrapKey_ = key;
   addon->wraps[key] = tag;
   slot_ = addon->AddSlot(key, tag);
-  return slot_;
 }
 
-double VerbsAddon::AddSlot(const void* key, const napi_type_tag* tag) {
+uint64_t VerbsAddon::AddSlot(const void* key, const napi_type_tag* tag) {
   uint32_t index;
   if (!freeSlots.empty()) {
     index = freeSlots.back();
     freeSlots.pop_back();
   } else {
-    if (slots.size() >= kSlotIndexes) return -1;  // 2^24 live objects: no slot
+    if (slots.size() >= kSlotIndexes) return kNoSlot;  // 2^24 live objects
     index = static_cast<uint32_t>(slots.size());
     slots.emplace_back();
   }
   Slot& s = slots[index];
   s.key = key;
   s.tag = tag;
-  return static_cast<double>((uint64_t{s.gen} << kSlotIndexBits) | index);
+  return (uint64_t{s.gen} << kSlotIndexBits) | index;
 }
 
-void VerbsAddon::RemoveSlot(double slot) {
-  uint64_t u = 0;
-  if (!WholeNumber(slot, static_cast<double>(kSlotIndexes << 32), &u)) return;
-  size_t index = static_cast<size_t>(u & (kSlotIndexes - 1));
+void VerbsAddon::RemoveSlot(uint64_t slot) {
+  if (slot == kNoSlot) return;
+  size_t index = static_cast<size_t>(slot & (kSlotIndexes - 1));
   if (index >= slots.size() || slots[index].key == nullptr) return;
   Slot& s = slots[index];
   s.key = nullptr;

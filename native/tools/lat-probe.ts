@@ -27,28 +27,22 @@ const b = side("rxe1");
 connect(a, b);
 
 // The raw addon: a bare method call (this check only), an empty poll as a method on the CQ
-// (napi_unwrap for `this`, the out array read per call) and by slot (addon.pollCq: a table
-// index, the out array bound once); the contract's empty poll over slots and over methods.
+// (napi_unwrap for `this`, the out array read per call) and through the function
+// bindPollOut returns (bound to the CQ and the array); the contract's empty poll.
 const raw = loadAddon();
 if (!("addon" in raw)) throw new Error(raw.missing);
 const rawCtx = raw.addon.openDevice("rxe0");
 const rawCq = rawCtx.createCq(16, null, 0);
 const rawOut = new Uint32Array(16 * raw.addon.WC_WORDS);
-rawCq.bindPollOut(rawOut);
-const viaMethods = loadNativeBackend({ slots: false });
-if (!("backend" in viaMethods)) throw new Error(viaMethods.unavailable);
-const mctx = viaMethods.backend.openDevice("rxe0");
-const mcq = mctx.createCq(16);
-const slot = rawCq.slot;
+const rawPoll = rawCq.bindPollOut(rawOut);
 const calls: Record<string, () => unknown> = {
   noop_us: () => undefined,
   perf_now_us: () => performance.now(),
   now_us: () => backend.now(),
   raw_ack_events0_us: () => rawCq.ackEvents(0),
   raw_poll_method_empty_us: () => rawCq.poll(1, rawOut),
-  raw_poll_slot_empty_us: () => raw.addon.pollCq(slot, 1),
+  raw_poll_bound_empty_us: () => rawPoll(1),
   poll_empty_us: () => a.rcq.poll(1),
-  poll_empty_methods_us: () => mcq.poll(1),
 };
 // Interleaved rounds (the host's speed drifts): the median of 15 rounds of 1000 calls each.
 const rounds: Record<string, number[]> = {};
@@ -64,7 +58,6 @@ for (let r = 0; r < 15; r++) {
   }
 }
 for (const [name, xs] of Object.entries(rounds)) out[name] = us(median(xs));
-mctx.close();
 rawCtx.close();
 
 // Phases of the serial ping-pong (as scripts/bench-rxe.ts runs it).
