@@ -18,8 +18,6 @@
 
 class MemoryRegion;
 
-// Per-addon state (no static globals): constructors, the VerbsError class handed over by
-// the TypeScript layer, the poller thread, and the live MRs (for inline-data checks).
 // Whether d is a whole number in [0, limit) (limit ≤ 2^64), and that number: few
 // floating-point operations and no libm, because the lab VM emulates floating point in
 // software (a helper call per operation) and this checks every number of every packed post.
@@ -29,6 +27,8 @@ inline bool WholeNumber(double d, double limit, uint64_t* out) {
   return static_cast<double>(*out) == d;
 }
 
+// Per-addon state (no static globals): constructors, the VerbsError class handed over by
+// the TypeScript layer, the poller thread, and the live MRs (for inline-data checks).
 class VerbsAddon : public Napi::Addon<VerbsAddon> {
  public:
   VerbsAddon(Napi::Env env, Napi::Object exports);
