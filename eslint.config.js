@@ -8,7 +8,17 @@ const restrict = (patterns, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "dist/**", "build/**", "native/build/**", "native/*.bundle.mjs", ".vm/**", "test-results/**"] },
+  {
+    ignores: [
+      "node_modules/**",
+      "dist/**",
+      "build/**",
+      "native/build/**",
+      "native/*.bundle.mjs",
+      ".vm/**",
+      "test-results/**",
+    ],
+  },
   {
     files: ["**/*.ts", "**/*.tsx"],
     languageOptions: { parser: tseslint.parser },
