@@ -47,8 +47,9 @@
  * Reported for information. With two busy-polling threads on the VM's two vCPUs and a busy
  * host, round trips can wait for scheduler ticks, perftest's own too.
  *
- * Usage (inside the VM): node bench-rxe.mjs --part bw|lat|lat-perftest-order|lat-one-thread
- *   [--iters N] [--warmup N]   (or npx tsx scripts/bench-rxe.ts ..., slower to settle)
+ * Usage (inside the VM): node native/bench-rxe.bundle.mjs --part bw|lat|lat-perftest-order|
+ *   lat-one-thread [--iters N] [--warmup N]   (bench-rxe.sh makes the bundle; npx tsx
+ *   scripts/bench-rxe.ts ... runs the source, slower to settle)
  * Prints one JSON line.
  */
 import { performance } from "node:perf_hooks";
@@ -64,7 +65,7 @@ const opt = (name: string, dflt: number) => {
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : dflt;
 };
-const PART = args[args.indexOf("--part") + 1] ?? "";
+const PART = args.includes("--part") ? args[args.indexOf("--part") + 1] : "";
 const ITERS_BW = opt("--iters", 500);
 const ITERS_LAT = opt("--iters", 1000);
 const WARMUP = opt("--warmup", 10_000);
@@ -379,7 +380,8 @@ async function main(): Promise<unknown> {
     return { size: SIZE_BW, iters: ITERS_BW, mb_per_s: bw.mbps, seconds: bw.seconds };
   }
   const orders: Record<string, Order> = { lat: "answer-first", "lat-perftest-order": "perftest" };
-  const t = PART === "lat-one-thread" ? sendLatSerial() : PART in orders ? await sendLat(orders[PART]) : null;
+  const t =
+    PART === "lat-one-thread" ? sendLatSerial() : Object.hasOwn(orders, PART) ? await sendLat(orders[PART]) : null;
   if (!t) throw new Error(`bench-rxe: --part must be bw, lat, lat-perftest-order or lat-one-thread (got "${PART}")`);
   return {
     size: SIZE_LAT,
