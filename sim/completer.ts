@@ -116,13 +116,18 @@ export function completer(qp: SimQp, pkt: Packet | null, timeout: boolean): void
  */
 export function completerAgain(qp: SimQp): void {
   for (;;) {
-    const head = qp.sq.head();
-    if (head === null || head.state === WQE_POSTED || head.state === WQE_PENDING || head.state === WQE_PROCESSING) {
+    if (oldestWaits(qp)) {
       syncRetransTimer(qp);
       return;
     }
     if (completeOne(qp, null, false) === EXIT) return;
   }
+}
+
+/** Whether the oldest send WQE is still waiting to be sent or acknowledged (or there is none). */
+export function oldestWaits(qp: SimQp): boolean {
+  const head = qp.sq.head();
+  return head === null || head.state === WQE_POSTED || head.state === WQE_PENDING || head.state === WQE_PROCESSING;
 }
 
 function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): number {

@@ -281,13 +281,19 @@ async function bursts(seed: number, packetLog: boolean, oneSge = false): Promise
   return JSON.stringify(seen);
 }
 
-/** Outages, each costing two retransmits, with retry_cnt 2: the ACK after each must restore the count. */
-async function outages(packetLog: boolean): Promise<string> {
-  const b = createSimBackend({ seed: 5, packetLog });
+/** A simulator with one RC pair, rxe0 ↔ rxe1, connected both ways with `attrs`. */
+function connectedPair(seed: number, packetLog: boolean, attrs: Parameters<typeof connectRc>[2]) {
+  const b = createSimBackend({ seed, packetLog });
   const a = end(b.openDevice("rxe0"), null);
   const z = end(b.openDevice("rxe1"), null);
-  connectRc(a, z, { timeout: 1, retry_cnt: 2 });
-  connectRc(z, a, { timeout: 1, retry_cnt: 2 });
+  connectRc(a, z, attrs);
+  connectRc(z, a, attrs);
+  return { b, a, z };
+}
+
+/** Outages, each costing two retransmits, with retry_cnt 2: the ACK after each must restore the count. */
+async function outages(packetLog: boolean): Promise<string> {
+  const { b, a, z } = connectedPair(5, packetLog, { timeout: 1, retry_cnt: 2 });
   const seen: unknown[] = [];
   for (let round = 0; round < 3; round++) {
     for (const len of [64, 5000]) {
@@ -312,11 +318,7 @@ async function outages(packetLog: boolean): Promise<string> {
  * an outage: its retransmit time shows whether the ACKs left the timer stopped.
  */
 async function ackTrainsThenLoss(packetLog: boolean): Promise<string> {
-  const b = createSimBackend({ seed: 9, packetLog });
-  const a = end(b.openDevice("rxe0"), null);
-  const z = end(b.openDevice("rxe1"), null);
-  connectRc(a, z, { timeout: 12, retry_cnt: 7 });
-  connectRc(z, a, { timeout: 12, retry_cnt: 7 });
+  const { b, a, z } = connectedPair(9, packetLog, { timeout: 12, retry_cnt: 7 });
   const seen: unknown[] = [];
   for (const [count, pause] of [
     [8, 3],

@@ -54,9 +54,9 @@ import {
   type Packet,
 } from "./packets.js";
 import { QS_READY, makeWc, type SimQp } from "./qp.js";
-import { completer, completerAgain, syncRetransTimer } from "./completer.js";
+import { completer, completerAgain, oldestWaits, syncRetransTimer } from "./completer.js";
 import { doComplete, opcodeAllowed, opcodeSequenceOk, responder, sendAck, writePayload } from "./responder.js";
-import { WQE_PENDING, WQE_POSTED, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
+import { WQE_PENDING, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
 import type { SimWorld } from "./world.js";
 
 /**
@@ -528,7 +528,6 @@ export function respondSendRun(qp: SimQp, t: Packet, i: number, n: number): numb
   const rq = qp.rq;
   const cq = qp.recv_cq;
   let psn = t.psn; // packet i - 1's
-  const from = i;
   const world = qp.world;
   // The ACK train (FIFO's last record) the previous ACK of this loop was queued in or joined.
   let ack: Packet | null = null;
@@ -583,20 +582,16 @@ export function respondSendRun(qp: SimQp, t: Packet, i: number, n: number): numb
         // The ACK: one more in the ACK train this loop's previous ACK went into, if it can be.
         if (ack !== null && world.extendAck(ack, psn, qp.respMsn & 0xffffff)) counters[CNT_SENT_PKTS]++;
         else ack = sendAck(qp, t, RC_ACKNOWLEDGE, AETH_ACK_UNLIMITED, psn) ? world.lastQueued() : null;
+        trainStats.runPackets++;
         continue;
       }
     }
-    trainStats.runPackets--;
     ack = null;
     sendRunPacket(t, src, w, psn);
     counters[CNT_RCVD_PKTS]++;
-    if (!receivePlain(qp, t)) {
-      trainStats.runPackets += i - from;
-      return i;
-    }
+    if (!receivePlain(qp, t)) return i;
     finishPlain(qp, t);
   }
-  trainStats.runPackets += n - from;
   return n;
 }
 
@@ -644,28 +639,21 @@ export function completeAckTrain(qp: SimQp, t: Packet, n: number): void {
   const psn = t.psn;
   const msn = t.msn;
   const counters = qp.device.counters;
-  const sq = qp.sq;
   let sync = false;
   for (let i = 0; i < n; i++) {
     t.psn = (psn + i) & PSN_MASK;
     t.msn = (msn + i * t.msnStep) & 0xffffff;
     if (!qp.reqReadyForResponses) continue; // dropped
     counters[CNT_RCVD_PKTS]++;
-    if (qp.reqState === QS_READY && !qp.destroyed && !qp.needRetry && completePlainAck(qp, t)) {
-      const h = sq.head();
-      if (h === null || h.state === WQE_POSTED || h.state === WQE_PENDING || h.state === WQE_PROCESSING) {
-        sync = true;
-        continue;
-      }
-    } else {
-      if (sync) syncRetransTimer(qp);
-      sync = false;
-      completer(qp, t, false);
+    const plain = qp.reqState === QS_READY && !qp.destroyed && !qp.needRetry && completePlainAck(qp, t);
+    if (plain && oldestWaits(qp)) {
+      sync = true; // completerAgain would only sync the timer
       continue;
     }
     if (sync) syncRetransTimer(qp);
     sync = false;
-    completerAgain(qp);
+    if (plain) completerAgain(qp);
+    else completer(qp, t, false);
   }
   if (sync) syncRetransTimer(qp);
 }
