@@ -53,15 +53,21 @@ Napi::Value CompletionQueue::Destroy(const Napi::CallbackInfo& info, const char*
 Napi::Value CompletionQueue::Poll(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
   int n = NumEntries(env, verb, info[0]);
-  // One napi_get_typedarray_info instead of a call per property.
-  napi_typedarray_type type = napi_int8_array;
   size_t length = 0;
+  uint32_t* out = OutArray(env, verb, info[1], &length);
+  return Napi::Number::New(env, Fill(env, verb, n, out, length));
+}
+
+// `out`'s elements (one napi_get_typedarray_info instead of a call per property), or a
+// TypeError unless it is a Uint32Array.
+uint32_t* CompletionQueue::OutArray(Napi::Env env, const char* verb, napi_value out, size_t* length) {
+  napi_typedarray_type type = napi_int8_array;
   void* data = nullptr;
-  if (napi_get_typedarray_info(env, info[1], &type, &length, &data, nullptr, nullptr) != napi_ok ||
+  if (napi_get_typedarray_info(env, out, &type, length, &data, nullptr, nullptr) != napi_ok ||
       type != napi_uint32_array) {
     ThrowType(env, std::string(verb) + ": out must be a Uint32Array");
   }
-  return Napi::Number::New(env, Fill(env, verb, n, static_cast<uint32_t*>(data), length));
+  return static_cast<uint32_t*>(data);
 }
 
 // bindPollOut(out: Uint32Array) → poll(num_entries) → count: binds the array that the returned
@@ -72,23 +78,17 @@ Napi::Value CompletionQueue::Poll(const Napi::CallbackInfo& info, const char* ve
 // array of its own.
 Napi::Value CompletionQueue::BindPollOut(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
-  napi_typedarray_type type = napi_int8_array;
   size_t length = 0;
-  void* data = nullptr;
-  if (napi_get_typedarray_info(env, info[0], &type, &length, &data, nullptr, nullptr) != napi_ok ||
-      type != napi_uint32_array) {
-    ThrowType(env, std::string(verb) + ": out must be a Uint32Array");
-  }
+  uint32_t* out = OutArray(env, verb, info[0], &length);  // throws before anything changes
   pollOut_ = Napi::Persistent(info[0].As<Napi::Object>());
-  pollOutData_ = static_cast<uint32_t*>(data);
+  pollOutData_ = out;
   pollOutLength_ = length;
   return BindVerb<CompletionQueue, &CompletionQueue::PollBound>(env, this, "poll", "ibv_poll_cq");
 }
 
-// The function bindPollOut returns: poll into the bound array.
+// The function bindPollOut returns: poll into the array it bound (never null then).
 Napi::Value CompletionQueue::PollBound(Napi::Env env, const char* verb, napi_value numEntries) {
   int n = NumEntries(env, verb, numEntries);
-  if (pollOutData_ == nullptr) ThrowType(env, std::string(verb) + ": no out array is bound (bindPollOut)");
   // An int32, not Napi::Number's double: no floating point (emulated in the lab VM).
   napi_value count = nullptr;
   NAPI_THROW_IF_FAILED(env, napi_create_int32(env, Fill(env, verb, n, pollOutData_, pollOutLength_), &count),

@@ -122,6 +122,7 @@ class CompletionQueue : public Napi::ObjectWrap<CompletionQueue>, public Resourc
   Napi::Value Poll(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value BindPollOut(const Napi::CallbackInfo& info, const char* verb);
   static int NumEntries(Napi::Env env, const char* verb, napi_value v);
+  static uint32_t* OutArray(Napi::Env env, const char* verb, napi_value out, size_t* length);
   int Fill(Napi::Env env, const char* verb, int n, uint32_t* out, size_t length);
   Napi::Value ReqNotify(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value AckEvents(const Napi::CallbackInfo& info, const char* verb);
@@ -201,8 +202,6 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   Napi::Value PostSend(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value PostRecv(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value BindPacked(const Napi::CallbackInfo& info, const char* verb);
-  Napi::Value PostSendWords(Napi::Env env, const char* verb, const double* p, size_t count, napi_value wr);
-  Napi::Value PostRecvWords(Napi::Env env, const char* verb, const double* p, size_t count, napi_value wr);
   Napi::Value PostSendList(Napi::Env env, const char* verb, Napi::Value wrs);
   Napi::Value PostRecvList(Napi::Env env, const char* verb, Napi::Value wrs);
   Napi::Value Destroy(const Napi::CallbackInfo& info, const char* verb);

@@ -376,8 +376,9 @@ Napi::Value QueuePair::PostRecvList(Napi::Env env, const char* verb, Napi::Value
 // packed them into the bound arrays (layout in objects.h). Here they pass exactly the checks
 // the list path makes; anything else — a value out of range or not an integer, more SGEs
 // than fit, inline data outside every MR, a UD QP — is handed to the list path with [wr],
-// which reads the object again and throws (or posts) exactly as postSend([wr]) would. So the fast path can only
-// ever post what the list path would post, and every error comes from one place.
+// which reads the object again and throws (or posts) exactly as postSend([wr]) would. So the
+// fast path can only ever post what the list path would post, and every error comes from one
+// place.
 namespace {
 // Arg::Uint's acceptance rule for a number (NaN and ±Infinity fail the comparisons).
 inline bool Fits(double d, double max) {
@@ -441,17 +442,10 @@ Napi::Value QueuePair::BindPacked(const Napi::CallbackInfo& info, const char* ve
   return fns;
 }
 
-Napi::Value QueuePair::PostSendBound(Napi::Env env, const char* verb, napi_value wr) {
-  if (sendWords_ == nullptr) ThrowType(env, std::string(verb) + ": no packed arrays are bound (bindPacked)");
-  return PostSendWords(env, verb, sendWords_, sendCount_, wr);
-}
-
-Napi::Value QueuePair::PostRecvBound(Napi::Env env, const char* verb, napi_value wr) {
-  if (recvWords_ == nullptr) ThrowType(env, std::string(verb) + ": no packed arrays are bound (bindPacked)");
-  return PostRecvWords(env, verb, recvWords_, recvCount_, wr);
-}
-
-Napi::Value QueuePair::PostSendWords(Napi::Env env, const char* verb, const double* p, size_t count, napi_value wrv) {
+// The functions bindPacked returns land here, with the arrays it bound (never null then).
+Napi::Value QueuePair::PostSendBound(Napi::Env env, const char* verb, napi_value wrv) {
+  const double* p = sendWords_;
+  size_t count = sendCount_;
   ibv_send_wr wr{};
   ibv_sge sges[kPackedSges];
   bool fast = qp_->qp_type != IBV_QPT_UD && Fits(p[0], kSafe) && Fits(p[1], kU32) && Fits(p[2], kU32) &&
@@ -486,7 +480,9 @@ Napi::Value QueuePair::PostSendWords(Napi::Env env, const char* verb, const doub
   return Napi::Value();  // undefined, without another Node-API call
 }
 
-Napi::Value QueuePair::PostRecvWords(Napi::Env env, const char* verb, const double* p, size_t count, napi_value wrv) {
+Napi::Value QueuePair::PostRecvBound(Napi::Env env, const char* verb, napi_value wrv) {
+  const double* p = recvWords_;
+  size_t count = recvCount_;
   ibv_recv_wr wr{};
   ibv_sge sges[kPackedSges];
   bool fast = Fits(p[0], kSafe) && Fits(p[1], kPackedSges);
