@@ -89,6 +89,10 @@ export async function openApp(browser: Browser, url: string): Promise<{ page: Pa
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
+  // What the console shows a learner who opens DevTools: React's errors, failed loads.
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`console: ${m.text()}${m.location().url ? ` (${m.location().url})` : ""}`);
+  });
   await page.goto(url);
   await waitInteractive(page);
   return { page, errors };
