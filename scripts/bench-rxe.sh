@@ -16,8 +16,8 @@
 # stream: perftest 8.8-12.5 MB/s, ours 10.7-14.2), and the ping-pong across the two vCPUs
 # swings between a fast and a slow pattern, each lasting from hundreds to thousands of round
 # trips, in every program: medians of successive 1000-round-trip windows of one C run went
-# 83 83 70 63 41 41 98 97 µs; whole runs over five boots: C 37-117 µs typical, ours 75-151,
-# perftest 77-116. Pinning the two threads to vCPUs or turning ASLR off does not change it.
+# 83 83 70 63 41 41 98 97 µs; whole runs over seven boots: C 37-117 µs typical, ours 64-168,
+# perftest 41-118. Pinning the two threads to vCPUs or turning ASLR off does not change it.
 # So every goal measurement runs five times, perftest's, ours and the C twin's in turn,
 # spread over the boot, and each figure is the median run (all five shown).
 # bench-rxe.ts runs bundled (esbuild, on the host before the boot) in plain Node, one
