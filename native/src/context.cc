@@ -101,6 +101,7 @@ Napi::Function Context::Define(Napi::Env env) {
           {"queryGidEx", "ibv_query_gid_ex", Method<Context, &Context::QueryGidEx>},
           {"queryGidTable", "ibv_query_gid_table", Method<Context, &Context::QueryGidTable>},
           {"queryPkey", "ibv_query_pkey", Method<Context, &Context::QueryPkey>},
+          {"queryCounters", "RDMA_NLDEV_CMD_STAT_GET", Method<Context, &Context::QueryCounters>},
           {"allocPd", "ibv_alloc_pd", Method<Context, &Context::AllocPd>},
           {"createCq", "ibv_create_cq", Method<Context, &Context::CreateCq>},
           {"createCompChannel", "ibv_create_comp_channel", Method<Context, &Context::CreateCompChannel>},

@@ -47,6 +47,7 @@ class Context : public Napi::ObjectWrap<Context>, public Resource {
   Napi::Value QueryGidEx(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value QueryGidTable(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value QueryPkey(const Napi::CallbackInfo& info, const char* verb);
+  Napi::Value QueryCounters(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value AllocPd(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value CreateCq(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value CreateCompChannel(const Napi::CallbackInfo& info, const char* verb);
