@@ -46,7 +46,12 @@ async function main(): Promise<void> {
     return;
   }
   if (!wantWeb && "missing" in electron)
-    console.log(`Electron is not available here (${electron.missing}); starting web mode instead.`);
+    console.log(
+      "Electron's binary is not installed, so VerbsLab starts in web mode (the same app, in your browser).\n" +
+        "npm install never downloads it (package.json's allowScripts denies electron's download script).\n" +
+        "For the desktop app, download it once: node node_modules/electron/install.js\n" +
+        `(${electron.missing})`,
+    );
 
   // Web mode: the same renderer and backend, served on 127.0.0.1 behind a per-run token.
   const { startWebMode } = await import("../server/cli.js");

@@ -52,8 +52,8 @@ Napi::Value FdWaits::Wait(Napi::Env env, Napi::Object owner, int fd, double time
 void FdWaits::Arm(Napi::Env env, uint64_t key) {
   Pending& p = pending_.at(key);
   double left = p.deadlineMs < 0 ? -1 : std::max(0.0, p.deadlineMs - NowMs());
-  p.watchId = AddonOf(env)->poller.Watch(env, p.fd, left,
-                                         [this, key](Napi::Env env, bool ready) { Fire(env, key, ready); });
+  p.watchId =
+      AddonOf(env)->poller.Watch(env, p.fd, left, [this, key](Napi::Env env, bool ready) { Fire(env, key, ready); });
 }
 
 void FdWaits::Fire(Napi::Env env, uint64_t key, bool ready) {

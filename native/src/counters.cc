@@ -120,8 +120,8 @@ Napi::Value Context::QueryCounters(const Napi::CallbackInfo& info, const char* v
         nlmsgerr e;
         memcpy(&e, p + NLMSG_HDRLEN, sizeof e);
         if (e.error != 0) {
-          ThrowVerbs(env, verb, -e.error,
-                     "the kernel refused to report port " + std::to_string(port) + "'s counters", "port_num");
+          ThrowVerbs(env, verb, -e.error, "the kernel refused to report port " + std::to_string(port) + "'s counters",
+                     "port_num");
         }
         if (!gotTable) ThrowVerbs(env, verb, ENOENT, "the driver reports no hardware counters", "port_num");
         return out;  // the ACK: the answer is complete

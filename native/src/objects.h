@@ -182,8 +182,8 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   static Napi::Function Define(Napi::Env env);
   explicit QueuePair(const Napi::CallbackInfo& info);
   void Finalize(Napi::Env env) override { ForceDestroy(); }
-  void Attach(ProtectionDomain* pd, Napi::Object pdJs, CompletionQueue* scq, Napi::Object scqJs,
-              CompletionQueue* rcq, Napi::Object rcqJs, ibv_qp* qp);
+  void Attach(ProtectionDomain* pd, Napi::Object pdJs, CompletionQueue* scq, Napi::Object scqJs, CompletionQueue* rcq,
+              Napi::Object rcqJs, ibv_qp* qp);
 
   // One WR packed by the TypeScript layer into the Float64Arrays bound with bindPacked:
   //   send: wr_id, opcode, send_flags, imm_data, num_sge, has_rdma, rdma.remote_addr,
