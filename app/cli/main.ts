@@ -1,18 +1,19 @@
 /**
- * The `verbslab` command line: doctor, run, export. `main(argv, io)` returns the exit code;
+ * The `verbslab` command line: doctor, run, export, replay, help. `main(argv, io)` returns the exit code;
  * app/cli/verbslab.mjs runs it under tsx.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { extname, resolve } from "node:path";
+import { basename, extname, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import type { VerbsBackend } from "../../verbs/backend.js";
 import { summarize } from "../session/describe.js";
+import { cBuild, toC } from "../session/export/c.js";
 import { EXPORT_FORMATS, exportTranscript, type ExportFormat } from "../session/export/index.js";
 import { createSession } from "../session/session.js";
 import type { PendingCall, Session } from "../session/session-types.js";
 import { appendFileSink } from "../session/transcript-file.js";
-import { importTranscript, TranscriptError } from "../session/transcript.js";
+import { importTranscript, TranscriptError, type TranscriptEvent } from "../session/transcript.js";
 import type { Verbs } from "../session/verbs-api.js";
 import { formatCall } from "../session/describe.js";
 import { doctor, formatFindings, systemProbe } from "./doctor.js";
@@ -24,14 +25,92 @@ export interface CliIo {
   lines?: AsyncIterator<string> | null;
 }
 
-const USAGE = `usage:
-  verbslab doctor [--json]
-  verbslab run <script.ts|.js> [--backend sim|native] [--device rxe0] [--seed N] [--step] [--transcript out.jsonl] [--quiet]
-  verbslab export <transcript.jsonl> [--format md|html|json|c] [-o FILE]
-  verbslab replay <transcript.jsonl> [--backend sim|native] [--seed N] [--up-to SEQ] [--transcript out.jsonl]
+type Command = "doctor" | "run" | "export" | "replay";
 
-A script is an ES module: export default async function main(verbs, { device }) { ... }
-with constants from "verbslab" (import { IBV_QP_STATE } from "verbslab").
+/** What `verbslab <cmd> --help` prints: what the command does, every option with its default, an example. */
+interface CommandHelp {
+  synopsis: string;
+  /** One line for `verbslab --help`. */
+  short: string;
+  what: string;
+  /** [option, what it does (default)] */
+  options: [string, string][];
+  example: string;
+  more?: string;
+}
+
+const HELP: Record<Command, CommandHelp> = {
+  doctor: {
+    synopsis: "verbslab doctor [--json]",
+    short: "what this machine has for RDMA, and what to do about each gap",
+    what: "Says what this machine has for RDMA (libibverbs, the native addon, devices, ports, GIDs, rdma_rxe, memlock) and what to do about each gap. Exit 1 if anything failed.",
+    options: [["--json", "print the findings as JSON (default: text)"]],
+    example: "verbslab doctor",
+  },
+  run: {
+    synopsis: "verbslab run <script.ts|.js> [options]",
+    short: "run a program on the simulator or a real device",
+    what: "Runs a program on a backend, printing each verb and its result, then a summary numbered like the transcript.",
+    options: [
+      ["--backend sim|native", "the simulator or the machine's RDMA device (default: sim)"],
+      ["--device NAME", "the device name passed to the program (default: rxe0)"],
+      ["--seed N", "the simulator's seed (default: 1)"],
+      [
+        "--step",
+        "pause before each verb: [enter] step, c continue, s run to postSend, p run to poll, q stop (default: off)",
+      ],
+      ["--transcript FILE", "write the transcript (JSON lines) to FILE as it runs (default: none, nothing is written)"],
+      ["--quiet", "print only logs and the summary (default: off)"],
+    ],
+    example: "verbslab run app/cli/examples/rc-loopback.ts --backend sim --transcript /tmp/run.jsonl",
+    more: 'A script is an ES module: export default async function main(verbs, { device }) { ... }\nwith constants from "verbslab" (import { IBV_QP_STATE } from "verbslab").',
+  },
+  export: {
+    synopsis: "verbslab export <transcript.jsonl> [options]",
+    short: "a transcript as Markdown, HTML, JSON or C",
+    what: "Renders a transcript as Markdown, HTML, JSON or a standalone C program over libibverbs.",
+    options: [
+      ["--format md|html|json|c", "the format (default: from -o's extension; needed when printing to stdout)"],
+      ["-o, --output FILE", "write to FILE (default: stdout; - is stdout too)"],
+    ],
+    example: "verbslab export /tmp/run.jsonl -o /tmp/run.c   # then: cc /tmp/run.c -libverbs -o /tmp/run",
+  },
+  replay: {
+    synopsis: "verbslab replay <transcript.jsonl> [options]",
+    short: "run a transcript again and report what differs",
+    what: "Performs a transcript's verbs again and reports every result that differs from the recorded one (exit 1 if any).",
+    options: [
+      ["--backend sim|native", "where to replay (default: the backend the transcript was recorded on)"],
+      ["--seed N", "the simulator's seed (default: the transcript's, else 1)"],
+      ["--up-to SEQ", "stop after event number SEQ (default: replay every event)"],
+      ["--transcript FILE", "write the replay's own transcript to FILE (default: none, nothing is written)"],
+      ["--quiet", "no progress line (default: off)"],
+    ],
+    example: "verbslab replay /tmp/run.jsonl --backend sim",
+  },
+};
+
+function isCommand(s: string | undefined): s is Command {
+  return s !== undefined && Object.hasOwn(HELP, s);
+}
+
+/** One command's usage: what it does, its options with defaults, an example. */
+export function commandUsage(cmd: Command): string {
+  const h = HELP[cmd];
+  const width = Math.max(...h.options.map(([o]) => o.length), "-h, --help".length);
+  const opts = [...h.options, ["-h, --help", "print this help"] as [string, string]]
+    .map(([o, d]) => `  ${o.padEnd(width)}  ${d}`)
+    .join("\n");
+  return `usage: ${h.synopsis}\n\n${h.what}\n\noptions:\n${opts}\n\nexample:\n  ${h.example}\n${h.more ? `\n${h.more}\n` : ""}`;
+}
+
+const USAGE = `usage: verbslab <command> [options]
+
+commands:
+${(Object.keys(HELP) as Command[]).map((c) => `  ${c.padEnd(8)}${HELP[c].short}`).join("\n")}
+  help    what a command does, its options and defaults: verbslab help <command> (or <command> --help)
+
+${HELP.run.more}
 `;
 
 /** A usage mistake: the message says what was wrong and what to type instead. */
@@ -55,6 +134,7 @@ function parseFlags(
       throw new UsageError(
         `unknown option ${a} (options: ${Object.keys(spec)
           .map((k) => (k.length === 1 ? "-" : "--") + k)
+          .concat("--help")
           .join(", ")})`,
       );
     if (kind === "bool") flags[name] = true;
@@ -135,6 +215,21 @@ async function stepPrompt(session: Session, io: CliIo): Promise<void> {
   });
 }
 
+/**
+ * The run summary's counts, numbered as the transcript is: every event (verb, log line,
+ * end) takes the next seq, so "N events (#1–#N)" is what `export` and the transcript show,
+ * and the verb count alone is never mistaken for the last event's number.
+ */
+export function runCounts(events: readonly TranscriptEvent[]): string {
+  const verbs = events.filter((e) => e.kind === "verb");
+  const logs = events.filter((e) => e.kind === "log").length;
+  const ended = events.some((e) => e.kind === "end");
+  const disagreements = verbs.filter((e) => e.check && !e.check.agree).length;
+  const parts = [`${verbs.length} verb(s)`, ...(logs ? [`${logs} log(s)`] : []), ...(ended ? ["end"] : [])];
+  const last = events.at(-1)?.seq ?? 0;
+  return `${events.length} event(s)${last ? ` (#1–#${last}: ${parts.join(", ")})` : ""}, ${disagreements} model disagreement(s)`;
+}
+
 async function cmdRun(args: string[], io: CliIo): Promise<number> {
   const { pos, flags } = parseFlags(args, {
     backend: "value",
@@ -160,19 +255,15 @@ async function cmdRun(args: string[], io: CliIo): Promise<number> {
     onLog: (m) => io.out(`log: ${m}\n`),
   });
   if (flags.step === true) await stepPrompt(session, io);
-  let verbs = 0;
-  let disagreements = 0;
   session.subscribe((e) => {
     if (e.kind === "verb") {
-      verbs++;
-      if (e.check && !e.check.agree) disagreements++;
       if (flags.quiet !== true) io.out(summarize(e) + "\n");
       for (const w of e.prediction?.warnings ?? []) io.out(`   ⚠ ${w.message}\n`);
     }
   });
   const r = await session.run((v) => program(v, { device }));
   io.out(
-    `${r.outcome === "ok" ? "✓" : "✗"} ${script}: ${r.outcome}, ${verbs} verb(s) on ${backend.kind}, ${disagreements} model disagreement(s)${typeof flags.transcript === "string" ? `, transcript in ${flags.transcript}` : ""}\n`,
+    `${r.outcome === "ok" ? "✓" : "✗"} ${script}: ${r.outcome} on ${backend.kind}, ${runCounts(session.events())}${typeof flags.transcript === "string" ? `, transcript in ${flags.transcript}` : ""}\n`,
   );
   if (r.outcome === "error") {
     const e = r.error as { name?: string; message?: string; stack?: string };
@@ -188,7 +279,9 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
   const { pos, flags } = parseFlags(args, { format: "value", o: "value", output: "value" });
   if (pos.length !== 1)
     throw new UsageError("verbslab export needs one transcript: verbslab export run.jsonl --format md -o run.md");
-  const out = (flags.o ?? flags.output) as string | undefined;
+  const o = (flags.o ?? flags.output) as string | undefined;
+  // "-o -" is stdout, as in most tools (never a file named "-").
+  const out = o === "-" ? undefined : o;
   let format = flags.format as string | undefined;
   if (!format && out) format = Object.entries(EXPORT_FORMATS).find(([, f]) => f.extension === extname(out))?.[0];
   if (!format)
@@ -201,11 +294,17 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`cannot read ${pos[0]}: ${(e as Error).message}`);
   }
   const t = importTranscript(text);
-  const rendered = exportTranscript(t, format as ExportFormat);
+  // The C program's build line names the file it is saved as.
+  const rendered =
+    format === "c" ? toC(t, out ? { fileName: basename(out) } : {}) : exportTranscript(t, format as ExportFormat);
   if (out) {
-    writeFileSync(out, rendered);
+    try {
+      writeFileSync(out, rendered);
+    } catch (e) {
+      throw new UsageError(`cannot write ${out}: ${(e as Error).message}`);
+    }
     io.out(`wrote ${out} (${format}, ${t.events.length} events)\n`);
-    if (format === "c") io.out(`build it with: cc ${out} -libverbs -o ${out.replace(/\.c$/, "")}\n`);
+    if (format === "c") io.out(`build it with: ${cBuild(out).command}\n`);
   } else io.out(rendered);
   return 0;
 }
@@ -253,6 +352,10 @@ async function cmdReplay(args: string[], io: CliIo): Promise<number> {
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
+    if (isCommand(cmd) && rest.some((a) => a === "--help" || a === "-h")) {
+      io.out(commandUsage(cmd));
+      return 0;
+    }
     switch (cmd) {
       case "doctor": {
         const { flags } = parseFlags(rest, { json: "bool" });
@@ -266,8 +369,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await cmdExport(rest, io);
       case "replay":
         return await cmdReplay(rest, io);
+      case "help": {
+        const [topic, ...extra] = rest;
+        if (topic === undefined) io.out(USAGE);
+        else if (isCommand(topic) && extra.length === 0) io.out(commandUsage(topic));
+        else throw new UsageError(`no help for "${rest.join(" ")}": the commands are ${Object.keys(HELP).join(", ")}`);
+        return 0;
+      }
       case undefined:
-      case "help":
       case "--help":
       case "-h":
         io.out(USAGE);
@@ -278,7 +387,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`verbslab: ${e.message}\n`);
-      if (!e.message.includes("\n")) io.err(`\n${USAGE}`);
+      if (!e.message.includes("\n")) io.err(`\n${isCommand(cmd) ? commandUsage(cmd) : USAGE}`);
       return 2;
     }
     if (e instanceof TranscriptError) {
