@@ -270,6 +270,41 @@ process.exit();
   });
 });
 
+describe("where verbslab will not write", () => {
+  it("over its own input: the script, the recording being replayed, the transcript being exported", async () => {
+    const script = join(dir, "keep.mjs");
+    const code = 'export default async function (verbs) { await verbs.openDevice("rxe0"); }\n';
+    writeFileSync(script, code);
+    let o = io();
+    expect(await main(["run", script, "--transcript", script], o)).toBe(2);
+    expect(o.stderr).toContain(`--transcript ${script} is the file being read`);
+    expect(readFileSync(script, "utf8")).toBe(code);
+
+    const t = join(dir, "keep.jsonl");
+    expect(await main(["run", script, "--quiet", "--transcript", t], io())).toBe(0);
+    const recorded = readFileSync(t, "utf8");
+    o = io();
+    expect(await main(["replay", t, "--quiet", "--transcript", t], o)).toBe(2);
+    expect(o.stderr).toContain("is the file being read");
+    o = io();
+    expect(await main(["export", t, "--format", "json", "-o", t], o)).toBe(2);
+    expect(o.stderr).toContain("is the transcript being read");
+    expect(readFileSync(t, "utf8")).toBe(recorded);
+  });
+
+  it("where it cannot: exit 2 naming the path, no crash", async () => {
+    const nowhere = join(dir, "no-such-dir", "x.jsonl");
+    const t = join(dir, "keep2.jsonl");
+    expect(await main(["run", example, "--quiet", "--transcript", t], io())).toBe(0);
+    let o = io();
+    expect(await main(["run", example, "--quiet", "--transcript", nowhere], o)).toBe(2);
+    expect(o.stderr).toContain(`cannot write the transcript to ${nowhere}`);
+    o = io();
+    expect(await main(["export", t, "-o", join(dir, "no-such-dir", "x.md")], o)).toBe(2);
+    expect(o.stderr).toContain("cannot write");
+  });
+});
+
 describe("the verbslab launcher", () => {
   it('runs a TypeScript script outside any package, importing from "verbslab"', async () => {
     const script = join(dir, "outside.ts");

@@ -11,7 +11,7 @@ import { summarize } from "../session/describe.js";
 import { cBuild, toC } from "../session/export/c.js";
 import { EXPORT_FORMATS, exportTranscript, type ExportFormat } from "../session/export/index.js";
 import { createSession } from "../session/session.js";
-import type { PendingCall, Session } from "../session/session-types.js";
+import type { PendingCall, Session, TranscriptSink } from "../session/session-types.js";
 import { appendFileSink } from "../session/transcript-file.js";
 import { importTranscript, TranscriptError, type TranscriptEvent } from "../session/transcript.js";
 import type { Verbs } from "../session/verbs-api.js";
@@ -164,6 +164,20 @@ export async function openBackend(kind: string, seed: number): Promise<VerbsBack
   throw new UsageError(`--backend must be sim or native, not "${kind}"`);
 }
 
+/**
+ * The --transcript file, or a usage error naming it when it cannot be written or is the
+ * command's own input (truncating it would lose the learner's script or recording).
+ */
+function transcriptSink(path: string, input: string): TranscriptSink {
+  if (resolve(path) === resolve(input))
+    throw new UsageError(`--transcript ${path} is the file being read (${input}): name another file`);
+  try {
+    return appendFileSink(path);
+  } catch (e) {
+    throw new UsageError(`cannot write the transcript to ${path}: ${(e as Error).message}`);
+  }
+}
+
 /** Loads a learner program's default export (or a named `main`). */
 async function loadProgram(path: string): Promise<(verbs: Verbs, options: { device: string }) => unknown> {
   const url = pathToFileURL(resolve(path)).href;
@@ -251,7 +265,7 @@ async function cmdRun(args: string[], io: CliIo): Promise<number> {
     step: flags.step === true,
     program: script,
     ...(backend.kind === "sim" && { seed }),
-    ...(typeof flags.transcript === "string" && { sink: appendFileSink(flags.transcript) }),
+    ...(typeof flags.transcript === "string" && { sink: transcriptSink(flags.transcript, script) }),
     onLog: (m) => io.out(`log: ${m}\n`),
   });
   if (flags.step === true) await stepPrompt(session, io);
@@ -293,6 +307,8 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
   } catch (e) {
     throw new UsageError(`cannot read ${pos[0]}: ${(e as Error).message}`);
   }
+  if (out && resolve(out) === resolve(pos[0]!))
+    throw new UsageError(`-o ${out} is the transcript being read: name another file`);
   const t = importTranscript(text);
   // The C program's build line names the file it is saved as.
   const rendered =
@@ -336,7 +352,7 @@ async function cmdReplay(args: string[], io: CliIo): Promise<number> {
   const r = await replayTranscript(t, backend, {
     ...(upTo !== undefined && { upTo }),
     ...(backend.kind === "sim" && { seed }),
-    ...(typeof flags.transcript === "string" && { sink: appendFileSink(flags.transcript) }),
+    ...(typeof flags.transcript === "string" && { sink: transcriptSink(flags.transcript, pos[0]!) }),
     onProgress: (done) => {
       if (flags.quiet !== true && (done % 50 === 0 || done === total)) io.err(`replayed ${done}/${total}\r`);
     },
