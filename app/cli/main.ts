@@ -27,14 +27,21 @@ export interface CliIo {
 
 type Command = "doctor" | "run" | "export" | "replay";
 
+/** One option: its names ("o", "output" → -o, --output), its value's placeholder if it takes one, what it does (default). */
+interface OptionHelp {
+  names: string[];
+  value?: string;
+  text: string;
+}
+
 /** What `verbslab <cmd> --help` prints: what the command does, every option with its default, an example. */
 interface CommandHelp {
   synopsis: string;
   /** One line for `verbslab --help`. */
   short: string;
   what: string;
-  /** [option, what it does (default)] */
-  options: [string, string][];
+  /** Every option the command parses (parseFlags reads them from here). */
+  options: OptionHelp[];
   example: string;
   more?: string;
 }
@@ -44,7 +51,7 @@ const HELP: Record<Command, CommandHelp> = {
     synopsis: "verbslab doctor [--json]",
     short: "what this machine has for RDMA, and what to do about each gap",
     what: "Says what this machine has for RDMA (libibverbs, the native addon, devices, ports, GIDs, rdma_rxe, memlock) and what to do about each gap. Exit 1 if anything failed.",
-    options: [["--json", "print the findings as JSON (default: text)"]],
+    options: [{ names: ["json"], text: "print the findings as JSON (default: text)" }],
     example: "verbslab doctor",
   },
   run: {
@@ -52,15 +59,19 @@ const HELP: Record<Command, CommandHelp> = {
     short: "run a program on the simulator or a real device",
     what: "Runs a program on a backend, printing each verb and its result, then a summary numbered like the transcript.",
     options: [
-      ["--backend sim|native", "the simulator or the machine's RDMA device (default: sim)"],
-      ["--device NAME", "the device name passed to the program (default: rxe0)"],
-      ["--seed N", "the simulator's seed (default: 1)"],
-      [
-        "--step",
-        "pause before each verb: [enter] step, c continue, s run to postSend, p run to poll, q stop (default: off)",
-      ],
-      ["--transcript FILE", "write the transcript (JSON lines) to FILE as it runs (default: none, nothing is written)"],
-      ["--quiet", "print only logs and the summary (default: off)"],
+      { names: ["backend"], value: "sim|native", text: "the simulator or the machine's RDMA device (default: sim)" },
+      { names: ["device"], value: "NAME", text: "the device name passed to the program (default: rxe0)" },
+      { names: ["seed"], value: "N", text: "the simulator's seed (default: 1)" },
+      {
+        names: ["step"],
+        text: "pause before each verb: [enter] step, c continue, s run to postSend, p run to poll, q stop (default: off)",
+      },
+      {
+        names: ["transcript"],
+        value: "FILE",
+        text: "write the transcript (JSON lines) to FILE as it runs (default: none, nothing is written)",
+      },
+      { names: ["quiet"], text: "print only logs and the summary (default: off)" },
     ],
     example: "verbslab run app/cli/examples/rc-loopback.ts --backend sim --transcript /tmp/run.jsonl",
     more: 'A script is an ES module: export default async function main(verbs, { device }) { ... }\nwith constants from "verbslab" (import { IBV_QP_STATE } from "verbslab").',
@@ -70,8 +81,12 @@ const HELP: Record<Command, CommandHelp> = {
     short: "a transcript as Markdown, HTML, JSON or C",
     what: "Renders a transcript as Markdown, HTML, JSON or a standalone C program over libibverbs.",
     options: [
-      ["--format md|html|json|c", "the format (default: from -o's extension; needed when printing to stdout)"],
-      ["-o, --output FILE", "write to FILE (default: stdout; - is stdout too)"],
+      {
+        names: ["format"],
+        value: "md|html|json|c",
+        text: "the format (default: from -o's extension; needed when printing to stdout)",
+      },
+      { names: ["o", "output"], value: "FILE", text: "write to FILE (default: stdout; - is stdout too)" },
     ],
     example: "verbslab export /tmp/run.jsonl -o /tmp/run.c   # then: cc /tmp/run.c -libverbs -o /tmp/run",
   },
@@ -80,11 +95,19 @@ const HELP: Record<Command, CommandHelp> = {
     short: "run a transcript again and report what differs",
     what: "Performs a transcript's verbs again and reports every result that differs from the recorded one (exit 1 if any).",
     options: [
-      ["--backend sim|native", "where to replay (default: the backend the transcript was recorded on)"],
-      ["--seed N", "the simulator's seed (default: the transcript's, else 1)"],
-      ["--up-to SEQ", "stop after event number SEQ (default: replay every event)"],
-      ["--transcript FILE", "write the replay's own transcript to FILE (default: none, nothing is written)"],
-      ["--quiet", "no progress line (default: off)"],
+      {
+        names: ["backend"],
+        value: "sim|native",
+        text: "where to replay (default: the backend the transcript was recorded on)",
+      },
+      { names: ["seed"], value: "N", text: "the simulator's seed (default: the transcript's, else 1)" },
+      { names: ["up-to"], value: "SEQ", text: "stop after event number SEQ (default: replay every event)" },
+      {
+        names: ["transcript"],
+        value: "FILE",
+        text: "write the replay's own transcript to FILE (default: none, nothing is written)",
+      },
+      { names: ["quiet"], text: "no progress line (default: off)" },
     ],
     example: "verbslab replay /tmp/run.jsonl --backend sim",
   },
@@ -94,13 +117,17 @@ function isCommand(s: string | undefined): s is Command {
   return s !== undefined && Object.hasOwn(HELP, s);
 }
 
+const flagName = (n: string) => (n.length === 1 ? "-" : "--") + n;
+const HELP_OPTION: OptionHelp = { names: ["h", "help"], text: "print this help" };
+
 /** One command's usage: what it does, its options with defaults, an example. */
 export function commandUsage(cmd: Command): string {
   const h = HELP[cmd];
-  const width = Math.max(...h.options.map(([o]) => o.length), "-h, --help".length);
-  const opts = [...h.options, ["-h, --help", "print this help"] as [string, string]]
-    .map(([o, d]) => `  ${o.padEnd(width)}  ${d}`)
-    .join("\n");
+  const rows = [...h.options, HELP_OPTION].map(
+    (o) => [o.names.map(flagName).join(", ") + (o.value ? ` ${o.value}` : ""), o.text] as const,
+  );
+  const width = Math.max(...rows.map(([o]) => o.length));
+  const opts = rows.map(([o, d]) => `  ${o.padEnd(width)}  ${d}`).join("\n");
   return `usage: ${h.synopsis}\n\n${h.what}\n\noptions:\n${opts}\n\nexample:\n  ${h.example}\n${h.more ? `\n${h.more}\n` : ""}`;
 }
 
@@ -116,10 +143,10 @@ ${HELP.run.more}
 /** A usage mistake: the message says what was wrong and what to type instead. */
 class UsageError extends Error {}
 
-function parseFlags(
-  args: string[],
-  spec: Record<string, "bool" | "value">,
-): { pos: string[]; flags: Record<string, string | true> } {
+/** Parses a command's arguments against the options its help lists. */
+function parseFlags(cmd: Command, args: string[]): { pos: string[]; flags: Record<string, string | true> } {
+  const spec: Record<string, "bool" | "value"> = {};
+  for (const o of HELP[cmd].options) for (const n of o.names) spec[n] = o.value ? "value" : "bool";
   const pos: string[] = [];
   const flags: Record<string, string | true> = {};
   for (let i = 0; i < args.length; i++) {
@@ -129,14 +156,9 @@ function parseFlags(
       continue;
     }
     const [name, inline] = a.replace(/^--?/, "").split("=", 2) as [string, string | undefined];
-    const kind = spec[name];
+    const kind = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (!kind)
-      throw new UsageError(
-        `unknown option ${a} (options: ${Object.keys(spec)
-          .map((k) => (k.length === 1 ? "-" : "--") + k)
-          .concat("--help")
-          .join(", ")})`,
-      );
+      throw new UsageError(`unknown option ${a} (options: ${[...Object.keys(spec), "help"].map(flagName).join(", ")})`);
     if (kind === "bool") flags[name] = true;
     else {
       const v = inline ?? args[++i];
@@ -245,14 +267,7 @@ export function runCounts(events: readonly TranscriptEvent[]): string {
 }
 
 async function cmdRun(args: string[], io: CliIo): Promise<number> {
-  const { pos, flags } = parseFlags(args, {
-    backend: "value",
-    device: "value",
-    seed: "value",
-    step: "bool",
-    transcript: "value",
-    quiet: "bool",
-  });
+  const { pos, flags } = parseFlags("run", args);
   if (pos.length !== 1) throw new UsageError("verbslab run needs exactly one script: verbslab run my-program.ts");
   const script = pos[0]!;
   const seed = flags.seed === undefined ? 1 : Number(flags.seed);
@@ -290,7 +305,7 @@ async function cmdRun(args: string[], io: CliIo): Promise<number> {
 }
 
 async function cmdExport(args: string[], io: CliIo): Promise<number> {
-  const { pos, flags } = parseFlags(args, { format: "value", o: "value", output: "value" });
+  const { pos, flags } = parseFlags("export", args);
   if (pos.length !== 1)
     throw new UsageError("verbslab export needs one transcript: verbslab export run.jsonl --format md -o run.md");
   const o = (flags.o ?? flags.output) as string | undefined;
@@ -326,13 +341,7 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
 }
 
 async function cmdReplay(args: string[], io: CliIo): Promise<number> {
-  const { pos, flags } = parseFlags(args, {
-    backend: "value",
-    seed: "value",
-    "up-to": "value",
-    transcript: "value",
-    quiet: "bool",
-  });
+  const { pos, flags } = parseFlags("replay", args);
   if (pos.length !== 1) throw new UsageError("verbslab replay needs one transcript: verbslab replay run.jsonl");
   let text: string;
   try {
@@ -374,7 +383,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
     switch (cmd) {
       case "doctor": {
-        const { flags } = parseFlags(rest, { json: "bool" });
+        const { flags } = parseFlags("doctor", rest);
         const findings = doctor(systemProbe());
         io.out(flags.json ? JSON.stringify(findings, null, 2) + "\n" : formatFindings(findings));
         return findings.some((f) => f.status === "fail") ? 1 : 0;
