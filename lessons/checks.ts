@@ -80,13 +80,44 @@ export function matchNumber(value: number, m: NumberMatch): boolean {
   return true;
 }
 
-function describeNumber(m: NumberMatch): string {
+/**
+ * Fields whose values lessons write in hex (PSNs, immediate data, keys, QP numbers): a goal
+ * states them the way the text does.
+ */
+const HEX_FIELDS = /psn|imm_data|qkey|qp_num|rkey|lkey|mask/;
+
+/**
+ * How a number is written in a goal: hex for the fields lessons write in hex, or when the step
+ * text spells this value in hex (`0x124`) and never in decimal; decimal otherwise.
+ */
+export function formatValue(v: number, fieldName = "", text = ""): string {
+  if (!Number.isInteger(v) || v < 0) return String(v);
+  const hex = `0x${v.toString(16)}`;
+  if (v < 10) return String(v);
+  if (HEX_FIELDS.test(fieldName)) return hex;
+  if (new RegExp(`\\b${hex}\\b`, "i").test(text) && !new RegExp(`(?<![\\w.])${v}(?![\\w])`).test(text)) return hex;
+  return String(v);
+}
+
+/** A NumberMatch as text ("= 0x124", "≥ 4 ≤ 8", "& 0x1 = 1"). */
+export function describeNumber(m: NumberMatch, fieldName = "", text = ""): string {
+  const f = (v: number) => formatValue(v, fieldName, text);
   const parts: string[] = [];
   if (m.mask !== undefined) parts.push(`& 0x${m.mask.toString(16)}`);
-  if (m.equals !== undefined) parts.push(`= ${m.equals}`);
-  if (m.min !== undefined) parts.push(`≥ ${m.min}`);
-  if (m.max !== undefined) parts.push(`≤ ${m.max}`);
+  if (m.equals !== undefined) parts.push(`= ${f(m.equals)}`);
+  if (m.min !== undefined) parts.push(`≥ ${f(m.min)}`);
+  if (m.max !== undefined) parts.push(`≤ ${f(m.max)}`);
   return parts.join(" ");
+}
+
+/** `got` against a bound, for a failure: null when it matches, else "sq_psn 0x123, expected = 0x124". */
+function mismatch(label: string, got: number, m: NumberMatch, fieldName = label): string | null {
+  if (matchNumber(got, m)) return null;
+  const shown =
+    m.mask !== undefined
+      ? `${formatValue(got & m.mask, fieldName)} (after & 0x${m.mask.toString(16)})`
+      : formatValue(got, fieldName);
+  return `${label} ${shown}, expected ${describeNumber(m, fieldName)}`;
 }
 
 function field(obj: unknown, path: string): unknown {
@@ -98,30 +129,82 @@ function field(obj: unknown, path: string): unknown {
   return cur;
 }
 
-function wcMatches(c: Extract<Check, { kind: "wc" }>, wc: RunWc, run: RunRecord): boolean {
-  if (c.qp !== undefined) {
-    if (wc.qp_index !== undefined ? wc.qp_index !== c.qp : wc.qp_num !== run.qps[c.qp]?.qp_num) return false;
+type WcCheck = Extract<Check, { kind: "wc" }>;
+
+function onQp(c: WcCheck, wc: RunWc, run: RunRecord): boolean {
+  if (c.qp === undefined) return true;
+  return wc.qp_index !== undefined ? wc.qp_index === c.qp : wc.qp_num === run.qps[c.qp]?.qp_num;
+}
+
+/** The constraints of a wc check (besides its QP) that this completion breaks, as "wr_id 0, expected 100". */
+function wcMismatches(c: WcCheck, wc: RunWc): string[] {
+  const out: string[] = [];
+  const named = (field: string, group: Record<string, number>, got: number, want: ConstRef) => {
+    if (got !== constValue(want)) out.push(`${field} ${nameOf(group, got)}, expected ${constName(want)}`);
+  };
+  if (c.status !== undefined) named("status", ibv_wc_status, wc.status, c.status);
+  if (c.opcode !== undefined) named("opcode", ibv_wc_opcode, wc.opcode, c.opcode);
+  if (c.byte_len !== undefined) {
+    const m = mismatch("byte_len", wc.byte_len, c.byte_len);
+    if (m) out.push(m);
   }
-  if (c.status !== undefined && wc.status !== constValue(c.status)) return false;
-  if (c.opcode !== undefined && wc.opcode !== constValue(c.opcode)) return false;
-  if (c.byte_len !== undefined && !matchNumber(wc.byte_len, c.byte_len)) return false;
-  if (c.imm_data !== undefined && wc.imm_data !== c.imm_data) return false;
-  if (c.wr_id !== undefined && wc.wr_id !== c.wr_id) return false;
-  for (const f of c.wc_flags_set ?? []) if ((wc.wc_flags & constValue(f)) === 0) return false;
-  for (const f of c.wc_flags_clear ?? []) if ((wc.wc_flags & constValue(f)) !== 0) return false;
-  return true;
+  if (c.imm_data !== undefined && wc.imm_data !== c.imm_data)
+    out.push(`imm_data ${formatValue(wc.imm_data, "imm_data")}, expected ${formatValue(c.imm_data, "imm_data")}`);
+  if (c.wr_id !== undefined && wc.wr_id !== c.wr_id) out.push(`wr_id ${String(wc.wr_id)}, expected ${c.wr_id}`);
+  for (const f of c.wc_flags_set ?? [])
+    if ((wc.wc_flags & constValue(f)) === 0) out.push(`${constName(f)} not set in wc_flags (${flagList(wc.wc_flags)})`);
+  for (const f of c.wc_flags_clear ?? [])
+    if ((wc.wc_flags & constValue(f)) !== 0) out.push(`${constName(f)} set in wc_flags, expected clear`);
+  return out;
+}
+
+function wcMatches(c: WcCheck, wc: RunWc, run: RunRecord): boolean {
+  return onQp(c, wc, run) && wcMismatches(c, wc).length === 0;
+}
+
+function flagList(flags: number): string {
+  return flagNames(ibv_wc_flags, flags).join("|") || "0";
 }
 
 function describeWc(wc: Wc): string {
-  const flags = flagNames(ibv_wc_flags, wc.wc_flags).join("|") || "0";
-  return `{qp ${wc.qp_num} ${nameOf(ibv_wc_status, wc.status)} ${nameOf(ibv_wc_opcode, wc.opcode)} byte_len ${wc.byte_len} flags ${flags}}`;
+  return `{qp 0x${wc.qp_num.toString(16)} ${nameOf(ibv_wc_status, wc.status)} ${nameOf(ibv_wc_opcode, wc.opcode)} wr_id ${String(wc.wr_id)} byte_len ${wc.byte_len} flags ${flagList(wc.wc_flags)}}`;
+}
+
+function qpLabel(run: RunRecord, i: number): string {
+  const qp = run.qps[i];
+  return qp ? `QP #${i} (0x${qp.qp_num.toString(16)})` : `QP #${i}`;
+}
+
+/** Why a wc check failed: too many matches, or the nearest completion and what about it differs. */
+function wcFailure(c: WcCheck, run: RunRecord, n: number, count: NumberMatch): string {
+  const polled = `polled ${run.wcs.length}: ${run.wcs.slice(0, 4).map(describeWc).join(", ")}${run.wcs.length > 4 ? ", …" : ""}`;
+  if (n > 0 || count.max !== undefined || count.equals === 0) {
+    if (!(count.min !== undefined && n < count.min) && !(count.equals !== undefined && n < count.equals))
+      return `${n} matching completion(s), expected count ${describeNumber(count)} (${polled})`;
+  }
+  if (run.wcs.length === 0) return "no completions were polled (await cq.poll / cq.pollWait)";
+  const candidates = run.wcs.filter((wc) => onQp(c, wc, run));
+  if (candidates.length === 0)
+    return `no completion on ${qpLabel(run, c.qp!)}, expected at least ${describeNumber(count)} (${polled})`;
+  // The nearest completion: the one that breaks the fewest constraints.
+  const ranked = candidates
+    .map((wc) => ({ wc, diffs: wcMismatches(c, wc) }))
+    .sort((a, b) => a.diffs.length - b.diffs.length);
+  const best = ranked[0]!;
+  const where = c.qp !== undefined ? ` on ${qpLabel(run, c.qp)}` : "";
+  if (best.diffs.length === 0) return `${n} matching completion(s)${where}, expected count ${describeNumber(count)}`;
+  return `no completion${where} matches: nearest has ${best.diffs.join("; ")}${candidates.length > 1 ? ` (${candidates.length} on that QP)` : ""}`;
 }
 
 function errorMatches(c: Extract<Check, { kind: "error" }>, e: RunError | undefined): boolean {
   return !!e && e.verb === c.verb && e.code === c.code && (c.attribute === undefined || e.attribute === c.attribute);
 }
 
-/** Judges one check. */
+function describeError(e: RunError): string {
+  return `${e.verb ?? "the program"} ${e.code ?? "threw"}${e.attribute ? ` (${e.attribute})` : ""}`;
+}
+
+/** Judges one check. A failure's detail names the constraint that failed and the value seen. */
 export function evaluateCheck(c: Check, run: RunRecord): CheckResult {
   const result = (passed: boolean, detail: string): CheckResult => ({ check: c, passed, detail });
   switch (c.kind) {
@@ -131,29 +214,41 @@ export function evaluateCheck(c: Check, run: RunRecord): CheckResult {
       const want = constValue(c.state);
       const got = qp.attr?.qp_state;
       if (got === undefined) return result(false, `QP #${c.qp} could not be queried at the end of the run`);
-      return result(got === want, `QP #${c.qp} (0x${qp.qp_num.toString(16)}) is ${nameOf(ibv_qp_state, got)}`);
+      const seen = `${qpLabel(run, c.qp)} is ${nameOf(ibv_qp_state, got)}`;
+      return got === want ? result(true, seen) : result(false, `${seen}, expected ${constName(c.state)}`);
     }
     case "qp_attr": {
       const qp = run.qps[c.qp];
       if (!qp?.attr) return result(false, `QP #${c.qp} does not exist or could not be queried`);
       const v = field(qp.attr, c.field);
       if (typeof v !== "number") return result(false, `ibv_query_qp has no numeric field ${c.field}`);
-      return result(matchNumber(v, c.value), `QP #${c.qp} ${c.field} = ${v}`);
+      const bad = mismatch(c.field, v, c.value);
+      return bad
+        ? result(false, `${qpLabel(run, c.qp)} ${bad}`)
+        : result(true, `${qpLabel(run, c.qp)} ${c.field} ${formatValue(v, c.field)}`);
     }
     case "wc": {
       const n = run.wcs.filter((wc) => wcMatches(c, wc, run)).length;
-      const ok = matchNumber(n, c.count ?? { min: 1 });
-      const seen = run.wcs.length ? run.wcs.slice(0, 6).map(describeWc).join(", ") : "no completions";
-      return result(ok, `${n} matching completion(s); polled: ${seen}${run.wcs.length > 6 ? ", …" : ""}`);
+      const count = c.count ?? { min: 1 };
+      if (matchNumber(n, count)) return result(true, `${n} matching completion(s)`);
+      return result(false, wcFailure(c, run, n, count));
     }
     case "error": {
       const hit = run.calls.find((call) => errorMatches(c, call.error)) ?? (errorMatches(c, run.thrown) && run);
-      const errors = run.calls.filter((call) => call.error).map((call) => `${call.error!.verb} ${call.error!.code}`);
-      return result(!!hit, errors.length ? `errors seen: ${errors.join(", ")}` : "no verb failed");
+      if (hit) return result(true, `${c.verb} failed with ${c.code}`);
+      const want = `expected ${c.verb} to fail with ${c.code}${c.attribute ? ` (${c.attribute})` : ""}`;
+      const errors = run.calls.flatMap((call) => (call.error ? [call.error] : []));
+      if (errors.length === 0) return result(false, `no verb failed, ${want}`);
+      const same = errors.find((e) => e.verb === c.verb);
+      if (same) return result(false, `${describeError(same)}, ${want}`);
+      return result(false, `${c.verb} did not fail (errors seen: ${errors.map(describeError).join(", ")}), ${want}`);
     }
     case "verb_count": {
       const n = run.calls.filter((call) => call.verb === c.verb && (!c.ok || call.ok)).length;
-      return result(matchNumber(n, c.count), `${c.verb} was called ${n} time(s)${c.ok ? " successfully" : ""}`);
+      const seen = `${c.verb} was called ${n} time(s)${c.ok ? " successfully" : ""}`;
+      return matchNumber(n, c.count)
+        ? result(true, seen)
+        : result(false, `${seen}, expected ${describeNumber(c.count)}`);
     }
     case "counter": {
       const dev = run.counters[c.device];
@@ -161,7 +256,10 @@ export function evaluateCheck(c: Check, run: RunRecord): CheckResult {
       if (!(RXE_COUNTER_NAMES as readonly string[]).includes(c.name) && !(c.name in dev))
         return result(false, `${c.device} has no counter ${c.name}`);
       const delta = dev[c.name] ?? 0;
-      return result(matchNumber(delta, c.delta), `${c.device} ${c.name} changed by ${delta}`);
+      const seen = `${c.device} ${c.name} changed by ${delta}`;
+      return matchNumber(delta, c.delta)
+        ? result(true, seen)
+        : result(false, `${seen}, expected ${describeNumber(c.delta)}`);
     }
     case "mr_bytes": {
       const mr = run.mrs[c.mr];
@@ -175,21 +273,25 @@ export function evaluateCheck(c: Check, run: RunRecord): CheckResult {
       if (!read) return result(false, `the program never read MR #${c.mr} (await mr.read()) over those bytes`);
       const got = read.bytes.subarray(off - read.offset, off - read.offset + want.length);
       const same = got.length === want.length && got.every((b, i) => b === want[i]);
-      return result(
-        same,
-        `MR #${c.mr} bytes at ${off}: ${bytesHex(got)}${c.utf8 !== undefined ? ` ("${utf8(got)}")` : ""}`,
-      );
+      const shown = (b: Uint8Array) => (c.utf8 !== undefined ? `"${utf8(b)}"` : `0x${bytesHex(b)}`);
+      const seen = `MR #${c.mr} holds ${shown(got)} at offset ${off}`;
+      return same ? result(true, seen) : result(false, `${seen}, expected ${shown(want)}`);
     }
     case "log": {
       const entry = [...run.logs].reverse().find((l) => l.key === c.key);
-      if (!entry) return result(false, `the program never logged "${c.key}"`);
+      if (!entry) return result(false, `the program never logged "${c.key}" (await verbs.log("${c.key}", …))`);
       const shown = `"${c.key}" = ${safeJson(entry.value)}`;
       if (c.value !== undefined) {
         const v = typeof entry.value === "bigint" ? Number(entry.value) : entry.value;
-        if (typeof v !== "number") return result(false, `${shown} is not a number`);
-        if (!matchNumber(v, c.value)) return result(false, shown);
+        if (typeof v !== "number")
+          return result(false, `${shown} is not a number, expected ${describeNumber(c.value)}`);
+        const bad = mismatch(`"${c.key}" =`, v, c.value, c.key);
+        if (bad) return result(false, bad);
       }
-      if (c.equals !== undefined && safeJson(entry.value) !== safeJson(c.equals)) return result(false, shown);
+      if (c.equals !== undefined && safeJson(entry.value) !== safeJson(c.equals))
+        return result(false, `${shown}, expected ${safeJson(c.equals)}`);
+      if (c.prefix !== undefined && !(typeof entry.value === "string" && entry.value.startsWith(c.prefix)))
+        return result(false, `${shown}, expected a string starting with "${c.prefix}"`);
       return result(true, shown);
     }
   }
@@ -220,18 +322,21 @@ function safeJson(v: unknown): string {
   return JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `${x}n` : x)) ?? String(v);
 }
 
-/** A goal's text: the author's when given, else generated from the data. */
-export function describeCheck(c: Check, lang: Language): string {
+/**
+ * A goal's text: the author's when given, else generated from the whole check. `text` is the
+ * step's text in that language, so numbers are written in the base it uses (hex for 0x124).
+ */
+export function describeCheck(c: Check, lang: Language, text = ""): string {
   if (c.goal) return c.goal[lang];
-  const t = generated(c);
-  return t[lang];
+  return generated(c, text)[lang];
 }
 
 function constName(ref: ConstRef): string {
   return typeof ref === "string" ? ref : String(ref);
 }
 
-function generated(c: Check): Text {
+function generated(c: Check, text: string): Text {
+  const num = (m: NumberMatch, fieldName = "") => describeNumber(m, fieldName, text);
   switch (c.kind) {
     case "qp_state":
       return {
@@ -240,21 +345,35 @@ function generated(c: Check): Text {
       };
     case "qp_attr":
       return {
-        en: `ibv_query_qp: QP #${c.qp} ${c.field} ${describeNumber(c.value)}`,
-        zh: `ibv_query_qp：QP #${c.qp} 的 ${c.field} ${describeNumber(c.value)}`,
+        en: `ibv_query_qp: QP #${c.qp} ${c.field} ${num(c.value, c.field)}`,
+        zh: `ibv_query_qp：QP #${c.qp} 的 ${c.field} ${num(c.value, c.field)}`,
       };
     case "wc": {
       const parts = [
         c.status !== undefined ? constName(c.status) : "",
         c.opcode !== undefined ? `opcode ${constName(c.opcode)}` : "",
-        c.byte_len !== undefined ? `byte_len ${describeNumber(c.byte_len)}` : "",
-        c.wc_flags_set?.length ? `flags ${c.wc_flags_set.map(constName).join("|")}` : "",
-        c.qp !== undefined ? `on QP #${c.qp}` : "",
-      ]
-        .filter(Boolean)
-        .join(", ");
-      const count = c.count ? ` (count ${describeNumber(c.count)})` : "";
-      return { en: `A work completion: ${parts}${count}`, zh: `一个工作完成（WC）：${parts}${count}` };
+        c.wr_id !== undefined ? `wr_id ${formatValue(c.wr_id, "wr_id", text)}` : "",
+        c.byte_len !== undefined ? `byte_len ${num(c.byte_len, "byte_len")}` : "",
+        c.imm_data !== undefined ? `imm_data ${formatValue(c.imm_data, "imm_data", text)}` : "",
+        c.wc_flags_set?.length ? `wc_flags ${c.wc_flags_set.map(constName).join("|")}` : "",
+      ].filter(Boolean);
+      const clear = c.wc_flags_clear?.length ? c.wc_flags_clear.map(constName).join("|") : "";
+      const on = { en: c.qp !== undefined ? ` on QP #${c.qp}` : "", zh: c.qp !== undefined ? `（QP #${c.qp}）` : "" };
+      const what = {
+        en: parts.join(", ") + (clear ? `${parts.length ? ", " : ""}without ${clear}` : ""),
+        zh: parts.join("，") + (clear ? `${parts.length ? "，" : ""}不带 ${clear}` : ""),
+      };
+      const count = c.count ?? { min: 1 };
+      if (count.equals === 0)
+        return {
+          en: `No work completion${on.en}${what.en ? `: ${what.en}` : ""}`,
+          zh: `没有工作完成（WC）${on.zh}${what.zh ? `：${what.zh}` : ""}`,
+        };
+      const n = c.count ? ` (count ${num(c.count)})` : "";
+      return {
+        en: `A work completion${on.en}${what.en ? `: ${what.en}` : ""}${n}`,
+        zh: `一个工作完成（WC）${on.zh}${what.zh ? `：${what.zh}` : ""}${n}`,
+      };
     }
     case "error":
       return {
@@ -263,25 +382,33 @@ function generated(c: Check): Text {
       };
     case "verb_count":
       return {
-        en: `${c.verb} is called ${describeNumber(c.count)} time(s)`,
-        zh: `${c.verb} 调用次数 ${describeNumber(c.count)}`,
+        en: `${c.verb} is called ${num(c.count)} time(s)${c.ok ? " successfully" : ""}`,
+        zh: `${c.verb}${c.ok ? " 成功" : ""}调用次数 ${num(c.count)}`,
       };
     case "counter":
       return {
-        en: `${c.device} counter ${c.name} changes by ${describeNumber(c.delta)}`,
-        zh: `${c.device} 的计数器 ${c.name} 变化量 ${describeNumber(c.delta)}`,
+        en: `${c.device} counter ${c.name} changes by ${num(c.delta)}`,
+        zh: `${c.device} 的计数器 ${c.name} 变化量 ${num(c.delta)}`,
       };
-    case "mr_bytes":
+    case "mr_bytes": {
+      const bytes = c.utf8 !== undefined ? `"${c.utf8}"` : `0x${c.hex}`;
       return {
-        en: `MR #${c.mr} holds ${c.utf8 !== undefined ? `"${c.utf8}"` : `0x${c.hex}`} at offset ${c.offset ?? 0}`,
-        zh: `MR #${c.mr} 在偏移 ${c.offset ?? 0} 处的内容为 ${c.utf8 !== undefined ? `"${c.utf8}"` : `0x${c.hex}`}`,
+        en: `MR #${c.mr} holds ${bytes} at offset ${c.offset ?? 0}`,
+        zh: `MR #${c.mr} 在偏移（offset）${c.offset ?? 0} 处的内容为 ${bytes}`,
       };
+    }
     case "log": {
-      const want =
-        c.value !== undefined ? describeNumber(c.value) : c.equals !== undefined ? `= ${safeJson(c.equals)}` : "";
+      const want = [
+        c.value !== undefined ? num(c.value, c.key) : "",
+        c.equals !== undefined ? `= ${safeJson(c.equals)}` : "",
+        c.prefix !== undefined ? `starting with "${c.prefix}"` : "",
+      ]
+        .filter(Boolean)
+        .join(" ");
+      const zhWant = want.replace(/starting with "(.*)"/, '（以 "$1" 开头）');
       return {
         en: `The program logs "${c.key}" ${want}`.trim(),
-        zh: `程序记录 "${c.key}" ${want}`.trim(),
+        zh: `程序记录 "${c.key}" ${zhWant}`.trim(),
       };
     }
   }
