@@ -108,3 +108,128 @@ describe("checks", () => {
     expect(describeCheck(c, "zh")).toMatch(/[\u4e00-\u9fff]/);
   });
 });
+
+describe("a failed goal says which constraint failed and what was seen", () => {
+  const detail = (c: Parameters<typeof evaluateCheck>[0], r: RunRecord) => {
+    const res = evaluateCheck(c, r);
+    expect(res.passed).toBe(false);
+    return res.detail;
+  };
+
+  it("wc: the nearest completion's differing fields, with the value seen and the one expected", () => {
+    const r = run({
+      wcs: [
+        wc({ qp_num: 0x11, qp_index: 0, opcode: 0, wr_id: 0 }),
+        wc({ qp_num: 0x12, qp_index: 1, opcode: IBV_WC_RECV, wr_id: 7, byte_len: 5 }),
+      ],
+    });
+    const recv = { kind: "wc", qp: 1, opcode: "IBV_WC_RECV", wr_id: 200, byte_len: { equals: 11 } } as const;
+    const d = detail(recv, r);
+    expect(d).toContain("wr_id 7, expected 200");
+    expect(d).toContain("byte_len 5, expected = 11");
+    expect(detail({ kind: "wc", qp: 0, wr_id: 100 }, r)).toContain("wr_id 0, expected 100");
+    expect(detail({ kind: "wc", qp: 1, status: "IBV_WC_REM_ACCESS_ERR" }, r)).toContain(
+      "status IBV_WC_SUCCESS, expected IBV_WC_REM_ACCESS_ERR",
+    );
+    expect(detail({ kind: "wc", qp: 1, wc_flags_set: ["IBV_WC_GRH"] }, r)).toContain("IBV_WC_GRH not set");
+    expect(detail({ kind: "wc", qp: 1, imm_data: 0x12345678 }, r)).toContain("imm_data 0x0, expected 0x12345678");
+    expect(detail({ kind: "wc", qp: 1, count: { equals: 0 } }, r)).toMatch(
+      /1 matching completion\(s\), expected count = 0/,
+    );
+    expect(detail({ kind: "wc", qp: 1 }, run())).toMatch(/no completions were polled/);
+    expect(detail({ kind: "wc", qp: 0, opcode: "IBV_WC_RECV" }, run({ wcs: [r.wcs[1]!] }))).toMatch(
+      /no completion on QP #0/,
+    );
+  });
+
+  it("qp_state, qp_attr (in hex for PSNs), verb_count, counter: seen, then expected", () => {
+    expect(detail({ kind: "qp_state", qp: 1, state: "IBV_QPS_ERR" }, run())).toBe(
+      "QP #1 (0x12) is IBV_QPS_RTS, expected IBV_QPS_ERR",
+    );
+    expect(detail({ kind: "qp_attr", qp: 0, field: "sq_psn", value: { equals: 0x124 } }, run())).toBe(
+      "QP #0 (0x11) sq_psn 0x5, expected = 0x124",
+    );
+    const calls = [
+      { verb: "ibv_post_send", ok: true },
+      { verb: "ibv_post_send", ok: true },
+    ];
+    expect(detail({ kind: "verb_count", verb: "ibv_post_send", count: { equals: 1 } }, run({ calls }))).toBe(
+      "ibv_post_send was called 2 time(s), expected = 1",
+    );
+    expect(detail({ kind: "counter", device: "rxe0", name: "sent_pkts", delta: { min: 5 } }, run())).toBe(
+      "rxe0 sent_pkts changed by 4, expected ≥ 5",
+    );
+  });
+
+  it("error: what failed instead, or that nothing did", () => {
+    const e = { verb: "ibv_modify_qp", code: "EINVAL", attribute: "IBV_QP_AV", message: "" };
+    const calls = [{ verb: "ibv_modify_qp", ok: false, error: e }];
+    const want = { kind: "error", verb: "ibv_modify_qp", code: "EINVAL", attribute: "IBV_QP_PORT" } as const;
+    expect(detail(want, run({ calls }))).toBe(
+      "ibv_modify_qp EINVAL (IBV_QP_AV), expected ibv_modify_qp to fail with EINVAL (IBV_QP_PORT)",
+    );
+    expect(detail(want, run())).toMatch(/^no verb failed, expected ibv_modify_qp to fail/);
+  });
+
+  it("mr_bytes and log: the bytes or value seen, then expected", () => {
+    expect(detail({ kind: "mr_bytes", mr: 0, utf8: "help!" }, run())).toBe(
+      'MR #0 holds "hello" at offset 0, expected "help!"',
+    );
+    expect(detail({ kind: "mr_bytes", mr: 0, hex: "6869" }, run())).toBe(
+      "MR #0 holds 0x6865 at offset 0, expected 0x6869",
+    );
+    const logs = [parseLog("packets 3"), parseLog('gid "fe80::1"'), parseLog("order [1,2]")];
+    expect(detail({ kind: "log", key: "packets", value: { min: 4 } }, run({ logs }))).toBe(
+      '"packets" = 3, expected ≥ 4',
+    );
+    expect(detail({ kind: "log", key: "order", equals: [1, 2, 3] }, run({ logs }))).toBe(
+      '"order" = [1,2], expected [1,2,3]',
+    );
+    expect(detail({ kind: "log", key: "gid", prefix: "::ffff:" }, run({ logs }))).toBe(
+      '"gid" = "fe80::1", expected a string starting with "::ffff:"',
+    );
+    expect(evaluateCheck({ kind: "log", key: "gid", prefix: "fe80:" }, run({ logs })).passed).toBe(true);
+    expect(detail({ kind: "log", key: "nope", present: true }, run({ logs }))).toMatch(/never logged "nope"/);
+  });
+});
+
+describe("generated goals state the whole check", () => {
+  it("names every wc constraint, and writes PSNs and imm_data in hex", () => {
+    const c = {
+      kind: "wc",
+      qp: 1,
+      status: "IBV_WC_SUCCESS",
+      opcode: "IBV_WC_RECV",
+      wr_id: 200,
+      byte_len: { equals: 11 },
+      imm_data: 0x12345678,
+      wc_flags_set: ["IBV_WC_WITH_IMM"],
+      wc_flags_clear: ["IBV_WC_GRH"],
+    } as const;
+    for (const lang of ["en", "zh"] as const) {
+      const s = describeCheck(c, lang);
+      for (const part of [
+        "IBV_WC_SUCCESS",
+        "IBV_WC_RECV",
+        "wr_id 200",
+        "byte_len = 11",
+        "imm_data 0x12345678",
+        "IBV_WC_WITH_IMM",
+        "IBV_WC_GRH",
+        "QP #1",
+      ])
+        expect(s).toContain(part);
+    }
+    expect(describeCheck({ kind: "qp_attr", qp: 1, field: "rq_psn", value: { equals: 292 } }, "en")).toContain(
+      "= 0x124",
+    );
+    expect(describeCheck({ kind: "wc", qp: 1, count: { equals: 0 } }, "en")).toMatch(/^No work completion on QP #1/);
+  });
+
+  it("writes a number in hex where the step text does", () => {
+    const c = { kind: "log", key: "x", value: { equals: 4660 } } as const;
+    expect(describeCheck(c, "en", "the value is 0x1234")).toContain("= 0x1234");
+    expect(describeCheck(c, "en", "the value is 4660 (0x1234)")).toContain("= 4660");
+    expect(describeCheck(c, "en")).toContain("= 4660");
+  });
+});

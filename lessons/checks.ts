@@ -93,8 +93,8 @@ const HEX_FIELDS = /psn|imm_data|qkey|qp_num|rkey|lkey|mask/;
 export function formatValue(v: number, fieldName = "", text = ""): string {
   if (!Number.isInteger(v) || v < 0) return String(v);
   const hex = `0x${v.toString(16)}`;
-  if (v < 10) return String(v);
   if (HEX_FIELDS.test(fieldName)) return hex;
+  if (v < 10) return String(v);
   if (new RegExp(`\\b${hex}\\b`, "i").test(text) && !new RegExp(`(?<![\\w.])${v}(?![\\w])`).test(text)) return hex;
   return String(v);
 }

@@ -35,7 +35,7 @@ const NUMBER_WORDS: Record<number, Record<Language, RegExp>> = {
 
 /** Other ways of naming a constant ("successfully", "成功" for IBV_WC_SUCCESS). */
 const NAME_WORDS: Record<string, Record<Language, RegExp>> = {
-  IBV_WC_SUCCESS: { en: /success/i, zh: /成功/ },
+  IBV_WC_SUCCESS: { en: /succe(ss|ed)/i, zh: /成功/ },
 };
 
 function numberConstraints(label: string, m: NumberMatch, field: string | undefined, hexField = false): Constraint[] {
