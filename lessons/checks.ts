@@ -185,7 +185,7 @@ function wcFailure(c: WcCheck, run: RunRecord, n: number, count: NumberMatch): s
   if (run.wcs.length === 0) return "no completions were polled (await cq.poll / cq.pollWait)";
   const candidates = run.wcs.filter((wc) => onQp(c, wc, run));
   if (candidates.length === 0)
-    return `no completion on ${qpLabel(run, c.qp!)}, expected at least ${describeNumber(count)} (${polled})`;
+    return `no completion on ${qpLabel(run, c.qp!)}, expected count ${describeNumber(count)} (${polled})`;
   // The nearest completion: the one that breaks the fewest constraints.
   const ranked = candidates
     .map((wc) => ({ wc, diffs: wcMismatches(c, wc) }))
