@@ -10,6 +10,7 @@ import {
 import type { QpAttr } from "../verbs/types.js";
 import { constValue, describeCheck, evaluateCheck, evaluateChecks, type RunRecord, type RunWc } from "./checks.js";
 import { parseLog } from "./record.js";
+import type { Check } from "./schema.js";
 
 const wc = (over: Partial<RunWc>): RunWc => ({
   wr_id: 0,
@@ -195,7 +196,7 @@ describe("a failed goal says which constraint failed and what was seen", () => {
 
 describe("generated goals state the whole check", () => {
   it("names every wc constraint, and writes PSNs and imm_data in hex", () => {
-    const c = {
+    const c: Check = {
       kind: "wc",
       qp: 1,
       status: "IBV_WC_SUCCESS",
@@ -205,7 +206,7 @@ describe("generated goals state the whole check", () => {
       imm_data: 0x12345678,
       wc_flags_set: ["IBV_WC_WITH_IMM"],
       wc_flags_clear: ["IBV_WC_GRH"],
-    } as const;
+    };
     for (const lang of ["en", "zh"] as const) {
       const s = describeCheck(c, lang);
       for (const part of [
