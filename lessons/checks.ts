@@ -297,13 +297,22 @@ export function evaluateCheck(c: Check, run: RunRecord): CheckResult {
   }
 }
 
+/**
+ * The one rule for "this run passed the step": every goal on the list passed and the program
+ * did not end with an error no goal expected. The checker's verdict and the goal list's
+ * "✓ Step passed" (state-machines/lesson.ts stepPassedShown) both use it.
+ */
+export function verdictPassed(v: Pick<Verdict, "results" | "unexpectedError">): boolean {
+  return v.results.every((r) => r.passed) && !v.unexpectedError;
+}
+
 /** Judges a step: every check passes, and the program did not end with an error no check expected. */
 export function evaluateChecks(checks: Check[], run: RunRecord): Verdict {
   const results = checks.map((c) => evaluateCheck(c, run));
   const expected = run.thrown && checks.some((c) => c.kind === "error" && errorMatches(c, run.thrown));
   const unexpectedError = run.thrown && !expected ? run.thrown : undefined;
   return {
-    passed: results.every((r) => r.passed) && !unexpectedError,
+    passed: verdictPassed({ results, ...(unexpectedError && { unexpectedError }) }),
     results,
     ...(unexpectedError && { unexpectedError }),
   };
