@@ -238,7 +238,13 @@ describe("generated goals state the whole check", () => {
 describe("a failed completion", () => {
   it("is explained by its status alone: rxe zeroes its opcode and byte_len", () => {
     const r = run({ wcs: [wc({ qp_index: 0, status: IBV_WC_REM_ACCESS_ERR, opcode: 0, byte_len: 0, wr_id: 1 })] });
-    const c = { kind: "wc", qp: 0, status: "IBV_WC_SUCCESS", opcode: "IBV_WC_RDMA_WRITE", byte_len: { equals: 15 } } as const;
+    const c = {
+      kind: "wc",
+      qp: 0,
+      status: "IBV_WC_SUCCESS",
+      opcode: "IBV_WC_RDMA_WRITE",
+      byte_len: { equals: 15 },
+    } as const;
     expect(evaluateCheck(c, r).detail).toBe(
       "no completion on QP #0 (0x11) matches: nearest has status IBV_WC_REM_ACCESS_ERR, expected IBV_WC_SUCCESS",
     );
