@@ -246,7 +246,7 @@ describe("a failed completion", () => {
       byte_len: { equals: 15 },
     } as const;
     expect(evaluateCheck(c, r).detail).toBe(
-      "no completion on QP #0 (0x11) matches: nearest has status IBV_WC_REM_ACCESS_ERR, expected IBV_WC_SUCCESS",
+      "closest completion on QP #0 (0x11): status IBV_WC_REM_ACCESS_ERR, expected IBV_WC_SUCCESS",
     );
   });
 });

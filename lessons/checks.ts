@@ -144,7 +144,8 @@ function wcMismatches(c: WcCheck, wc: RunWc): string[] {
     if (got !== constValue(want)) out.push(`${field} ${nameOf(group, got)}, expected ${constName(want)}`);
   };
   if (c.status !== undefined) named("status", ibv_wc_status, wc.status, c.status);
-  // A failed completion's other fields mean nothing (rxe zeroes opcode and byte_len): its status is the difference.
+  if (c.wr_id !== undefined && wc.wr_id !== c.wr_id) out.push(`wr_id ${String(wc.wr_id)}, expected ${c.wr_id}`);
+  // A failed completion carries only its status and wr_id (rxe zeroes opcode and byte_len): the rest would be noise.
   if (out.length > 0 && wc.status !== IBV_WC_SUCCESS) return out;
   if (c.opcode !== undefined) named("opcode", ibv_wc_opcode, wc.opcode, c.opcode);
   if (c.byte_len !== undefined) {
@@ -153,7 +154,6 @@ function wcMismatches(c: WcCheck, wc: RunWc): string[] {
   }
   if (c.imm_data !== undefined && wc.imm_data !== c.imm_data)
     out.push(`imm_data ${formatValue(wc.imm_data, "imm_data")}, expected ${formatValue(c.imm_data, "imm_data")}`);
-  if (c.wr_id !== undefined && wc.wr_id !== c.wr_id) out.push(`wr_id ${String(wc.wr_id)}, expected ${c.wr_id}`);
   for (const f of c.wc_flags_set ?? [])
     if ((wc.wc_flags & constValue(f)) === 0) out.push(`${constName(f)} not set in wc_flags (${flagList(wc.wc_flags)})`);
   for (const f of c.wc_flags_clear ?? [])
@@ -196,7 +196,8 @@ function wcFailure(c: WcCheck, run: RunRecord, n: number, count: NumberMatch): s
   const best = ranked[0]!;
   const where = c.qp !== undefined ? ` on ${qpLabel(run, c.qp)}` : "";
   if (best.diffs.length === 0) return `${n} matching completion(s)${where}, expected count ${describeNumber(count)}`;
-  return `no completion${where} matches: nearest has ${best.diffs.join("; ")}${candidates.length > 1 ? ` (${candidates.length} on that QP)` : ""}`;
+  // Which completion is meant is clear from the goal; what differs comes first.
+  return `closest completion${where}: ${best.diffs.join("; ")}`;
 }
 
 function errorMatches(c: Extract<Check, { kind: "error" }>, e: RunError | undefined): boolean {
