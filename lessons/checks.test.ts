@@ -8,7 +8,15 @@ import {
   IBV_WC_SUCCESS,
 } from "../verbs/constants.js";
 import type { QpAttr } from "../verbs/types.js";
-import { constValue, describeCheck, evaluateCheck, evaluateChecks, type RunRecord, type RunWc } from "./checks.js";
+import {
+  constValue,
+  describeCheck,
+  goalContext,
+  evaluateCheck,
+  evaluateChecks,
+  type RunRecord,
+  type RunWc,
+} from "./checks.js";
 import { parseLog } from "./record.js";
 import type { Check } from "./schema.js";
 
@@ -232,6 +240,14 @@ describe("generated goals state the whole check", () => {
     expect(describeCheck(c, "en", "the value is 0x1234")).toContain("= 0x1234");
     expect(describeCheck(c, "en", "the value is 4660 (0x1234)")).toContain("= 4660");
     expect(describeCheck(c, "en")).toContain("= 4660");
+  });
+
+  it("writes a PSN as the step writes it: hex by default, decimal where the starter code uses decimal", () => {
+    const c: Check = { kind: "log", key: "b.rq_psn", value: { equals: 200 } };
+    const text = { en: "b keeps its rq_psn", zh: "b 保持它的 rq_psn" };
+    expect(describeCheck(c, "en", goalContext({ text, starter: "" }, "en"))).toContain("= 0xc8");
+    const starter = "await connect(b, a.qp_num, gid, 0, { rq_psn: 200 });";
+    expect(describeCheck(c, "en", goalContext({ text, starter }, "en"))).toContain("= 200");
   });
 });
 

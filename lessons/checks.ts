@@ -87,17 +87,32 @@ export function matchNumber(value: number, m: NumberMatch): boolean {
  */
 const HEX_FIELDS = /psn|imm_data|qkey|qp_num|rkey|lkey|mask/;
 
+/** `s` spells `v` in decimal, as a number of its own. */
+export const decimalIn = (v: number, s: string) => new RegExp(`(?<![\\w.])${v}(?![\\w])`).test(s);
+/** `s` spells `v` in hex (`0x124`, any case, leading zeros allowed). */
+export const hexIn = (v: number, s: string) => new RegExp(`\\b0x0*${v.toString(16)}\\b`, "i").test(s);
+
 /**
- * How a number is written in a goal: hex for the fields lessons write in hex, or when the step
- * text spells this value in hex (`0x124`) and never in decimal; decimal otherwise.
+ * Whether a goal writes `v` in hex: as the step's text (and starter code) spell it when they
+ * spell it one way only (`0x124`, or `rq_psn: 200`); otherwise hex for the fields lessons write
+ * in hex (PSNs, imm_data, keys, QP numbers), decimal for the rest.
  */
+export function prefersHex(v: number, fieldName = "", text = ""): boolean {
+  if (!Number.isInteger(v) || v < 0) return false;
+  const hex = hexIn(v, text);
+  const dec = decimalIn(v, text);
+  if (hex !== dec) return hex;
+  return HEX_FIELDS.test(fieldName);
+}
+
+/** How a number is written in a goal (`prefersHex`). */
 export function formatValue(v: number, fieldName = "", text = ""): string {
-  if (!Number.isInteger(v) || v < 0) return String(v);
-  const hex = `0x${v.toString(16)}`;
-  if (HEX_FIELDS.test(fieldName)) return hex;
-  if (v < 10) return String(v);
-  if (new RegExp(`\\b${hex}\\b`, "i").test(text) && !new RegExp(`(?<![\\w.])${v}(?![\\w])`).test(text)) return hex;
-  return String(v);
+  return prefersHex(v, fieldName, text) ? `0x${v.toString(16)}` : String(v);
+}
+
+/** What a learner reads next to a step's goals: its text and starter code (the base numbers are written in). */
+export function goalContext(step: { text: Text; starter: string }, lang: Language): string {
+  return `${step.text[lang]}\n${step.starter}`;
 }
 
 /** A NumberMatch as text ("= 0x124", "≥ 4 ≤ 8", "& 0x1 = 1"). */
@@ -371,7 +386,7 @@ function generated(c: Check, text: string): Text {
         c.wc_flags_set?.length ? `wc_flags ${c.wc_flags_set.map(constName).join("|")}` : "",
       ].filter(Boolean);
       const clear = c.wc_flags_clear?.length ? c.wc_flags_clear.map(constName).join("|") : "";
-      const on = { en: c.qp !== undefined ? ` on QP #${c.qp}` : "", zh: c.qp !== undefined ? `（QP #${c.qp}）` : "" };
+      const on = { en: c.qp !== undefined ? ` on QP #${c.qp}` : "", zh: c.qp !== undefined ? `QP #${c.qp} 上` : "" };
       const what = {
         en: parts.join(", ") + (clear ? `${parts.length ? ", " : ""}without ${clear}` : ""),
         zh: parts.join("，") + (clear ? `${parts.length ? "，" : ""}不带 ${clear}` : ""),
@@ -380,12 +395,11 @@ function generated(c: Check, text: string): Text {
       if (count.equals === 0)
         return {
           en: `No work completion${on.en}${what.en ? `: ${what.en}` : ""}`,
-          zh: `没有工作完成（WC）${on.zh}${what.zh ? `：${what.zh}` : ""}`,
+          zh: `${on.zh}没有工作完成（WC）${what.zh ? `：${what.zh}` : ""}`,
         };
-      const n = c.count ? ` (count ${num(c.count)})` : "";
       return {
-        en: `A work completion${on.en}${what.en ? `: ${what.en}` : ""}${n}`,
-        zh: `一个工作完成（WC）${on.zh}${what.zh ? `：${what.zh}` : ""}${n}`,
+        en: `A work completion${on.en}${what.en ? `: ${what.en}` : ""}${c.count ? ` (count ${num(c.count)})` : ""}`,
+        zh: `${on.zh}的工作完成（WC）${what.zh ? `：${what.zh}` : ""}${c.count ? `（count ${num(c.count)}）` : ""}`,
       };
     }
     case "error":
@@ -395,7 +409,7 @@ function generated(c: Check, text: string): Text {
       };
     case "verb_count":
       return {
-        en: `${c.verb} is called ${num(c.count)} time(s)${c.ok ? " successfully" : ""}`,
+        en: `${c.verb} ${c.ok ? "succeeds" : "is called"} ${num(c.count).replace(/^= /, "")} time(s)`,
         zh: `${c.verb}${c.ok ? " 成功" : ""}调用次数 ${num(c.count)}`,
       };
     case "counter":

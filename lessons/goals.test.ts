@@ -17,6 +17,7 @@ function lesson(
     checks,
     hints,
     text,
+    starter: "",
   } as unknown as Step;
   return { folder: "06-tiny", id: "tiny", steps: [step] } as unknown as Lesson;
 }

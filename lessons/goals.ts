@@ -4,7 +4,7 @@
  * both languages and in the base the step text uses. `npm run lessons:check` reports each
  * gap as "<lesson> step N "<id>" check i (<kind>): …" (lessons/course-check.ts).
  */
-import { describeCheck, formatValue } from "./checks.js";
+import { decimalIn, describeCheck, formatValue, goalContext, hexIn, prefersHex } from "./checks.js";
 import {
   LANGUAGES,
   type Check,
@@ -129,8 +129,6 @@ export function constraintsOf(c: Check): Constraint[] {
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const decimalIn = (v: number, s: string) => new RegExp(`(?<![\\w.])${v}(?![\\w])`).test(s);
-const hexIn = (v: number, s: string) => new RegExp(`\\b0x0*${v.toString(16)}\\b`, "i").test(s);
 const squash = (s: string) => s.replace(/\s+/g, "");
 
 /** Whether `s` states the constraint's value (not its field name). `words`: also accept "no", "once", "successfully". */
@@ -148,9 +146,16 @@ function statesValue(k: Constraint, s: string, lang: Language, words: boolean): 
 
 /**
  * The label's problem with one constraint, if any: not stated at all, field not named, or a
- * number in decimal where the text (or the field's custom) writes it in hex.
+ * number in decimal where the step writes it in hex. `text` is what the learner reads (the step
+ * text; hints do not count), `base` the text and starter code that decide the base (`prefersHex`).
  */
-export function labelProblem(k: Constraint, label: string, text: string, lang: Language): string | undefined {
+export function labelProblem(
+  k: Constraint,
+  label: string,
+  text: string,
+  lang: Language,
+  base = text,
+): string | undefined {
   if (!statesValue(k, label, lang, true)) {
     const inText = statesValue(k, text, lang, false);
     return inText
@@ -161,19 +166,26 @@ export function labelProblem(k: Constraint, label: string, text: string, lang: L
     return `the goal states the value but not the field: ${k.what}`;
   const v = k.value;
   if ("number" in v && v.number >= 10 && decimalIn(v.number, label) && !hexIn(v.number, label)) {
-    if (v.hexField || (hexIn(v.number, text) && !decimalIn(v.number, text)))
+    if (prefersHex(v.number, v.hexField ? "psn" : "", base))
       return `the goal gives ${v.number} in decimal where the text uses hex (0x${v.number.toString(16)})`;
   }
   return undefined;
 }
 
-function checkProblems(where: string, checks: Check[], texts: Record<Language, string>): string[] {
+function checkProblems(
+  where: string,
+  checks: Check[],
+  texts: Record<Language, string>,
+  step: { text: Record<Language, string>; starter: string },
+): string[] {
   const out: string[] = [];
   checks.forEach((c, i) => {
     for (const lang of LANGUAGES) {
-      const label = describeCheck(c, lang, texts[lang]);
+      // The label exactly as the goal list shows it (LessonPane passes the same context).
+      const base = goalContext(step, lang);
+      const label = describeCheck(c, lang, base);
       for (const k of constraintsOf(c)) {
-        const problem = labelProblem(k, label, texts[lang], lang);
+        const problem = labelProblem(k, label, texts[lang], lang, base);
         if (problem)
           out.push(
             `${where} check ${i} (${c.kind}) [${lang}${c.goal ? "" : ", generated"}]: ${problem} — goal: "${label}"`,
@@ -189,10 +201,10 @@ export function goalProblems(lesson: Lesson): string[] {
   const out: string[] = [];
   for (const step of lesson.steps) {
     const where = `${lesson.folder} step ${step.number} "${step.id}"`;
-    out.push(...checkProblems(where, step.checks, step.text));
+    out.push(...checkProblems(where, step.checks, step.text, step));
     for (const b of step.breakIt ?? []) {
       const texts = stepAndBreakItText(step, b.id);
-      out.push(...checkProblems(`${where} break-it "${b.id}"`, b.checks, texts));
+      out.push(...checkProblems(`${where} break-it "${b.id}"`, b.checks, texts, step));
     }
   }
   return out;

@@ -16,6 +16,7 @@ const lesson = {
       title: t("SEND into a posted RECV"),
       text: t("Post a RECV with wr_id 200, then a SEND with wr_id 100."),
       hints: [],
+      starter: "",
       checks: [
         { kind: "wc", qp: 0, status: "IBV_WC_SUCCESS", opcode: "IBV_WC_SEND", wr_id: 100 },
         { kind: "qp_state", qp: 0, state: "IBV_QPS_RTS" },

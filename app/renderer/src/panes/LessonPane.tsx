@@ -1,7 +1,7 @@
 /** The lesson: title, steps with progress, the step's text (English or 中文), its goal checks turning green, hints. */
 import { memo } from "react";
 import type { Language, Lesson } from "../../../../lessons/schema.js";
-import { describeCheck, type Verdict } from "../../../../lessons/checks.js";
+import { describeCheck, goalContext, type Verdict } from "../../../../lessons/checks.js";
 import { stepPassedShown } from "../../../../state-machines/lesson.js";
 import { Markdown } from "./Markdown.js";
 
@@ -113,7 +113,7 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
             <li key={i} className={cls} data-pass={r === undefined ? undefined : String(r.passed)}>
               <span className="mark">{r === undefined ? "○" : r.passed ? "✓" : "✗"}</span>
               <span>
-                {describeCheck(c, lang, step.text[lang])}
+                {describeCheck(c, lang, goalContext(step, lang))}
                 {r && !r.passed && r.detail && <div className="muted">{r.detail}</div>}
               </span>
             </li>
