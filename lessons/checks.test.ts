@@ -266,3 +266,19 @@ describe("a failed completion", () => {
     );
   });
 });
+
+describe("failure details in Chinese", () => {
+  it("say the same constraint, value seen and value expected", () => {
+    const r = run({ wcs: [wc({ qp_num: 0x12, qp_index: 1, opcode: IBV_WC_RECV, wr_id: 7 })] });
+    const res = evaluateCheck({ kind: "wc", qp: 1, opcode: "IBV_WC_RECV", wr_id: 200 }, r);
+    expect(res.details).toEqual({
+      en: "closest completion on QP #1 (0x12): wr_id 7, expected 200",
+      zh: "QP #1 (0x12) 上最接近的完成：wr_id 7，期望 200",
+    });
+    const calls = [{ verb: "ibv_post_send", ok: true }];
+    expect(
+      evaluateCheck({ kind: "verb_count", verb: "ibv_post_send", count: { equals: 2 } }, run({ calls })).details?.zh,
+    ).toBe("ibv_post_send 调用了 1 次，期望 = 2");
+    expect(evaluateCheck({ kind: "log", key: "k", present: true }, run()).details?.zh).toMatch(/^程序从未记录 "k"/);
+  });
+});

@@ -52,8 +52,10 @@ export interface RunError {
 export interface CheckResult {
   check: Check;
   passed: boolean;
-  /** What was seen, in English, when it failed (or to explain a pass). */
+  /** What was seen, in English, when it failed (or to explain a pass): reports and the CLI. */
   detail: string;
+  /** The same in both languages, for the goal list (always set by evaluateCheck). */
+  details?: Text;
 }
 
 export interface Verdict {
@@ -126,14 +128,30 @@ export function describeNumber(m: NumberMatch, fieldName = "", text = ""): strin
   return parts.join(" ");
 }
 
+/** A language-neutral fragment (numbers, constant names, code) in both languages. */
+const same = (s: string): Text => ({ en: s, zh: s });
+/** "seen, expected want" in both languages. */
+const expected = (seen: Text | string, want: string): Text => {
+  const t = typeof seen === "string" ? same(seen) : seen;
+  return { en: `${t.en}, expected ${want}`, zh: `${t.zh}，期望 ${want}` };
+};
+const joined = (parts: Text[]): Text => ({
+  en: parts.map((p) => p.en).join("; "),
+  zh: parts.map((p) => p.zh).join("；"),
+});
+
 /** `got` against a bound, for a failure: null when it matches, else "sq_psn 0x123, expected = 0x124". */
-function mismatch(label: string, got: number, m: NumberMatch, fieldName = label): string | null {
+function mismatch(label: string, got: number, m: NumberMatch, fieldName = label): Text | null {
   if (matchNumber(got, m)) return null;
-  const shown =
+  const v = formatValue(m.mask !== undefined ? got & m.mask : got, fieldName);
+  const seen =
     m.mask !== undefined
-      ? `${formatValue(got & m.mask, fieldName)} (after & 0x${m.mask.toString(16)})`
-      : formatValue(got, fieldName);
-  return `${label} ${shown}, expected ${describeNumber(m, fieldName)}`;
+      ? {
+          en: `${label} ${v} (after & 0x${m.mask.toString(16)})`,
+          zh: `${label} ${v}（& 0x${m.mask.toString(16)} 之后）`,
+        }
+      : same(`${label} ${v}`);
+  return expected(seen, describeNumber(m, fieldName));
 }
 
 function field(obj: unknown, path: string): unknown {
@@ -153,13 +171,13 @@ function onQp(c: WcCheck, wc: RunWc, run: RunRecord): boolean {
 }
 
 /** The constraints of a wc check (besides its QP) that this completion breaks, as "wr_id 0, expected 100". */
-function wcMismatches(c: WcCheck, wc: RunWc): string[] {
-  const out: string[] = [];
-  const named = (field: string, group: Record<string, number>, got: number, want: ConstRef) => {
-    if (got !== constValue(want)) out.push(`${field} ${nameOf(group, got)}, expected ${constName(want)}`);
+function wcMismatches(c: WcCheck, wc: RunWc): Text[] {
+  const out: Text[] = [];
+  const named = (name: string, group: Record<string, number>, got: number, want: ConstRef) => {
+    if (got !== constValue(want)) out.push(expected(`${name} ${nameOf(group, got)}`, constName(want)));
   };
   if (c.status !== undefined) named("status", ibv_wc_status, wc.status, c.status);
-  if (c.wr_id !== undefined && wc.wr_id !== c.wr_id) out.push(`wr_id ${String(wc.wr_id)}, expected ${c.wr_id}`);
+  if (c.wr_id !== undefined && wc.wr_id !== c.wr_id) out.push(expected(`wr_id ${String(wc.wr_id)}`, String(c.wr_id)));
   // A failed completion carries only its status and wr_id (rxe zeroes opcode and byte_len): the rest would be noise.
   if (out.length > 0 && wc.status !== IBV_WC_SUCCESS) return out;
   if (c.opcode !== undefined) named("opcode", ibv_wc_opcode, wc.opcode, c.opcode);
@@ -168,11 +186,19 @@ function wcMismatches(c: WcCheck, wc: RunWc): string[] {
     if (m) out.push(m);
   }
   if (c.imm_data !== undefined && wc.imm_data !== c.imm_data)
-    out.push(`imm_data ${formatValue(wc.imm_data, "imm_data")}, expected ${formatValue(c.imm_data, "imm_data")}`);
+    out.push(expected(`imm_data ${formatValue(wc.imm_data, "imm_data")}`, formatValue(c.imm_data, "imm_data")));
   for (const f of c.wc_flags_set ?? [])
-    if ((wc.wc_flags & constValue(f)) === 0) out.push(`${constName(f)} not set in wc_flags (${flagList(wc.wc_flags)})`);
+    if ((wc.wc_flags & constValue(f)) === 0)
+      out.push({
+        en: `${constName(f)} not set in wc_flags (${flagList(wc.wc_flags)})`,
+        zh: `wc_flags（${flagList(wc.wc_flags)}）中没有 ${constName(f)}`,
+      });
   for (const f of c.wc_flags_clear ?? [])
-    if ((wc.wc_flags & constValue(f)) !== 0) out.push(`${constName(f)} set in wc_flags, expected clear`);
+    if ((wc.wc_flags & constValue(f)) !== 0)
+      out.push({
+        en: `${constName(f)} set in wc_flags, expected clear`,
+        zh: `wc_flags 中设置了 ${constName(f)}，期望不设置`,
+      });
   return out;
 }
 
@@ -193,125 +219,196 @@ function qpLabel(run: RunRecord, i: number): string {
   return qp ? `QP #${i} (0x${qp.qp_num.toString(16)})` : `QP #${i}`;
 }
 
-/** Why a wc check failed: too many matches, or the nearest completion and what about it differs. */
-function wcFailure(c: WcCheck, run: RunRecord, n: number, count: NumberMatch): string {
-  const polled = `polled ${run.wcs.length}: ${run.wcs.slice(0, 4).map(describeWc).join(", ")}${run.wcs.length > 4 ? ", …" : ""}`;
-  if (n > 0 || count.max !== undefined || count.equals === 0) {
-    if (!(count.min !== undefined && n < count.min) && !(count.equals !== undefined && n < count.equals))
-      return `${n} matching completion(s), expected count ${describeNumber(count)} (${polled})`;
+/** Why a wc check failed: too many matches, or the closest completion and what about it differs. */
+function wcFailure(c: WcCheck, run: RunRecord, n: number, count: NumberMatch): Text {
+  const list = `${run.wcs.slice(0, 4).map(describeWc).join(", ")}${run.wcs.length > 4 ? ", …" : ""}`;
+  const polled = { en: ` (polled ${run.wcs.length}: ${list})`, zh: `（共轮询到 ${run.wcs.length} 个：${list}）` };
+  const want = `count ${describeNumber(count)}`;
+  const tooMany = !(count.min !== undefined && n < count.min) && !(count.equals !== undefined && n < count.equals);
+  if ((n > 0 || count.max !== undefined || count.equals === 0) && tooMany) {
+    const seen = expected({ en: `${n} matching completion(s)`, zh: `${n} 个匹配的完成` }, want);
+    return { en: seen.en + polled.en, zh: seen.zh + polled.zh };
   }
-  if (run.wcs.length === 0) return "no completions were polled (await cq.poll / cq.pollWait)";
+  if (run.wcs.length === 0)
+    return {
+      en: "no completions were polled (await cq.poll / cq.pollWait)",
+      zh: "没有轮询到任何完成（await cq.poll / cq.pollWait）",
+    };
   const candidates = run.wcs.filter((wc) => onQp(c, wc, run));
-  if (candidates.length === 0)
-    return `no completion on ${qpLabel(run, c.qp!)}, expected count ${describeNumber(count)} (${polled})`;
-  // The nearest completion: the one that breaks the fewest constraints.
-  const ranked = candidates
+  if (candidates.length === 0) {
+    const seen = expected(
+      { en: `no completion on ${qpLabel(run, c.qp!)}`, zh: `${qpLabel(run, c.qp!)} 上没有完成` },
+      want,
+    );
+    return { en: seen.en + polled.en, zh: seen.zh + polled.zh };
+  }
+  // The closest completion: the one that breaks the fewest constraints.
+  const best = candidates
     .map((wc) => ({ wc, diffs: wcMismatches(c, wc) }))
-    .sort((a, b) => a.diffs.length - b.diffs.length);
-  const best = ranked[0]!;
-  const where = c.qp !== undefined ? ` on ${qpLabel(run, c.qp)}` : "";
-  if (best.diffs.length === 0) return `${n} matching completion(s)${where}, expected count ${describeNumber(count)}`;
+    .sort((a, b) => a.diffs.length - b.diffs.length)[0]!;
+  const where = {
+    en: c.qp !== undefined ? ` on ${qpLabel(run, c.qp)}` : "",
+    zh: c.qp !== undefined ? `${qpLabel(run, c.qp)} 上` : "",
+  };
+  if (best.diffs.length === 0)
+    return expected({ en: `${n} matching completion(s)${where.en}`, zh: `${where.zh}${n} 个匹配的完成` }, want);
   // Which completion is meant is clear from the goal; what differs comes first.
-  return `closest completion${where}: ${best.diffs.join("; ")}`;
+  const diffs = joined(best.diffs);
+  return { en: `closest completion${where.en}: ${diffs.en}`, zh: `${where.zh}最接近的完成：${diffs.zh}` };
 }
 
 function errorMatches(c: Extract<Check, { kind: "error" }>, e: RunError | undefined): boolean {
   return !!e && e.verb === c.verb && e.code === c.code && (c.attribute === undefined || e.attribute === c.attribute);
 }
 
-function describeError(e: RunError): string {
-  return `${e.verb ?? "the program"} ${e.code ?? "threw"}${e.attribute ? ` (${e.attribute})` : ""}`;
+function describeError(e: RunError): Text {
+  const attr = e.attribute ? ` (${e.attribute})` : "";
+  return {
+    en: `${e.verb ?? "the program"} ${e.code ?? "threw"}${attr}`,
+    zh: e.verb ? `${e.verb} ${e.code ?? "出错"}${attr}` : `程序 ${e.code ?? "抛出错误"}${attr}`,
+  };
 }
 
-/** Judges one check. A failure's detail names the constraint that failed and the value seen. */
+/** Judges one check. A failure's detail names the constraint that failed and the value seen, in both languages. */
 export function evaluateCheck(c: Check, run: RunRecord): CheckResult {
-  const result = (passed: boolean, detail: string): CheckResult => ({ check: c, passed, detail });
+  const result = (passed: boolean, details: Text): CheckResult => ({ check: c, passed, detail: details.en, details });
   switch (c.kind) {
     case "qp_state": {
       const qp = run.qps[c.qp];
-      if (!qp) return result(false, `the program created ${run.qps.length} QP(s); QP #${c.qp} does not exist`);
-      const want = constValue(c.state);
+      if (!qp)
+        return result(false, {
+          en: `the program created ${run.qps.length} QP(s); QP #${c.qp} does not exist`,
+          zh: `程序创建了 ${run.qps.length} 个 QP；QP #${c.qp} 不存在`,
+        });
       const got = qp.attr?.qp_state;
-      if (got === undefined) return result(false, `QP #${c.qp} could not be queried at the end of the run`);
-      const seen = `${qpLabel(run, c.qp)} is ${nameOf(ibv_qp_state, got)}`;
-      return got === want ? result(true, seen) : result(false, `${seen}, expected ${constName(c.state)}`);
+      if (got === undefined)
+        return result(false, {
+          en: `QP #${c.qp} could not be queried at the end of the run`,
+          zh: `运行结束时无法查询 QP #${c.qp}`,
+        });
+      const seen = {
+        en: `${qpLabel(run, c.qp)} is ${nameOf(ibv_qp_state, got)}`,
+        zh: `${qpLabel(run, c.qp)} 处于 ${nameOf(ibv_qp_state, got)}`,
+      };
+      return got === constValue(c.state) ? result(true, seen) : result(false, expected(seen, constName(c.state)));
     }
     case "qp_attr": {
       const qp = run.qps[c.qp];
-      if (!qp?.attr) return result(false, `QP #${c.qp} does not exist or could not be queried`);
+      if (!qp?.attr)
+        return result(false, {
+          en: `QP #${c.qp} does not exist or could not be queried`,
+          zh: `QP #${c.qp} 不存在或无法查询`,
+        });
       const v = field(qp.attr, c.field);
-      if (typeof v !== "number") return result(false, `ibv_query_qp has no numeric field ${c.field}`);
+      if (typeof v !== "number")
+        return result(false, {
+          en: `ibv_query_qp has no numeric field ${c.field}`,
+          zh: `ibv_query_qp 没有数值字段 ${c.field}`,
+        });
       const bad = mismatch(c.field, v, c.value);
+      const qpText = same(`${qpLabel(run, c.qp)} `);
       return bad
-        ? result(false, `${qpLabel(run, c.qp)} ${bad}`)
-        : result(true, `${qpLabel(run, c.qp)} ${c.field} ${formatValue(v, c.field)}`);
+        ? result(false, { en: qpText.en + bad.en, zh: qpText.zh + bad.zh })
+        : result(true, same(`${qpLabel(run, c.qp)} ${c.field} ${formatValue(v, c.field)}`));
     }
     case "wc": {
       const n = run.wcs.filter((wc) => wcMatches(c, wc, run)).length;
       const count = c.count ?? { min: 1 };
-      if (matchNumber(n, count)) return result(true, `${n} matching completion(s)`);
+      if (matchNumber(n, count)) return result(true, { en: `${n} matching completion(s)`, zh: `${n} 个匹配的完成` });
       return result(false, wcFailure(c, run, n, count));
     }
     case "error": {
       const hit = run.calls.find((call) => errorMatches(c, call.error)) ?? (errorMatches(c, run.thrown) && run);
-      if (hit) return result(true, `${c.verb} failed with ${c.code}`);
-      const want = `expected ${c.verb} to fail with ${c.code}${c.attribute ? ` (${c.attribute})` : ""}`;
+      if (hit) return result(true, { en: `${c.verb} failed with ${c.code}`, zh: `${c.verb} 失败，返回 ${c.code}` });
+      const attr = c.attribute ? ` (${c.attribute})` : "";
+      const want = {
+        en: `expected ${c.verb} to fail with ${c.code}${attr}`,
+        zh: `期望 ${c.verb} 失败并返回 ${c.code}${attr}`,
+      };
       const errors = run.calls.flatMap((call) => (call.error ? [call.error] : []));
-      if (errors.length === 0) return result(false, `no verb failed, ${want}`);
-      const same = errors.find((e) => e.verb === c.verb);
-      if (same) return result(false, `${describeError(same)}, ${want}`);
-      return result(false, `${c.verb} did not fail (errors seen: ${errors.map(describeError).join(", ")}), ${want}`);
+      if (errors.length === 0)
+        return result(false, { en: `no verb failed, ${want.en}`, zh: `没有任何 verb 失败，${want.zh}` });
+      const sameVerb = errors.find((e) => e.verb === c.verb);
+      if (sameVerb) {
+        const e = describeError(sameVerb);
+        return result(false, { en: `${e.en}, ${want.en}`, zh: `${e.zh}，${want.zh}` });
+      }
+      const seen = errors.map(describeError);
+      return result(false, {
+        en: `${c.verb} did not fail (errors seen: ${seen.map((e) => e.en).join(", ")}), ${want.en}`,
+        zh: `${c.verb} 没有失败（出现的错误：${seen.map((e) => e.zh).join("、")}），${want.zh}`,
+      });
     }
     case "verb_count": {
       const n = run.calls.filter((call) => call.verb === c.verb && (!c.ok || call.ok)).length;
-      const seen = `${c.verb} was called ${n} time(s)${c.ok ? " successfully" : ""}`;
-      return matchNumber(n, c.count)
-        ? result(true, seen)
-        : result(false, `${seen}, expected ${describeNumber(c.count)}`);
+      const seen = {
+        en: `${c.verb} was called ${n} time(s)${c.ok ? " successfully" : ""}`,
+        zh: `${c.verb} ${c.ok ? "成功" : ""}调用了 ${n} 次`,
+      };
+      return matchNumber(n, c.count) ? result(true, seen) : result(false, expected(seen, describeNumber(c.count)));
     }
     case "counter": {
       const dev = run.counters[c.device];
-      if (!dev) return result(false, `the program never opened ${c.device}`);
+      if (!dev) return result(false, { en: `the program never opened ${c.device}`, zh: `程序从未打开 ${c.device}` });
       if (!(RXE_COUNTER_NAMES as readonly string[]).includes(c.name) && !(c.name in dev))
-        return result(false, `${c.device} has no counter ${c.name}`);
+        return result(false, { en: `${c.device} has no counter ${c.name}`, zh: `${c.device} 没有计数器 ${c.name}` });
       const delta = dev[c.name] ?? 0;
-      const seen = `${c.device} ${c.name} changed by ${delta}`;
-      return matchNumber(delta, c.delta)
-        ? result(true, seen)
-        : result(false, `${seen}, expected ${describeNumber(c.delta)}`);
+      const seen = { en: `${c.device} ${c.name} changed by ${delta}`, zh: `${c.device} 的 ${c.name} 变化了 ${delta}` };
+      return matchNumber(delta, c.delta) ? result(true, seen) : result(false, expected(seen, describeNumber(c.delta)));
     }
     case "mr_bytes": {
       const mr = run.mrs[c.mr];
-      if (!mr) return result(false, `the program registered ${run.mrs.length} MR(s); MR #${c.mr} does not exist`);
+      if (!mr)
+        return result(false, {
+          en: `the program registered ${run.mrs.length} MR(s); MR #${c.mr} does not exist`,
+          zh: `程序注册了 ${run.mrs.length} 个 MR；MR #${c.mr} 不存在`,
+        });
       const want = c.hex !== undefined ? hexBytes(c.hex) : new TextEncoder().encode(c.utf8 ?? "");
       const off = c.offset ?? 0;
       // The latest read that covers the bytes the check looks at.
       const read = [...mr.reads]
         .reverse()
         .find((r) => r.offset <= off && r.offset + r.bytes.length >= off + want.length);
-      if (!read) return result(false, `the program never read MR #${c.mr} (await mr.read()) over those bytes`);
+      if (!read)
+        return result(false, {
+          en: `the program never read MR #${c.mr} (await mr.read()) over those bytes`,
+          zh: `程序从未读取 MR #${c.mr} 的这些字节（await mr.read()）`,
+        });
       const got = read.bytes.subarray(off - read.offset, off - read.offset + want.length);
-      const same = got.length === want.length && got.every((b, i) => b === want[i]);
+      const equal = got.length === want.length && got.every((b, i) => b === want[i]);
       const shown = (b: Uint8Array) => (c.utf8 !== undefined ? `"${utf8(b)}"` : `0x${bytesHex(b)}`);
-      const seen = `MR #${c.mr} holds ${shown(got)} at offset ${off}`;
-      return same ? result(true, seen) : result(false, `${seen}, expected ${shown(want)}`);
+      const seen = {
+        en: `MR #${c.mr} holds ${shown(got)} at offset ${off}`,
+        zh: `MR #${c.mr} 在偏移 ${off} 处为 ${shown(got)}`,
+      };
+      return equal ? result(true, seen) : result(false, expected(seen, shown(want)));
     }
     case "log": {
       const entry = [...run.logs].reverse().find((l) => l.key === c.key);
-      if (!entry) return result(false, `the program never logged "${c.key}" (await verbs.log("${c.key}", …))`);
+      if (!entry)
+        return result(false, {
+          en: `the program never logged "${c.key}" (await verbs.log("${c.key}", …))`,
+          zh: `程序从未记录 "${c.key}"（await verbs.log("${c.key}", …)）`,
+        });
       const shown = `"${c.key}" = ${safeJson(entry.value)}`;
       if (c.value !== undefined) {
         const v = typeof entry.value === "bigint" ? Number(entry.value) : entry.value;
         if (typeof v !== "number")
-          return result(false, `${shown} is not a number, expected ${describeNumber(c.value)}`);
+          return result(false, {
+            en: `${shown} is not a number, expected ${describeNumber(c.value)}`,
+            zh: `${shown} 不是数字，期望 ${describeNumber(c.value)}`,
+          });
         const bad = mismatch(`"${c.key}" =`, v, c.value, c.key);
         if (bad) return result(false, bad);
       }
       if (c.equals !== undefined && safeJson(entry.value) !== safeJson(c.equals))
-        return result(false, `${shown}, expected ${safeJson(c.equals)}`);
+        return result(false, expected(shown, safeJson(c.equals)));
       if (c.prefix !== undefined && !(typeof entry.value === "string" && entry.value.startsWith(c.prefix)))
-        return result(false, `${shown}, expected a string starting with "${c.prefix}"`);
-      return result(true, shown);
+        return result(false, {
+          en: `${shown}, expected a string starting with "${c.prefix}"`,
+          zh: `${shown}，期望以 "${c.prefix}" 开头的字符串`,
+        });
+      return result(true, same(shown));
     }
   }
 }
@@ -410,7 +507,7 @@ function generated(c: Check, text: string): Text {
     case "verb_count":
       return {
         en: `${c.verb} ${c.ok ? "succeeds" : "is called"} ${num(c.count).replace(/^= /, "")} time(s)`,
-        zh: `${c.verb}${c.ok ? " 成功" : ""}调用次数 ${num(c.count)}`,
+        zh: `${c.verb} ${c.ok ? "成功" : ""}调用次数 ${num(c.count)}`,
       };
     case "counter":
       return {

@@ -1,7 +1,9 @@
 /** The goal list as a learner sees it: which goal failed and why, and when the step counts as passed. */
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import type { Verdict } from "../../../../lessons/checks.js";
+import { evaluateChecks, type Verdict } from "../../../../lessons/checks.js";
+import { IBV_QPS_INIT } from "../../../../verbs/constants.js";
+import type { QpAttr } from "../../../../verbs/types.js";
 import type { Lesson } from "../../../../lessons/schema.js";
 import { LessonPane, type LessonFlowView } from "./LessonPane.js";
 
@@ -26,12 +28,12 @@ const lesson = {
 } as unknown as Lesson;
 const flow: LessonFlowView = { step: 0, passed: [true], hintsShown: [0], solutionRevealed: [false], completed: false };
 const noop = () => {};
-const render = (verdict?: Verdict, breakIt?: string) =>
+const render = (verdict?: Verdict, breakIt?: string, lang: "en" | "zh" = "en") =>
   renderToStaticMarkup(
     <LessonPane
       lesson={lesson}
       flow={flow}
-      lang="en"
+      lang={lang}
       {...(verdict && { verdict })}
       onStep={noop}
       onLang={noop}
@@ -73,5 +75,21 @@ describe("LessonPane goals", () => {
     };
     expect(render(passing)).toContain('data-testid="step-passed"');
     expect(render()).toContain('data-testid="step-passed"'); // passed before, nothing run since
+  });
+
+  it("shows a failure in the learner's language", () => {
+    const r = evaluateChecks(lesson.steps[0]!.checks, {
+      calls: [],
+      wcs: [],
+      qps: [{ qp_num: 0x11, attr: { qp_state: IBV_QPS_INIT } as QpAttr }],
+      mrs: [],
+      logs: [],
+      counters: {},
+    });
+    const zh = render(r, undefined, "zh");
+    expect(zh).toContain("没有轮询到任何完成");
+    expect(zh).toContain("QP #0 (0x11) 处于 IBV_QPS_INIT，期望 IBV_QPS_RTS");
+    expect(render(r)).toContain("QP #0 (0x11) is IBV_QPS_INIT, expected IBV_QPS_RTS");
+    expect(zh).not.toContain('data-testid="step-passed"');
   });
 });

@@ -114,7 +114,7 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
               <span className="mark">{r === undefined ? "○" : r.passed ? "✓" : "✗"}</span>
               <span>
                 {describeCheck(c, lang, goalContext(step, lang))}
-                {r && !r.passed && r.detail && <div className="muted">{r.detail}</div>}
+                {r && !r.passed && r.detail && <div className="muted">{r.details?.[lang] ?? r.detail}</div>}
               </span>
             </li>
           );
