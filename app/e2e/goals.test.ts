@@ -49,6 +49,11 @@ describe.skipIf(!hasChromium)("goals say what done looks like", () => {
     expect(await goals.nth(1).textContent()).toContain("wr_id 200, expected 100");
     expect(await page.locator("[data-testid=step-passed]").count()).toBe(0);
     await screenshotOf(page, "[data-testid=checks]", "goals-failed-after-pass");
+    // The same goals and failures in Chinese.
+    await page.selectOption("select[aria-label=language]", "zh");
+    expect(await goals.first().textContent()).toContain("QP #1 (0x12) 上最接近的完成：wr_id 100，期望 200");
+    await screenshotOf(page, "[data-testid=checks]", "goals-failed-after-pass-zh");
+    await page.selectOption("select[aria-label=language]", "en");
 
     // Fixed again: the banner comes back.
     await setEditorCode(page, solutionOf("first-message", 1));
