@@ -28,7 +28,7 @@ const HEX_FIELD = /psn|imm_data|qkey|qp_num|rkey|lkey/;
 
 /** Words that state a small count without its digit ("no completion", "once", "一次"). */
 const NUMBER_WORDS: Record<number, Record<Language, RegExp>> = {
-  0: { en: /\b(no|none|zero|nothing)\b/i, zh: /没有|无|零|不/ },
+  0: { en: /\b(no|none|zero|nothing)\b/i, zh: /没有|无|零/ },
   1: { en: /\b(one|once|single)\b/i, zh: /一/ },
   2: { en: /\b(two|twice|both)\b/i, zh: /两|二/ },
 };
