@@ -196,4 +196,31 @@ describe("web-mode server", () => {
       bridge.close();
     }
   });
+
+  it("closes only the socket that sends a message over the limit (1009); the server and other sockets carry on", async () => {
+    const url = `ws://127.0.0.1:${server.port}/bridge?token=${server.token}`;
+    const open = (u: string) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(u);
+        ws.on("open", () => resolve(ws));
+        ws.on("error", reject);
+      });
+    const big = await open(url);
+    const other = await open(url);
+    try {
+      const closed = new Promise<number>((resolve) => big.on("close", (code) => resolve(code)));
+      big.on("error", () => {}); // the refusal may surface as an error on this side too
+      big.send(Buffer.alloc(70 * 1024 * 1024, 0x20)); // over the 64 MiB limit
+      expect(await closed).toBe(1009);
+      // The other socket still gets answers, and new pages still connect.
+      const answer = new Promise<unknown>((resolve) => other.once("message", (d) => resolve(JSON.parse(String(d)))));
+      other.send(JSON.stringify({ type: "request", id: 7, method: "transcript.export", params: { format: "md" } }));
+      expect(await answer).toMatchObject({ type: "response", id: 7, ok: true });
+      expect(await tryWs(url)).toEqual({ opened: true });
+      expect((await get(server.port, `/?token=${server.token}`)).status).toBe(200);
+    } finally {
+      big.terminate();
+      other.close();
+    }
+  });
 });

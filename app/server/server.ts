@@ -40,6 +40,13 @@ export interface WebServer {
 
 const HOST = "127.0.0.1";
 
+/**
+ * The largest message a page may send. A bigger one closes that socket with 1009 (Message Too
+ * Big, RFC 6455): `ws` refuses it before buffering it whole, and the server and every other
+ * socket carry on.
+ */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
 function securityHeaders(port: number): Record<string, string> {
   return {
     "Content-Security-Policy": contentSecurityPolicy({ connect: [`ws://${HOST}:${port}`, `ws://localhost:${port}`] }),
@@ -119,7 +126,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     createReadStream(found.file).pipe(res);
   });
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const sockets = new Set<WebSocket>();
 
   /**
@@ -157,19 +164,34 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   wss.on("connection", (ws: WebSocket) => {
     sockets.add(ws);
     ws.on("close", () => sockets.delete(ws));
-    ws.on("message", async (data) => {
-      let frame: RequestFrame;
-      try {
-        frame = JSON.parse(String(data)) as RequestFrame;
-      } catch {
-        return ws.close(1003, "not JSON");
-      }
-      if (frame?.type !== "request" || !Number.isSafeInteger(frame.id)) return ws.close(1003, "not a request frame");
-      const envelope = (await options.core.handle(frame.method, frame.params)) as object;
-      const response = { type: "response", id: frame.id, ...envelope } as ResponseFrame;
-      if (ws.readyState === ws.OPEN) sendFrame(ws, JSON.stringify(response));
+    // A socket's error (an oversized or malformed frame) is that socket's alone: `ws` has
+    // already closed it with the matching code (1009 Message Too Big, 1002 protocol error).
+    // Without this listener the error would be thrown and end the whole server.
+    ws.on("error", (err) => {
+      console.error(`web mode: a page's socket was closed: ${err.message}`);
+      sockets.delete(ws);
     });
+    ws.on("message", (data) => void answer(ws, data));
   });
+
+  async function answer(ws: WebSocket, data: unknown): Promise<void> {
+    let frame: RequestFrame;
+    try {
+      frame = JSON.parse(String(data)) as RequestFrame;
+    } catch {
+      return ws.close(1003, "not JSON");
+    }
+    if (frame?.type !== "request" || !Number.isSafeInteger(frame.id)) return ws.close(1003, "not a request frame");
+    let envelope: object;
+    try {
+      envelope = (await options.core.handle(frame.method, frame.params)) as object;
+    } catch (err) {
+      // The core answers every request with an envelope; should it throw, the page still gets an answer.
+      envelope = { ok: false, error: { name: "HostError", message: (err as Error)?.message ?? String(err) } };
+    }
+    const response = { type: "response", id: frame.id, ...envelope } as ResponseFrame;
+    if (ws.readyState === ws.OPEN) sendFrame(ws, JSON.stringify(response));
+  }
 
   const offEvents = options.core.onEvent((event, payload) => {
     const frame: EventFrame = { type: "event", event, payload };

@@ -52,6 +52,7 @@ import {
 } from "./transcript.js";
 import {
   encodeValue,
+  EVENT_BYTES_MAX,
   handleNumber,
   isRef,
   mapRefs,
@@ -413,7 +414,7 @@ export function createSession(options: SessionOptions): Session {
     if (ended) throw new SessionStoppedError();
 
     const seq = events.length + 1;
-    const wireArgs = args.map((a) => encodeValue(a, toRef));
+    const wireArgs = args.map((a) => encodeValue(a, toRef, EVENT_BYTES_MAX));
     // A zeroed buffer is recorded as its length (what regMr(n) registers), not as n bytes of hex.
     if (method === "regMr" && isZeroed(args[0]))
       wireArgs[0] = (args[0] as ArrayBufferLike | ArrayBufferView).byteLength;
@@ -581,7 +582,7 @@ export function createSession(options: SessionOptions): Session {
       clock,
       clockAdvance,
       durationMs,
-      ...(!failed && { result: encodeValue(result, toRef) }),
+      ...(!failed && { result: encodeValue(result, toRef, EVENT_BYTES_MAX) }),
       ...(failed && { error: errorJson(error) }),
       ...(created.length && { created }),
       ...(prediction && { prediction }),

@@ -28,7 +28,19 @@ export interface WireBigint {
 export interface WireBytes {
   /** Lower-case hex, two digits a byte. */
   $bytes: string;
+  /**
+   * Set when only the first bytes were kept (`encodeValue`'s `maxBytes`): the whole length.
+   * The bytes past `$bytes` are not recorded; decoding gives zeros there.
+   */
+  $length?: number;
 }
+
+/**
+ * The most bytes of one value a transcript event holds (MR contents, `mr.read` results,
+ * `mr.write` data): events go to the UI as one message each, so a 50 MiB buffer must not
+ * travel in one. Longer values keep their first EVENT_BYTES_MAX bytes and their `$length`.
+ */
+export const EVENT_BYTES_MAX = 64 * 1024;
 
 export type WireValue =
   null | boolean | number | string | WireValue[] | Ref | WireBigint | WireBytes | { [key: string]: WireValue };
@@ -110,8 +122,15 @@ export function fromHex(hex: string): Uint8Array {
  * returns undefined for anything else). Functions and symbols are dropped; `undefined`
  * fields are left out (as JSON does), `undefined` array slots become null.
  */
-export function encodeValue(v: unknown, toRef: (o: object) => Ref | undefined): WireValue {
+export function encodeValue(
+  v: unknown,
+  toRef: (o: object) => Ref | undefined,
+  maxBytes = Infinity,
+  depth = 0,
+): WireValue {
   if (v === null || v === undefined) return null;
+  // Deeper than any verb's argument: recorded as a note, so a hostile value cannot overflow the stack.
+  if (depth > MAX_DEPTH) return `[nested more than ${MAX_DEPTH} deep]`;
   switch (typeof v) {
     case "boolean":
     case "string":
@@ -123,20 +142,33 @@ export function encodeValue(v: unknown, toRef: (o: object) => Ref | undefined): 
     case "object": {
       const ref = isRef(v) ? { $handle: handleNumber(v.$handle), type: handleType(v.type) } : toRef(v);
       if (ref) return ref;
-      if (v instanceof Uint8Array) return { $bytes: toHex(v) };
-      if (ArrayBuffer.isView(v)) return { $bytes: toHex(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)) };
-      if (v instanceof ArrayBuffer) return { $bytes: toHex(new Uint8Array(v)) };
-      if (Array.isArray(v)) return v.map((x) => encodeValue(x, toRef));
+      if (v instanceof Uint8Array) return bytesValue(v, maxBytes);
+      if (ArrayBuffer.isView(v)) return bytesValue(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), maxBytes);
+      if (v instanceof ArrayBuffer) return bytesValue(new Uint8Array(v), maxBytes);
+      if (Array.isArray(v)) return v.map((x) => encodeValue(x, toRef, maxBytes, depth + 1));
       const out: { [key: string]: WireValue } = {};
       for (const [k, x] of Object.entries(v)) {
         if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
-        out[k] = encodeValue(x, toRef);
+        out[k] = encodeValue(x, toRef, maxBytes, depth + 1);
       }
       return out;
     }
     default:
       return null;
   }
+}
+
+/** Nesting deeper than this is refused (a cycle, or a hostile value): the bridge's own limit. */
+const MAX_DEPTH = 64;
+
+function bytesValue(bytes: Uint8Array, maxBytes: number): WireBytes {
+  if (bytes.length <= maxBytes) return { $bytes: toHex(bytes) };
+  return { $bytes: toHex(bytes.subarray(0, maxBytes)), $length: bytes.length };
+}
+
+/** The length of recorded bytes (whole, or `$length` when only the first were kept). */
+export function wireBytesLength(w: WireBytes): number {
+  return w.$length ?? w.$bytes.length / 2;
 }
 
 /** Decodes a wire value; `fromRef` turns a ref into the object it names. */
@@ -148,6 +180,17 @@ export function decodeValue(w: WireValue, fromRef: (r: Ref) => unknown): unknown
     return BigInt((w as WireBigint).$bigint);
   if (typeof (w as WireBytes).$bytes === "string" && Object.keys(w).length === 1)
     return fromHex((w as WireBytes).$bytes);
+  const length = (w as WireBytes).$length;
+  if (
+    typeof (w as WireBytes).$bytes === "string" &&
+    Object.keys(w).length === 2 &&
+    Number.isSafeInteger(length) &&
+    length! >= (w as WireBytes).$bytes.length / 2
+  ) {
+    const out = new Uint8Array(length!);
+    out.set(fromHex((w as WireBytes).$bytes));
+    return out;
+  }
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(w)) out[k] = decodeValue(x as WireValue, fromRef);
   return out;

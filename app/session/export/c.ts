@@ -19,7 +19,7 @@ import {
 import { formatOutcome, formatWc, stateLabel } from "../describe.js";
 import { isSym, objectName, objectsOf, symbolize, type ObjectInfo, type Sym } from "../symbols.js";
 import type { Transcript, VerbEvent } from "../transcript.js";
-import { isRef, type WireValue } from "../wire.js";
+import { isRef, wireBytesLength, type WireBytes, type WireValue } from "../wire.js";
 
 type Obj = { [key: string]: WireValue | Sym };
 
@@ -374,7 +374,7 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
         typeof mem === "number"
           ? mem
           : mem && typeof mem === "object" && "$bytes" in mem
-            ? (mem.$bytes as string).length / 2
+            ? wireBytesLength(mem as WireBytes)
             : 0;
       if (created) {
         w.line(`buf_${created} = calloc(1, ${Math.max(len, 1)});`);

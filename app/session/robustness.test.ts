@@ -1,0 +1,70 @@
+/**
+ * What a learner program, a transcript file or a hostile argument can do to the session: none
+ * of it may crash it, leak into a half-recorded call, or bloat one event past what the UI takes.
+ */
+import { describe, expect, it } from "vitest";
+import { createSimBackend } from "../../sim/index.js";
+import { IBV_ACCESS_LOCAL_WRITE, IBV_QPS_INIT, IBV_QPS_RESET, IBV_QPS_RTR, IBV_QPT_RC } from "../../verbs/constants.js";
+import { goodModify } from "../../state-machines/qp-paths.js";
+import { replayTranscript } from "./replay.js";
+import { createSession } from "./session.js";
+import { importTranscript, type VerbEvent } from "./transcript.js";
+import { EVENT_BYTES_MAX } from "./wire.js";
+
+const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+
+const verbEvents = (s: { events(): unknown[] }) =>
+  s.events().filter((e) => (e as VerbEvent).kind === "verb") as VerbEvent[];
+
+describe("session robustness", () => {
+  it("keeps a large MR's contents out of its events: the first bytes and the length, replayable", async () => {
+    const lines: string[] = [];
+    const s = createSession({ backend: createSimBackend({ seed: 1 }), sink: { append: (l) => void lines.push(l) } });
+    const ctx = await s.verbs.openDevice("rxe0");
+    const pd = await ctx.allocPd();
+    const size = 4 * 1024 * 1024;
+    const buf = new Uint8Array(size).fill(0xab);
+    const mr = await pd.regMr(buf, IBV_ACCESS_LOCAL_WRITE);
+    expect(mr.length).toBe(size);
+    const whole = await mr.read(0, size);
+    expect(whole.length).toBe(size);
+    await mr.write(0, buf);
+    // Every line (each one message to the UI) stays near the bound, not 2 × 4 MiB of hex.
+    for (const l of lines) expect(l.length).toBeLessThan(2 * EVENT_BYTES_MAX + 4096);
+    const reg = verbEvents(s).find((e) => e.method === "regMr")!;
+    expect(reg.args[0]).toMatchObject({ $length: size });
+    // The transcript still replays: the MR has its length, and its first bytes.
+    const t = importTranscript(lines.join(""));
+    const r = await replayTranscript(t, createSimBackend({ seed: 1 }));
+    expect(r.divergences).toEqual([]);
+    const mrNow = r.session.mrBytes(16)[0]!;
+    expect([...mrNow.bytes]).toEqual(new Array(16).fill(0xab));
+  });
+
+  it("reports a replay whose recorded create now fails as divergences, not a crash", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 2 }) });
+    const ctx = await s.verbs.openDevice("rxe0");
+    const pd = await ctx.allocPd();
+    const cq = await ctx.createCq(8);
+    const a = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+    const b = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+    const peer = { dgid: (await ctx.queryGid(1, 0)) as string, dest_qp_num: b.qp_num };
+    const init = goodModify(IBV_QPT_RC, IBV_QPS_RESET, IBV_QPS_INIT, peer)!;
+    await a.modify(init.attr, init.mask);
+    const rtr = goodModify(IBV_QPT_RC, IBV_QPS_INIT, IBV_QPS_RTR, peer)!;
+    await a.modify(rtr.attr, rtr.mask);
+    const t = s.transcript();
+    // The transcript says b was created; on replay its create asks for more WRs than rxe has.
+    const creates = t.events.filter((e) => e.kind === "verb" && e.method === "createQp") as VerbEvent[];
+    (creates[1]!.args[0] as { cap: { max_send_wr: number } }).cap.max_send_wr = 1 << 30;
+    const r = await replayTranscript(t, createSimBackend({ seed: 2 }));
+    expect(r.replayed).toBe(t.events.length);
+    expect(r.divergences[0]).toMatchObject({ verb: "ibv_create_qp", recorded: "ok", replayed: "EINVAL" });
+    // The RTR modify names b's QPN, which the replay does not have: reported, not thrown.
+    const rtrSeq = t.events.at(-1)!.seq;
+    expect(r.divergences.find((d) => d.seq === rtrSeq)).toMatchObject({
+      verb: "ibv_modify_qp",
+      replayed: expect.stringMatching(/^not run: the replay has no object/),
+    });
+  });
+});
