@@ -6,7 +6,7 @@ import { IBV_EVENT_GID_CHANGE, IBV_EVENT_PORT_ACTIVE, IBV_EVENT_PORT_ERR } from 
 import type { VerbsBackend } from "../verbs/backend.js";
 import { fail } from "../verbs/errors.js";
 import type { DeviceInfo } from "../verbs/types.js";
-import { waitFor } from "./clock.js";
+import { checkWait, waitFor } from "./clock.js";
 import { SimContext } from "./context.js";
 import { CNT_LINK_DOWNED } from "./counters.js";
 import { SimDevice } from "./device.js";
@@ -92,6 +92,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
     now: () => world.clock.now,
     sleep(ms: number): Promise<void> {
       if (typeof ms !== "number" || Number.isNaN(ms)) throw new TypeError("sleep: ms must be a number");
+      checkWait(world.clock, "verbslab_sleep", "ms", ms);
       return waitFor<void>(
         world.clock,
         () => undefined,
