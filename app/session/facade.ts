@@ -6,6 +6,7 @@
  * holds (`qp.send_cq === cq`). Read-only fields come from the ref's `props`.
  */
 import type { Sge } from "../../verbs/types.js";
+import { methodsOf } from "./verb-table.js";
 import type { Verbs } from "./verbs-api.js";
 import {
   handleNumber,
@@ -19,31 +20,6 @@ import {
 } from "./wire.js";
 
 const HANDLE = Symbol("verbslab.handle");
-
-/** The methods each kind of object forwards to the session (read-only fields come from props). */
-export const FACADE_METHODS: Readonly<Record<HandleType, readonly string[]>> = {
-  verbs: ["getDeviceList", "openDevice", "now", "sleep", "log"],
-  context: [
-    "queryDevice",
-    "queryPort",
-    "queryGid",
-    "queryGidEx",
-    "queryGidTable",
-    "queryPkey",
-    "allocPd",
-    "createCq",
-    "createCompChannel",
-    "getAsyncEvent",
-    "queryCounters",
-    "close",
-  ],
-  pd: ["regMr", "createQp", "createAh", "dealloc"],
-  mr: ["read", "write", "dereg"],
-  cq: ["poll", "pollWait", "reqNotify", "ackEvents", "destroy"],
-  channel: ["getCqEvent", "destroy"],
-  qp: ["modify", "query", "postSend", "postRecv", "destroy"],
-  ah: ["destroy"],
-};
 
 /** The handle behind a facade object, or undefined for anything else. */
 export function refOf(o: object): Ref | undefined {
@@ -73,7 +49,7 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
     const o: Record<string | symbol, unknown> = { [HANDLE]: { $handle: h, type } };
     objects.set(h, o);
     for (const [k, v] of Object.entries(ref.props ?? {})) o[k] = fromWire(v);
-    for (const m of FACADE_METHODS[type]) {
+    for (const m of methodsOf(type)) {
       o[m] = async (...args: unknown[]) => {
         const wireArgs = m === "log" ? args.map((a) => toWire(loggable(a))) : args.map(toWire);
         return fromWire(await surface.call(h, m, wireArgs));

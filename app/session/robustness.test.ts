@@ -9,6 +9,7 @@ import { goodModify } from "../../state-machines/qp-paths.js";
 import { replayTranscript } from "./replay.js";
 import { createSession } from "./session.js";
 import { importTranscript, type VerbEvent } from "./transcript.js";
+import { VERBS } from "./verb-table.js";
 import { EVENT_BYTES_MAX } from "./wire.js";
 
 const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
@@ -66,5 +67,31 @@ describe("session robustness", () => {
       verb: "ibv_modify_qp",
       replayed: expect.stringMatching(/^not run: the replay has no object/),
     });
+  });
+
+  it("dispatches only the table's methods: constructor, toString, __proto__ … name nothing", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 3 }) });
+    const ctx = await s.verbs.openDevice("rxe0");
+    const pd = await ctx.allocPd();
+    const cq = await ctx.createCq(4);
+    const handles = [0, 1, 2, 3];
+    const before = s.events().length;
+    for (const h of handles)
+      for (const m of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf", "bytes", "sge", "apply"]) {
+        const err = await s.call(h, m, []).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err, `${h}.${m}`).toBeInstanceOf(TypeError);
+        expect((err as Error).message).toContain("has no method");
+      }
+    expect(s.events().length).toBe(before);
+    // The objects still work.
+    expect(await cq.poll(1)).toEqual([]);
+    expect(pd).toBeDefined();
+    // The facade forwards exactly the table's methods.
+    expect(
+      Object.keys(VERBS.qp).every((m) => typeof (pd as unknown as Record<string, unknown>)[m] === "undefined"),
+    ).toBe(true);
   });
 });

@@ -29,6 +29,7 @@ import {
   type PredictContext,
 } from "../../state-machines/qp.js";
 import { createVerbsFacade } from "./facade.js";
+import { methodsWith, verbSpec } from "./verb-table.js";
 import { Gate } from "./step-gate.js";
 import {
   SessionStoppedError,
@@ -62,65 +63,8 @@ import {
   type WireValue,
 } from "./wire.js";
 
-/** The C function behind each method, per object type. `verbslab_*` names what has no C verb. */
-export const VERB_NAMES: Readonly<Record<HandleType, Readonly<Record<string, string>>>> = {
-  verbs: {
-    getDeviceList: "ibv_get_device_list",
-    openDevice: "ibv_open_device",
-    now: "verbslab_now",
-    sleep: "verbslab_sleep",
-    log: "verbslab_log",
-  },
-  context: {
-    queryDevice: "ibv_query_device",
-    queryPort: "ibv_query_port",
-    queryGid: "ibv_query_gid",
-    queryGidEx: "ibv_query_gid_ex",
-    queryGidTable: "ibv_query_gid_table",
-    queryPkey: "ibv_query_pkey",
-    allocPd: "ibv_alloc_pd",
-    createCq: "ibv_create_cq",
-    createCompChannel: "ibv_create_comp_channel",
-    getAsyncEvent: "ibv_get_async_event",
-    queryCounters: "verbslab_query_counters",
-    close: "ibv_close_device",
-  },
-  pd: { regMr: "ibv_reg_mr", createQp: "ibv_create_qp", createAh: "ibv_create_ah", dealloc: "ibv_dealloc_pd" },
-  mr: { read: "verbslab_mr_read", write: "verbslab_mr_write", dereg: "ibv_dereg_mr" },
-  cq: {
-    poll: "ibv_poll_cq",
-    pollWait: "verbslab_poll_wait",
-    reqNotify: "ibv_req_notify_cq",
-    ackEvents: "ibv_ack_cq_events",
-    destroy: "ibv_destroy_cq",
-  },
-  channel: { getCqEvent: "ibv_get_cq_event", destroy: "ibv_destroy_comp_channel" },
-  qp: {
-    modify: "ibv_modify_qp",
-    query: "ibv_query_qp",
-    postSend: "ibv_post_send",
-    postRecv: "ibv_post_recv",
-    destroy: "ibv_destroy_qp",
-  },
-  ah: { destroy: "ibv_destroy_ah" },
-};
-
-/** What each creating method returns. */
-const CREATES: Readonly<Record<string, HandleType>> = {
-  openDevice: "context",
-  allocPd: "pd",
-  createCq: "cq",
-  createCompChannel: "channel",
-  regMr: "mr",
-  createQp: "qp",
-  createAh: "ah",
-};
-
-const DESTROYS = new Set(["close", "dealloc", "dereg", "destroy"]);
-/** Calls that are not verbs: no gate, no snapshots (reading and writing MR bytes still get an event). */
-const UNGATED = new Set(["log", "now", "read", "write"]);
-/** Calls after which traffic may have moved: counters are compared around them. */
-const TRAFFIC = new Set(["postSend", "postRecv", "poll", "pollWait", "sleep", "getCqEvent", "getAsyncEvent", "modify"]);
+/** Calls after which traffic may have moved: counters are compared around them (from the one table). */
+const TRAFFIC = methodsWith("traffic");
 
 interface Entry {
   handle: number;
@@ -401,8 +345,9 @@ export function createSession(options: SessionOptions): Session {
     const handle = handleNumber(target);
     const entry = entries.get(handle);
     if (!entry) throw new TypeError(`no object with handle ${String(target)} in this session`);
-    const verb = VERB_NAMES[entry.type][method];
-    if (!verb) throw new TypeError(`${entry.type} has no method "${method}"`);
+    const spec = verbSpec(entry.type, method);
+    if (!spec) throw new TypeError(`${entry.type} has no method ${JSON.stringify(String(method))}`);
+    const verb = spec.verb;
     if (!Array.isArray(args)) throw new TypeError("args must be an array");
 
     if (method === "log") {
@@ -422,12 +367,12 @@ export function createSession(options: SessionOptions): Session {
     const decoded = decodeArgs(args);
     const prediction = predict(entry, method, decoded);
 
-    if (!UNGATED.has(method)) {
+    if (!spec.ungated) {
       const pending: PendingCall = { seq, verb, target: targetRef, method, args: wireArgs };
       await gate.enter(pending);
     }
 
-    const snapshots = !UNGATED.has(method);
+    const snapshots = !spec.ungated;
     const qpsBefore = new Map<number, QpAttr | null>();
     if (snapshots) for (const e of liveQps()) qpsBefore.set(e.handle, safeQuery(e.obj as Qp));
     const contexts = [...entries.values()].filter((e) => e.type === "context" && !e.destroyed);
@@ -461,10 +406,10 @@ export function createSession(options: SessionOptions): Session {
     const clockAdvance = Math.round((nowMs() - clock) * 1000) / 1000;
 
     const created: Ref[] = [];
-    if (!failed && CREATES[method] && result && typeof result === "object") {
-      created.push(register(result, CREATES[method]!));
+    if (!failed && spec.creates && result && typeof result === "object") {
+      created.push(register(result, spec.creates));
     }
-    if (!failed && DESTROYS.has(method)) entry.destroyed = true;
+    if (!failed && spec.destroys) entry.destroyed = true;
 
     const completions: { cq: number; wc: Wc }[] = [];
     if (!failed && entry.type === "cq" && (method === "poll" || method === "pollWait"))
