@@ -94,4 +94,39 @@ describe("session robustness", () => {
       Object.keys(VERBS.qp).every((m) => typeof (pd as unknown as Record<string, unknown>)[m] === "undefined"),
     ).toBe(true);
   });
+
+  it("arguments the model cannot read reach the backend and are recorded like any failed verb", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 3 }) });
+    const ctx = await s.verbs.openDevice("rxe0");
+    const pd = await ctx.allocPd();
+    const cq = await ctx.createCq(4);
+    const qp = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+    const cases: [string, () => Promise<unknown>][] = [
+      ["postSend([null])", () => qp.postSend([null] as never)],
+      ["postSend(null)", () => qp.postSend(null as never)],
+      ["postRecv([null])", () => qp.postRecv([null] as never)],
+      ["modify with a bigint mask", () => qp.modify({ qp_state: IBV_QPS_INIT }, 1n as never)],
+      ["modify(null, 1)", () => qp.modify(null as never, 1)],
+      ["modify with a bigint attribute", () => qp.modify({ qp_state: 1n } as never, 1)],
+    ];
+    for (const [what, run] of cases) {
+      const before = s.events().length;
+      const err = await run().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err, what).toBeInstanceOf(Error);
+      expect(["VerbsError", "TypeError", "RangeError"], what).toContain((err as Error).name);
+      // Recorded: one verb event with the backend's error.
+      expect(s.events().length, what).toBe(before + 1);
+      const e = s.events().at(-1) as VerbEvent;
+      expect(e.error?.name, what).toBe((err as Error).name);
+    }
+    // The QP is still usable and the model still follows it.
+    await qp.modify(
+      { qp_state: IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: 0 },
+      0x1 | 0x10 | 0x20 | 0x8,
+    );
+    expect(s.qps()[0]).toMatchObject({ state: IBV_QPS_INIT, observed: IBV_QPS_INIT });
+  });
 });

@@ -336,6 +336,19 @@ export function createSession(options: SessionOptions): Session {
     return undefined;
   }
 
+  /**
+   * The model reads arguments as the contract types them; junk (`postSend([null])`, a bigint
+   * mask) it cannot read goes unpredicted to the backend, whose own checks answer it and the
+   * call is recorded like any failed verb.
+   */
+  function safePredict(entry: Entry, method: string, args: unknown[]): Prediction | undefined {
+    try {
+      return predict(entry, method, args);
+    } catch {
+      return undefined;
+    }
+  }
+
   function describe(outcome: string, from: number, to: number, reason?: string): string {
     if (outcome === "ok") return from === to ? `stays ${qpStateName(to)}` : `${qpStateName(from)} → ${qpStateName(to)}`;
     return `${outcome}${reason ? `: ${reason}` : ""}`;
@@ -365,7 +378,7 @@ export function createSession(options: SessionOptions): Session {
       wireArgs[0] = (args[0] as ArrayBufferLike | ArrayBufferView).byteLength;
     const targetRef = { $handle: handle, type: entry.type };
     const decoded = decodeArgs(args);
-    const prediction = predict(entry, method, decoded);
+    const prediction = safePredict(entry, method, decoded);
 
     if (!spec.ungated) {
       const pending: PendingCall = { seq, verb, target: targetRef, method, args: wireArgs };
@@ -434,13 +447,18 @@ export function createSession(options: SessionOptions): Session {
         const modelBefore = modelState(e);
         if (e.handle === handle && method === "modify") {
           const [attr, mask] = decoded as [QpAttrInput, number];
-          if (!failed)
-            e.model.send({
-              type: "MODIFY",
-              attr: attr ?? {},
-              mask: mask ?? 0,
-              context: predictionContext(e, attr ?? {}),
-            });
+          if (!failed) {
+            try {
+              e.model.send({
+                type: "MODIFY",
+                attr: attr ?? {},
+                mask: mask ?? 0,
+                context: predictionContext(e, attr ?? {}),
+              });
+            } catch {
+              // The backend took attributes the model cannot read: OBSERVED below syncs it to the QP.
+            }
+          }
         } else if (after.qp_state !== modelBefore) {
           const bad = completions.find(
             (c) => c.wc.qp_num === qp.qp_num && c.wc.status !== IBV_WC_SUCCESS && c.wc.status !== IBV_WC_WR_FLUSH_ERR,
