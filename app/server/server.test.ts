@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http";
 import { brotliCompressSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { createWebBridge, type SocketLike } from "../bridge/client-web.js";
 import { errorData, parseRequest, type EventName } from "../bridge/contract.js";
@@ -221,6 +221,54 @@ describe("web-mode server", () => {
     } finally {
       big.terminate();
       other.close();
+    }
+  });
+});
+
+describe("web-mode server and runs", () => {
+  it("ends the run of a page that goes away (else every later Run is refused until Reset)", async () => {
+    const ended: unknown[] = [];
+    let n = 0;
+    const core: HostCore = {
+      async handle(method, params) {
+        if (method === "run.start") return toWire({ ok: true, result: { runId: `run-${++n}` } });
+        if (method === "run.end") {
+          ended.push(fromWire(params));
+          return toWire({ ok: true, result: { outcome: "error" } });
+        }
+        return toWire({ ok: true, result: null });
+      },
+      onEvent: () => () => {},
+    };
+    const root = mkdtempSync(join(tmpdir(), "verbslab-static-"));
+    writeFileSync(join(root, "index.html"), "<!doctype html>");
+    const server = await startWebServer({ core, staticDir: root });
+    const url = `ws://127.0.0.1:${server.port}/bridge?token=${server.token}`;
+    const session = async (endItself: boolean) => {
+      const ws = new WebSocket(url);
+      await new Promise((r) => ws.on("open", r));
+      const ask = (id: number, method: string, params: unknown) =>
+        new Promise<{ result?: { runId: string } }>((resolve) => {
+          ws.on("message", (d) => {
+            const f = JSON.parse(String(d)) as { id: number };
+            if (f.id === id) resolve(f);
+          });
+          ws.send(JSON.stringify({ type: "request", id, method, params }));
+        });
+      const { result } = await ask(1, "run.start", { stepping: false });
+      if (endItself) await ask(2, "run.end", { runId: result!.runId, ok: true });
+      const closed = new Promise((r) => ws.on("close", r));
+      ws.close();
+      await closed;
+      return result!.runId;
+    };
+    try {
+      await session(true);
+      const abandoned = await session(false);
+      await vi.waitFor(() => expect(ended).toHaveLength(2));
+      expect(ended[1]).toMatchObject({ runId: abandoned, ok: false, error: { name: "PageClosedError" } });
+    } finally {
+      await server.close();
     }
   });
 });

@@ -161,9 +161,32 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
   });
 
+  /**
+   * The runs each page started and has not ended. The program runs in the page's worker: a
+   * page that goes away (tab closed, reloaded) takes it along, so its run is ended for it;
+   * otherwise every later Run would be refused as RunInProgressError until a Reset.
+   */
+  const runsOf = new Map<WebSocket, Set<string>>();
+  const endRunsOf = (ws: WebSocket) => {
+    const runs = runsOf.get(ws);
+    runsOf.delete(ws);
+    for (const runId of runs ?? [])
+      void Promise.resolve(
+        options.core.handle("run.end", {
+          runId,
+          ok: false,
+          error: { name: "PageClosedError", message: "the page running this program was closed or reloaded" },
+        }),
+      ).catch(() => {});
+  };
+
   wss.on("connection", (ws: WebSocket) => {
     sockets.add(ws);
-    ws.on("close", () => sockets.delete(ws));
+    runsOf.set(ws, new Set());
+    ws.on("close", () => {
+      sockets.delete(ws);
+      endRunsOf(ws);
+    });
     // A socket's error (an oversized or malformed frame) is that socket's alone: `ws` has
     // already closed it with the matching code (1009 Message Too Big, 1002 protocol error).
     // Without this listener the error would be thrown and end the whole server.
@@ -189,8 +212,25 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       // The core answers every request with an envelope; should it throw, the page still gets an answer.
       envelope = { ok: false, error: { name: "HostError", message: (err as Error)?.message ?? String(err) } };
     }
+    trackRun(ws, frame, envelope);
     const response = { type: "response", id: frame.id, ...envelope } as ResponseFrame;
     if (ws.readyState === ws.OPEN) sendFrame(ws, JSON.stringify(response));
+  }
+
+  function trackRun(ws: WebSocket, frame: RequestFrame, envelope: object): void {
+    const answer = envelope as { ok?: boolean; result?: { runId?: unknown } };
+    const params = frame.params as { runId?: unknown } | undefined;
+    if (frame.method === "run.start" && answer.ok && typeof answer.result?.runId === "string") {
+      const runId = answer.result.runId;
+      const runs = runsOf.get(ws);
+      if (runs) runs.add(runId);
+      else {
+        // The page closed while its run was starting: end it now.
+        runsOf.set(ws, new Set([runId]));
+        endRunsOf(ws);
+      }
+    }
+    if (frame.method === "run.end" && typeof params?.runId === "string") runsOf.get(ws)?.delete(params.runId);
   }
 
   const offEvents = options.core.onEvent((event, payload) => {
