@@ -250,7 +250,7 @@ describe("web-mode server and runs", () => {
       const ask = (id: number, method: string, params: unknown) =>
         new Promise<{ result?: { runId: string } }>((resolve) => {
           ws.on("message", (d) => {
-            const f = JSON.parse(String(d)) as { id: number };
+            const f = JSON.parse(String(d)) as { id: number; result?: { runId: string } };
             if (f.id === id) resolve(f);
           });
           ws.send(JSON.stringify({ type: "request", id, method, params }));
