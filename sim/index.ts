@@ -73,7 +73,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
       return world.packets;
     },
     clearPackets() {
-      world.packets.length = 0;
+      world.clearPackets();
     },
     setPacketLog(on: boolean) {
       world.packetLog = !!on;
