@@ -8,7 +8,14 @@ import { IBV_ACCESS_LOCAL_WRITE, IBV_QPS_INIT, IBV_QPS_RESET, IBV_QPS_RTR, IBV_Q
 import { goodModify } from "../../state-machines/qp-paths.js";
 import { replayTranscript } from "./replay.js";
 import { createSession } from "./session.js";
-import { importTranscript, type VerbEvent } from "./transcript.js";
+import rcLoopback from "../cli/examples/rc-loopback.js";
+import {
+  importTranscript,
+  reproducibleJsonLines,
+  toJsonLines,
+  WALL_TIME_FIELDS,
+  type VerbEvent,
+} from "./transcript.js";
 import { VERBS } from "./verb-table.js";
 import { EVENT_BYTES_MAX } from "./wire.js";
 
@@ -128,5 +135,30 @@ describe("session robustness", () => {
       0x1 | 0x10 | 0x20 | 0x8,
     );
     expect(s.qps()[0]).toMatchObject({ state: IBV_QPS_INIT, observed: IBV_QPS_INIT });
+  });
+
+  it("same seed, same calls: the transcript is byte-identical but for its marked wall time", async () => {
+    const record = async () => {
+      const lines: string[] = [];
+      const s = createSession({
+        backend: createSimBackend({ seed: 11 }),
+        seed: 11,
+        program: "rc-loopback.ts",
+        sink: { append: (l) => void lines.push(l) },
+      });
+      await s.run(rcLoopback);
+      return lines.join("");
+    };
+    const one = await record();
+    await new Promise((r) => setTimeout(r, 5)); // another wall-clock instant
+    const two = await record();
+    const a = importTranscript(one);
+    const b = importTranscript(two);
+    expect(reproducibleJsonLines(a)).toBe(reproducibleJsonLines(b));
+    expect(reproducibleJsonLines(a)).not.toContain("durationMs");
+    expect(reproducibleJsonLines(a)).not.toContain('"created":"20');
+    // What was dropped is exactly the marked fields: put back, the files are the originals.
+    expect(toJsonLines(a)).toBe(one);
+    expect(Object.keys(a.header)).toContain(WALL_TIME_FIELDS.header[0]);
   });
 });
