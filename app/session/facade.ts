@@ -35,6 +35,25 @@ function loggable(v: unknown): unknown {
   return v;
 }
 
+/**
+ * `mr.sge(offset, length)`: the SGE for bytes [offset, offset + length) of the MR, checked as
+ * the simulator's Mr.sge checks it (TypeError for a non-integer, RangeError outside the MR).
+ */
+export function mrSge(mr: { addr: number; length: number; lkey: number }, offset: unknown, length?: unknown): Sge {
+  const int = (name: string, v: unknown) => {
+    if (typeof v !== "number" || !Number.isSafeInteger(v))
+      throw new TypeError(`sge: ${name} must be an integer, got ${typeof v === "number" ? v : typeof v}`);
+    return v;
+  };
+  const off = int("offset", offset);
+  const len = length === undefined || length === null ? mr.length - off : int("length", length);
+  if (off < 0 || off > mr.length)
+    throw new RangeError(`sge: offset ${off} is outside this MR (length ${mr.length})`);
+  if (len < 0 || off + len > mr.length)
+    throw new RangeError(`sge: length ${len} at offset ${off} runs past this MR (length ${mr.length})`);
+  return { addr: mr.addr + off, length: len, lkey: mr.lkey };
+}
+
 export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"): Verbs {
   const objects = new Map<number, object>();
 
@@ -57,7 +76,7 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
     }
     if (type === "mr") {
       o.sge = function (this: { addr: number; length: number; lkey: number }, offset = 0, length?: number): Sge {
-        return { addr: this.addr + offset, length: length ?? this.length - offset, lkey: this.lkey };
+        return mrSge(this, offset, length);
       };
       const write = o.write as (offset: number, data: unknown) => Promise<unknown>;
       o.write = (offset: number, data: unknown) =>

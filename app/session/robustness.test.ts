@@ -161,4 +161,30 @@ describe("session robustness", () => {
     expect(toJsonLines(a)).toBe(one);
     expect(Object.keys(a.header)).toContain(WALL_TIME_FIELDS.header[0]);
   });
+
+  it("mr.sge checks its arguments: TypeError or RangeError naming the one at fault", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 3 }) });
+    const ctx = await s.verbs.openDevice("rxe0");
+    const pd = await ctx.allocPd();
+    const mr = await pd.regMr(4096, IBV_ACCESS_LOCAL_WRITE);
+    expect(mr.sge(4000, 96)).toEqual({ addr: mr.addr + 4000, length: 96, lkey: mr.lkey });
+    expect(mr.sge()).toEqual({ addr: mr.addr, length: 4096, lkey: mr.lkey });
+    expect(mr.sge(4096)).toMatchObject({ length: 0 });
+    const bad: [unknown, unknown, ErrorConstructor, string][] = [
+      [-1, undefined, RangeError, "offset"],
+      [4097, undefined, RangeError, "offset"],
+      [0, 4097, RangeError, "length"],
+      [4000, 97, RangeError, "length"],
+      [0, -1, RangeError, "length"],
+      ["8", undefined, TypeError, "offset"],
+      [1.5, undefined, TypeError, "offset"],
+      [0, 10n, TypeError, "length"],
+      [NaN, undefined, TypeError, "offset"],
+    ];
+    for (const [o, l, type, name] of bad) {
+      const call = () => (mr.sge as (o: unknown, l: unknown) => unknown)(o, l);
+      expect(call, `sge(${String(o)}, ${String(l)})`).toThrow(type);
+      expect(call).toThrow(name);
+    }
+  });
 });
