@@ -47,8 +47,7 @@ export function mrSge(mr: { addr: number; length: number; lkey: number }, offset
   };
   const off = int("offset", offset);
   const len = length === undefined || length === null ? mr.length - off : int("length", length);
-  if (off < 0 || off > mr.length)
-    throw new RangeError(`sge: offset ${off} is outside this MR (length ${mr.length})`);
+  if (off < 0 || off > mr.length) throw new RangeError(`sge: offset ${off} is outside this MR (length ${mr.length})`);
   if (len < 0 || off + len > mr.length)
     throw new RangeError(`sge: length ${len} at offset ${off} runs past this MR (length ${mr.length})`);
   return { addr: mr.addr + off, length: len, lkey: mr.lkey };

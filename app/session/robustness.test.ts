@@ -9,8 +9,10 @@ import { goodModify } from "../../state-machines/qp-paths.js";
 import { replayTranscript } from "./replay.js";
 import { createSession } from "./session.js";
 import rcLoopback from "../cli/examples/rc-loopback.js";
+import { exportTranscript } from "./export/index.js";
 import {
   importTranscript,
+  TranscriptError,
   reproducibleJsonLines,
   toJsonLines,
   WALL_TIME_FIELDS,
@@ -186,5 +188,28 @@ describe("session robustness", () => {
       expect(call, `sge(${String(o)}, ${String(l)})`).toThrow(type);
       expect(call).toThrow(name);
     }
+  });
+
+  it("deeply nested values: a clear error from the call or the import, never a stack overflow in an export", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 1 }) });
+    await s.verbs.openDevice("rxe0");
+    let deep: unknown = 1;
+    for (let i = 0; i < 5000; i++) deep = [deep];
+    await expect(s.verbs.log(deep as never)).rejects.toThrow(TypeError);
+    const text = toJsonLines(s.transcript());
+    const hostile = text.replace('"args":["rxe0"]', `"args":[${"[".repeat(100_000)}1${"]".repeat(100_000)}]`);
+    expect(hostile.length).toBeGreaterThan(200_000);
+    const err = (() => {
+      try {
+        importTranscript(hostile);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(TranscriptError);
+    expect(err).toMatchObject({ line: 2 });
+    // Within the limit, every export works.
+    const fine = importTranscript(text.replace('"args":["rxe0"]', `"args":[${"[".repeat(40)}1${"]".repeat(40)}]`));
+    for (const f of ["md", "html", "json", "c"] as const) expect(exportTranscript(fine, f).length).toBeGreaterThan(0);
   });
 });

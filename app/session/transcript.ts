@@ -9,7 +9,7 @@
 import type { VerbsErrorDetails } from "../../verbs/errors.js";
 import type { Pitfall } from "../../state-machines/qp.js";
 import type { QpAttr, Wc } from "../../verbs/types.js";
-import type { HandleType, Ref, WireValue } from "./wire.js";
+import { MAX_DEPTH, nestingDepth, type HandleType, type Ref, type WireValue } from "./wire.js";
 
 export const TRANSCRIPT_SCHEMA = "verbslab.transcript";
 export const TRANSCRIPT_VERSION = 1;
@@ -226,6 +226,10 @@ export function validateLine(o: unknown, line: number): TranscriptLine {
       const t = j.target as Json;
       if (typeof t.$handle !== "number") throw new TranscriptError(line, "expected a handle number", "target.$handle");
       if (!Array.isArray(j.args)) throw new TranscriptError(line, "expected an array", "args");
+      // No event nests deeply (values are capped at MAX_DEPTH when recorded); a file that does
+      // would overflow the stacks of the exporters and the replay.
+      if (nestingDepth(j, MAX_DEPTH + 4) > MAX_DEPTH + 4)
+        throw new TranscriptError(line, `nested more than ${MAX_DEPTH} deep`, "args");
       need(line, j, "clockAdvance", "number");
       need(line, j, "durationMs", "number");
       if (!Array.isArray(j.qps)) throw new TranscriptError(line, "expected an array", "qps");

@@ -87,18 +87,20 @@ export function handleType(type: string): HandleType {
  * Deep-copies plain data, replacing what `swap` recognises (objects → refs on the way out,
  * refs → objects on the way in). bigint and bytes are kept as they are.
  */
-export function mapRefs(v: unknown, swap: (o: object) => unknown | undefined): unknown {
+export function mapRefs(v: unknown, swap: (o: object) => unknown | undefined, depth = 0): unknown {
   if (v === null || typeof v !== "object") return v;
+  if (depth > MAX_DEPTH)
+    throw new TypeError(`a value nested more than ${MAX_DEPTH} deep (or a cycle) cannot be passed`);
   const s = swap(v);
   if (s !== undefined) return s;
   if (v instanceof Uint8Array) return v;
   if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
   if (v instanceof ArrayBuffer) return new Uint8Array(v);
-  if (Array.isArray(v)) return v.map((x) => mapRefs(x, swap));
+  if (Array.isArray(v)) return v.map((x) => mapRefs(x, swap, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
     if (typeof x === "function" || typeof x === "symbol") continue;
-    out[k] = mapRefs(x, swap);
+    out[k] = mapRefs(x, swap, depth + 1);
   }
   return out;
 }
@@ -159,7 +161,21 @@ export function encodeValue(
 }
 
 /** Nesting deeper than this is refused (a cycle, or a hostile value): the bridge's own limit. */
-const MAX_DEPTH = 64;
+export const MAX_DEPTH = 64;
+
+/** How deep `v` nests (0 for a primitive), counted without recursion, stopping past `limit`. */
+export function nestingDepth(v: unknown, limit = MAX_DEPTH): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[v, 0]];
+  while (stack.length) {
+    const [x, d] = stack.pop()!;
+    if (x === null || typeof x !== "object") continue;
+    if (d + 1 > deepest) deepest = d + 1;
+    if (deepest > limit) return deepest;
+    for (const y of Object.values(x)) stack.push([y, d + 1]);
+  }
+  return deepest;
+}
 
 function bytesValue(bytes: Uint8Array, maxBytes: number): WireBytes {
   if (bytes.length <= maxBytes) return { $bytes: toHex(bytes) };
