@@ -53,6 +53,10 @@ const comment = (s: unknown) =>
 /** A C identifier (a struct field named by the transcript), or undefined for anything else. */
 const ident = (s: string) => (/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(s) ? s : undefined);
 
+/** The objects of a recorded list (anything else in it, or a list that is not one, reads as empty). */
+const objs = (v: unknown): Obj[] =>
+  Array.isArray(v) ? v.map((o) => (o && typeof o === "object" && !Array.isArray(o) ? (o as Obj) : {})) : [];
+
 /** A safe integer as C source, or `dflt` for anything else (a transcript file is untrusted). */
 const intExpr = (v: unknown, dflt = 0) => String(typeof v === "number" && Number.isSafeInteger(v) ? v : dflt);
 
@@ -550,15 +554,15 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
     case "qp.postSend":
     case "qp.postRecv": {
       const send = e.method === "postSend";
-      const list = (Array.isArray(args[0]) ? args[0] : [args[0]]) as Obj[];
+      const list = objs(Array.isArray(args[0]) ? args[0] : [args[0]]);
       const wr = w.tmp(send ? "swr" : "rwr");
       const bad = w.tmp("bad");
-      const sges = list.map((x) => ((x?.sg_list as Obj[] | undefined) ?? []).length);
+      const sges = list.map((x) => objs(x.sg_list).length);
       w.line(`struct ibv_${send ? "send" : "recv"}_wr ${wr}[${list.length}];`);
       w.line(`struct ibv_${send ? "send" : "recv"}_wr *${bad} = NULL;`);
       w.line(`memset(${wr}, 0, sizeof ${wr});`);
       list.forEach((x, i) => {
-        const sg = (x?.sg_list as Obj[] | undefined) ?? [];
+        const sg = objs(x.sg_list);
         if (sg.length) {
           w.line(`struct ibv_sge ${wr}_sge${i}[${sg.length}] = {`);
           for (const s of sg) w.line(`    { .addr = ${n(s.addr)}, .length = ${n(s.length)}, .lkey = ${n(s.lkey)} },`);
