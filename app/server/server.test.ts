@@ -197,6 +197,26 @@ describe("web-mode server", () => {
     }
   });
 
+  it("the page refuses to send a request over the limit, and its bridge keeps working", async () => {
+    const bridge = createWebBridge({
+      pageUrl: server.url,
+      makeSocket: (url) => new WebSocket(url) as unknown as SocketLike,
+    });
+    try {
+      // A 50 MiB non-zero buffer is ~67 MiB as base64: more than the 64 MiB the socket takes.
+      const big = new Uint8Array(50 * 1024 * 1024).fill(7);
+      const err = await bridge.request("verbs.call", { handle: 2, method: "regMr", args: [big, 1] }).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(err).toBeInstanceOf(RangeError);
+      expect(err?.message).toContain("more than the bridge carries");
+      expect(await bridge.request("transcript.export", { format: "md" })).toEqual({ echo: { format: "md" } });
+    } finally {
+      bridge.close();
+    }
+  });
+
   it("closes only the socket that sends a message over the limit (1009); the server and other sockets carry on", async () => {
     const url = `ws://127.0.0.1:${server.port}/bridge?token=${server.token}`;
     const open = (u: string) =>

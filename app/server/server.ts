@@ -13,7 +13,14 @@ import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { TOKEN_PARAM, WS_PATH, type EventFrame, type RequestFrame, type ResponseFrame } from "../bridge/contract.js";
+import {
+  MAX_MESSAGE_BYTES,
+  TOKEN_PARAM,
+  WS_PATH,
+  type EventFrame,
+  type RequestFrame,
+  type ResponseFrame,
+} from "../bridge/contract.js";
 import { contentSecurityPolicy } from "../bridge/csp.js";
 import type { HostCore } from "../backend/host.js";
 import { resolveStatic } from "./static.js";
@@ -39,13 +46,6 @@ export interface WebServer {
 }
 
 const HOST = "127.0.0.1";
-
-/**
- * The largest message a page may send. A bigger one closes that socket with 1009 (Message Too
- * Big, RFC 6455): `ws` refuses it before buffering it whole, and the server and every other
- * socket carry on.
- */
-export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 function securityHeaders(port: number): Record<string, string> {
   return {
