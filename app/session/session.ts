@@ -62,8 +62,9 @@ import {
   type Ref,
   type WireValue,
 } from "./wire.js";
+import { counterWatch } from "./counter-watch.js";
 
-/** Calls after which traffic may have moved: counters are compared around them (from the one table). */
+/** Calls after which traffic may have moved: counters are read after them (counter-watch.ts; from the one table). */
 const TRAFFIC = methodsWith("traffic");
 
 interface Entry {
@@ -129,6 +130,7 @@ export function createSession(options: SessionOptions): Session {
   const wall = options.wallClock ?? (() => (typeof performance !== "undefined" ? performance.now() : Date.now()));
   const gate = new Gate(options.step ?? false);
   const entries = new Map<number, Entry>();
+  const watch = counterWatch();
   const handles = new Map<unknown, number>();
   const events: TranscriptEvent[] = [];
   const listeners = new Set<(e: TranscriptEvent) => void>();
@@ -388,22 +390,6 @@ export function createSession(options: SessionOptions): Session {
     const snapshots = !spec.ungated;
     const qpsBefore = new Map<number, QpAttr | null>();
     if (snapshots) for (const e of liveQps()) qpsBefore.set(e.handle, safeQuery(e.obj as Qp));
-    const contexts = [...entries.values()].filter((e) => e.type === "context" && !e.destroyed);
-    const countersBefore = new Map<number, Record<string, number>>();
-    if (TRAFFIC.has(method)) {
-      const seen = new Set<string>();
-      for (const c of contexts) {
-        const ctx = c.obj as Context;
-        if (seen.has(ctx.device.name)) continue;
-        seen.add(ctx.device.name);
-        try {
-          countersBefore.set(c.handle, { ...ctx.queryCounters() });
-        } catch {
-          // Counters are a nicety: a backend without them still records the verb.
-        }
-      }
-    }
-
     const clock = nowMs();
     const t0 = wall();
     let result: unknown;
@@ -421,6 +407,7 @@ export function createSession(options: SessionOptions): Session {
     const created: Ref[] = [];
     if (!failed && spec.creates && result && typeof result === "object") {
       created.push(register(result, spec.creates));
+      if (spec.creates === "context") watch.opened(result as Context);
     }
     if (!failed && spec.destroys) entry.destroyed = true;
 
@@ -523,17 +510,13 @@ export function createSession(options: SessionOptions): Session {
             : "the model expected this call to fail: the backend accepted something the model refuses";
     }
 
-    const counters: { context: number; delta: Record<string, number> }[] = [];
-    for (const [h, before] of countersBefore) {
-      try {
-        const after = (entries.get(h)!.obj as Context).queryCounters();
-        const delta: Record<string, number> = {};
-        for (const [k, v] of Object.entries(after)) if (v !== (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);
-        if (Object.keys(delta).length) counters.push({ context: h, delta });
-      } catch {
-        // As above: counters are optional.
-      }
-    }
+    const counters = TRAFFIC.has(method)
+      ? watch.changes(
+          [...entries.values()]
+            .filter((e) => e.type === "context" && !e.destroyed)
+            .map((e) => ({ handle: e.handle, ctx: e.obj as Context })),
+        )
+      : [];
 
     const event: VerbEvent = {
       kind: "verb",
