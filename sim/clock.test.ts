@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { IBV_SEND_SIGNALED, IBV_WC_RETRY_EXC_ERR, IBV_WC_SUCCESS, IBV_WR_SEND } from "../verbs/constants.js";
 import { VerbsError } from "../verbs/errors.js";
-import { Clock, MAX_CLOCK_MS, MAX_WAIT_MS, Timer, waitFor } from "./clock.js";
+import { MAX_WAIT_MS } from "../verbs/waits.js";
+import { Clock, MAX_CLOCK_MS, Timer, waitFor } from "./clock.js";
 import { createSimBackend } from "./index.js";
 import { ackTimeoutMs } from "./modify.js";
 import { rnrDelayMs } from "./completer.js";

@@ -7,12 +7,7 @@
  */
 
 import { VerbsError, errnos } from "../verbs/errors.js";
-
-/**
- * The longest finite wait one call may ask for: 2^31 − 1 ms (24.8 days), the most a Node
- * timer holds on the native backend, so both backends accept the same programs.
- */
-export const MAX_WAIT_MS = 2 ** 31 - 1;
+import { checkWaitMs } from "../verbs/waits.js";
 
 /**
  * The clock never passes 2^40 ms (34.8 years). Up to there a double still tells apart
@@ -23,16 +18,12 @@ export const MAX_WAIT_MS = 2 ** 31 - 1;
 export const MAX_CLOCK_MS = 2 ** 40;
 
 /**
- * Refuses a wait the clock cannot represent: a finite `ms` over MAX_WAIT_MS, or one whose
- * deadline passes MAX_CLOCK_MS (EINVAL naming the argument). Infinity means "no deadline".
+ * Refuses a wait the clock cannot represent: a finite `ms` over MAX_WAIT_MS (verbs/waits.ts),
+ * or one whose deadline passes MAX_CLOCK_MS (EINVAL naming the argument). Infinity means "no deadline".
  */
 export function checkWait(clock: Clock, verb: string, arg: string, ms: number | undefined): void {
   if (ms === undefined || !Number.isFinite(ms) || ms <= 0) return;
-  if (ms > MAX_WAIT_MS)
-    throw new VerbsError(verb, errnos.EINVAL, {
-      attribute: arg,
-      reason: `${arg} ${ms} is longer than the longest wait, ${MAX_WAIT_MS} ms (2^31 - 1)`,
-    });
+  checkWaitMs(verb, arg, ms);
   if (clock.now + ms > MAX_CLOCK_MS)
     throw new VerbsError(verb, errnos.EINVAL, {
       attribute: arg,
