@@ -1,0 +1,55 @@
+/**
+ * Why a completion failed, as the simulator knows it exactly: the responder's check that
+ * refused a request (the rkey, the range, the access flags, the PSN), or the packets the
+ * requester kept retrying. This is a side table keyed by the Wc object the simulator polled
+ * out, not a field of the Wc contract (the native backend cannot fill one); the session asks
+ * for it through `SimBackend.completionReason`.
+ */
+import { flagNames, ibv_access_flags } from "../verbs/constants.js";
+import type { Wc } from "../verbs/types.js";
+import type { SimMr } from "./mr.js";
+
+const reasons = new WeakMap<Wc, string>();
+
+/** Records why `wc` failed (only failures carry a reason). */
+export function noteReason(wc: Wc, reason: string | undefined): void {
+  if (reason !== undefined) reasons.set(wc, reason);
+}
+
+/** Why the simulator completed `wc` in error, if it knows. */
+export function reasonOf(wc: Wc): string | undefined {
+  return reasons.get(wc);
+}
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+const flags = (access: number) => flagNames(ibv_access_flags, access).join(" | ") || "none";
+const ACCESS_NAME: Record<number, string> = {
+  [ibv_access_flags.IBV_ACCESS_REMOTE_WRITE]: "IBV_ACCESS_REMOTE_WRITE",
+  [ibv_access_flags.IBV_ACCESS_REMOTE_READ]: "IBV_ACCESS_REMOTE_READ",
+  [ibv_access_flags.IBV_ACCESS_REMOTE_ATOMIC]: "IBV_ACCESS_REMOTE_ATOMIC",
+};
+
+/** The responder's rkey check (rxe's check_rkey), in words: why `mr` (or no MR) refused. */
+export function rkeyRefusal(
+  who: string,
+  rkey: number,
+  mr: SimMr | undefined,
+  samePd: boolean,
+  access: number,
+  va: number,
+  length: number,
+): string {
+  if (!mr || mr.rkey !== rkey)
+    return rkey === 0
+      ? `${who}: rkey 0 names no MR (an MR registered without a REMOTE_* access flag has rkey 0)`
+      : `${who}: rkey ${hex(rkey)} names no MR on this device`;
+  if (!samePd) return `${who}: the MR with rkey ${hex(rkey)} belongs to another PD than the QP`;
+  if ((mr.access & access) !== access)
+    return `${who}: the MR with rkey ${hex(rkey)} lacks ${ACCESS_NAME[access]} (its access is ${flags(mr.access)})`;
+  return `${who}: [${hex(va)}, ${hex(va + length)}) (${length} bytes) is outside the MR [${hex(mr.addr)}, ${hex(mr.end)})`;
+}
+
+/** The responder QP's access check (check_op_valid): the opcode needs a flag its qp_access_flags lack. */
+export function qpAccessRefusal(who: string, access: number, qpAccess: number): string {
+  return `${who}: its qp_access_flags lack ${ACCESS_NAME[access]} (they are ${flags(qpAccess)})`;
+}
