@@ -345,15 +345,7 @@ function checkRkey(qp: SimQp, pkt: Packet): number {
   const mr = lookupMr(qp.device, qp.pd, qp.respRkey, access, true);
   if (!mr || !inRange(mr, qp.respVa, qp.respResid)) {
     const known = mr ?? qp.device.mrs.get(qp.respRkey >>> 8);
-    qp.respReason = rkeyRefusal(
-      who(qp),
-      qp.respRkey,
-      known,
-      known?.pd === qp.pd,
-      access,
-      qp.respVa,
-      qp.respResid,
-    );
+    qp.respReason = rkeyRefusal(who(qp), qp.respRkey, known, known?.pd === qp.pd, access, qp.respVa, qp.respResid);
     return ERR_RKEY_VIOLATION;
   }
   qp.respMr = mr;
