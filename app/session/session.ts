@@ -29,6 +29,7 @@ import {
   type PredictContext,
 } from "../../state-machines/qp.js";
 import { createVerbsFacade } from "./facade.js";
+import { createWatch } from "./watch.js";
 import { Gate } from "./step-gate.js";
 import {
   SessionStoppedError,
@@ -45,6 +46,7 @@ import {
   type FieldChange,
   type Prediction,
   type QpSnapshot,
+  type SessionNotice,
   type StateMove,
   type TranscriptEvent,
   type TranscriptHeader,
@@ -197,6 +199,9 @@ export function createSession(options: SessionOptions): Session {
     ref: { $handle: ROOT_HANDLE, type: "verbs" },
     destroyed: false,
   });
+
+  // Failed completions explained, a hanging destroy refused, silent mistakes noticed (watch.ts).
+  const watch = createWatch({ entries: () => [...entries.values()], handleOf: (o) => handles.get(o) }, backend);
 
   const header: TranscriptHeader = {
     kind: "header",
@@ -451,6 +456,8 @@ export function createSession(options: SessionOptions): Session {
     let error: unknown;
     let failed = false;
     try {
+      const refusal = watch.refuse(entry.type, handle, method);
+      if (refusal) throw refusal;
       result = await perform(entry, method, decoded);
     } catch (e) {
       failed = true;
@@ -464,10 +471,15 @@ export function createSession(options: SessionOptions): Session {
       created.push(register(result, CREATES[method]!));
     }
     if (!failed && DESTROYS.has(method)) entry.destroyed = true;
+    const notices: SessionNotice[] = failed ? [] : watch.after(entry.type, handle, method, decoded, result);
 
-    const completions: { cq: number; wc: Wc }[] = [];
+    const completions: NonNullable<VerbEvent["completions"]> = [];
     if (!failed && entry.type === "cq" && (method === "poll" || method === "pollWait"))
-      for (const wc of result as Wc[]) completions.push({ cq: handle, wc });
+      for (const wc of result as Wc[]) {
+        const why = watch.explain(handle, wc);
+        completions.push({ cq: handle, wc, ...(why && { why }) });
+        watch.completed(handle, wc);
+      }
 
     // Snapshots after, the model's view, and state moves without a modify.
     const qps: QpSnapshot[] = [];
@@ -589,6 +601,7 @@ export function createSession(options: SessionOptions): Session {
       qps,
       ...(moves.length && { moves }),
       ...(completions.length && { completions }),
+      ...(notices.length && { notices }),
       ...(counters.length && { counters }),
     };
     append(event);
