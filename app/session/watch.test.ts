@@ -25,6 +25,7 @@ import type { VerbsBackend } from "../../verbs/backend.js";
 import { VerbsError } from "../../verbs/errors.js";
 import { goodModify } from "../../state-machines/qp-paths.js";
 import { createSession } from "./session.js";
+import { toHtml, toMarkdown } from "./export/index.js";
 import type { VerbEvent } from "./transcript.js";
 import type { Verbs, VerbsQp } from "./verbs-api.js";
 
@@ -104,6 +105,15 @@ describe("failed completions carry why", () => {
         `[0x${(end - 16).toString(16)}, 0x${(end + 48).toString(16)}) (64 bytes) is outside mr0 ` +
         `[0x${mr.addr.toString(16)}, 0x${end.toString(16)}): 48 bytes past its end`,
     });
+  });
+
+  it("the Markdown and HTML exports keep why", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 2 }) });
+    await writePastTheEnd(s.verbs);
+    expect(toMarkdown(s.transcript())).toMatch(
+      /IBV_WC_REM_ACCESS_ERR.* — why \(simulator\): QP \d+ on rxe0: .*outside the MR/,
+    );
+    expect(toHtml(s.transcript())).toMatch(/ — why \(simulator\): QP \d+ on rxe0: /);
   });
 
   it("a success carries nothing", async () => {

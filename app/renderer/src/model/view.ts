@@ -171,6 +171,8 @@ export type TimelineRow =
       status: string;
       bytes: number;
       bad: boolean;
+      /** Why it failed, when the session knows (its tooltip). */
+      why?: string;
     }
   /** Packets of a long burst not carried to the renderer (the middle of a big message). */
   | { kind: "gap"; key: string; count: number }
