@@ -27,8 +27,11 @@ import {
   IBV_QP_STATE,
   IBV_QP_TIMEOUT,
   IBV_SEND_SIGNALED,
+  IBV_WC_LOC_PROT_ERR,
+  IBV_WC_LOC_QP_OP_ERR,
   IBV_WC_REM_ACCESS_ERR,
   IBV_WC_REM_INV_REQ_ERR,
+  IBV_WC_REM_OP_ERR,
   IBV_WC_RETRY_EXC_ERR,
   IBV_WC_RNR_RETRY_EXC_ERR,
   IBV_WC_SUCCESS,
@@ -177,6 +180,44 @@ describe.each([true, false])("remote failures carry the responder's reason (pack
     const { wc, reason } = await failed(sim, x);
     expect(wc.status).toBe(IBV_WC_RNR_RETRY_EXC_ERR);
     expect(reason).toMatch(/had no receive WQE posted/);
+  });
+
+  it("a SEND longer than the receive WQE: REM_OP_ERR for the sender, LOC_QP_OP_ERR for the receiver, both say so", async () => {
+    const { sim, x, y } = pair(log);
+    y.qp.postRecv({ wr_id: 3, sg_list: [y.mr.sge(0, 8)] });
+    x.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [x.mr.sge(0, 64)] });
+    const sent = await failed(sim, x);
+    expect(sent.wc.status).toBe(IBV_WC_REM_OP_ERR);
+    expect(sent.reason).toBe(`QP ${y.qp.qp_num} on rxe1: the message is longer than its receive WQE (8 bytes)`);
+    const received = await failed(sim, y);
+    expect(received.wc.status).toBe(IBV_WC_LOC_QP_OP_ERR);
+    expect(received.reason).toBe(sent.reason);
+  });
+
+  it("a local SGE with an lkey of no MR: LOC_QP_OP_ERR; one past its MR: LOC_PROT_ERR; each names the SGE", async () => {
+    const { sim, x } = pair(log);
+    const sge = x.mr.sge(0, 8);
+    x.qp.postSend({
+      wr_id: 1,
+      opcode: IBV_WR_SEND,
+      send_flags: IBV_SEND_SIGNALED,
+      sg_list: [{ ...sge, lkey: sge.lkey ^ 0x40 }],
+    });
+    const bad = await failed(sim, x);
+    expect(bad.wc.status).toBe(IBV_WC_LOC_QP_OP_ERR);
+    expect(bad.reason).toMatch(/^the WR's sg_list\[0\]\.lkey 0x[0-9a-f]+ names no MR on rxe0$/);
+
+    const { sim: sim2, x: x2, y: y2 } = pair(log);
+    y2.qp.postRecv({ wr_id: 3, sg_list: [y2.mr.sge(0, 64)] });
+    x2.qp.postSend({
+      wr_id: 1,
+      opcode: IBV_WR_SEND,
+      send_flags: IBV_SEND_SIGNALED,
+      sg_list: [{ ...x2.mr.sge(0, 8), addr: x2.mr.addr + x2.mr.length - 4 }],
+    });
+    const outside = await failed(sim2, x2);
+    expect(outside.wc.status).toBe(IBV_WC_LOC_PROT_ERR);
+    expect(outside.reason).toMatch(/^the WR's sg_list\[0\] \[0x[0-9a-f]+, 0x[0-9a-f]+\) is outside its MR/);
   });
 
   it("a success has no reason", async () => {

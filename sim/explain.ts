@@ -7,7 +7,10 @@
  */
 import { flagNames, ibv_access_flags } from "../verbs/constants.js";
 import type { Wc } from "../verbs/types.js";
-import type { SimMr } from "./mr.js";
+import type { SimDevice } from "./device.js";
+import { inRange, lookupMr, type SimMr } from "./mr.js";
+import type { SimPd } from "./pd.js";
+import type { Dma } from "./wqe.js";
 
 const reasons = new WeakMap<Wc, string>();
 
@@ -52,4 +55,26 @@ export function rkeyRefusal(
 /** The responder QP's access check (check_op_valid): the opcode needs a flag its qp_access_flags lack. */
 export function qpAccessRefusal(who: string, access: number, qpAccess: number): string {
   return `${who}: its qp_access_flags lack ${ACCESS_NAME[access]} (they are ${flags(qpAccess)})`;
+}
+
+/**
+ * Why copy_data refused a WQE's SGEs (a bad lkey, or a range outside its MR), the first SGE
+ * at fault; `access` is what the copy needs of the MR (LOCAL_WRITE to write into it, 0 to read).
+ */
+export function sgeRefusal(dev: SimDevice, pd: SimPd, dma: Dma, access: number, queue: string): string {
+  for (let i = 0; i < dma.numSge; i++) {
+    const lkey = dma.lkey[i]!;
+    const mr = lookupMr(dev, pd, lkey, access, false);
+    const addr = dma.addr[i]!;
+    const len = dma.len[i]!;
+    if (!mr) {
+      const any = dev.mrs.get(lkey >>> 8);
+      if (!any || any.lkey !== lkey) return `${queue} sg_list[${i}].lkey ${hex(lkey)} names no MR on ${dev.name}`;
+      if (any.pd !== pd) return `${queue} sg_list[${i}].lkey ${hex(lkey)} names an MR of another PD than the QP's`;
+      return `${queue} sg_list[${i}]'s MR (lkey ${hex(lkey)}) lacks IBV_ACCESS_LOCAL_WRITE (its access is ${flags(any.access)})`;
+    }
+    if (!inRange(mr, addr, len))
+      return `${queue} sg_list[${i}] [${hex(addr)}, ${hex(addr + len)}) is outside its MR [${hex(mr.addr)}, ${hex(mr.end)})`;
+  }
+  return `${queue} sg_list was refused`;
 }

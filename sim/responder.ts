@@ -6,6 +6,7 @@
  * ERR; UC/UD: silent drops.
  */
 import {
+  IBV_ACCESS_LOCAL_WRITE,
   IBV_ACCESS_REMOTE_ATOMIC,
   IBV_ACCESS_REMOTE_READ,
   IBV_ACCESS_REMOTE_WRITE,
@@ -25,7 +26,7 @@ import {
 import { CNT_DUP_REQ, CNT_OUT_OF_SEQ_REQ, CNT_RDMA_RECV, CNT_SENT_PKTS, CNT_SND_RNR } from "./counters.js";
 import { readPayload, scatter } from "./dma.js";
 import { buildGrh } from "./gid.js";
-import { noteReason, qpAccessRefusal, rkeyRefusal } from "./explain.js";
+import { noteReason, qpAccessRefusal, rkeyRefusal, sgeRefusal } from "./explain.js";
 import { inRange, lookupMr } from "./mr.js";
 import {
   AETH_ACK_UNLIMITED,
@@ -67,6 +68,7 @@ import {
   type Packet,
 } from "./packets.js";
 import { QS_ERROR, makeWc, type RespRes, type SimQp } from "./qp.js";
+import type { Dma } from "./wqe.js";
 
 const CHK_PSN = 1;
 const CHK_OP_SEQ = 2;
@@ -182,12 +184,7 @@ export function responder(qp: SimQp, pkt: Packet): void {
         }
         break;
       case ERR_MALFORMED_WQE:
-        classAC(
-          qp,
-          AETH_NAK_REM_OP_ERR,
-          IBV_WC_LOC_QP_OP_ERR,
-          `${who(qp)}: the message does not fit its receive WQE (the SGEs are too short, or name a bad lkey)`,
-        );
+        classAC(qp, AETH_NAK_REM_OP_ERR, IBV_WC_LOC_QP_OP_ERR, qp.respReason ?? `${who(qp)}: bad receive WQE`);
         state = COMPLETE;
         break;
       case ERR_CQ_OVERFLOW:
@@ -214,6 +211,15 @@ function classAC(qp: SimQp, syndrome: number, status: number, reason: string): v
   qp.respStatus = status;
   qp.respReason = reason;
   qp.gotoError = true;
+}
+
+/** copy_data refused the receive WQE: too short for the message, or an SGE it cannot write. */
+function malformed(qp: SimQp, dma: Dma, len: number): number {
+  qp.respReason =
+    len > dma.resid
+      ? `${who(qp)}: the message is longer than its receive WQE (${dma.length} bytes)`
+      : `${who(qp)}: ${sgeRefusal(qp.device, qp.pd, dma, IBV_ACCESS_LOCAL_WRITE, "its receive WQE's")}`;
+  return ERR_MALFORMED_WQE;
 }
 
 /** The responder QP as a reason names it. */
@@ -361,9 +367,9 @@ function execute(qp: SimQp, pkt: Packet): number {
     if (qp.qp_type === IBV_QPT_UD) {
       const roce = 12 + 8 + pkt.payloadLen + ((4 - (pkt.payloadLen & 3)) & 3) + 4;
       const grh = buildGrh(pkt.sgid, pkt.dgid, roce, grhId++ & 0xffff);
-      if (scatter(qp.device, qp.pd, dma, 40, null, grh, 0) !== 0) return ERR_MALFORMED_WQE;
+      if (scatter(qp.device, qp.pd, dma, 40, null, grh, 0) !== 0) return malformed(qp, dma, 40);
     }
-    if (scatter(qp.device, qp.pd, dma, pkt.payloadLen, pkt, null, 0) !== 0) return ERR_MALFORMED_WQE;
+    if (scatter(qp.device, qp.pd, dma, pkt.payloadLen, pkt, null, 0) !== 0) return malformed(qp, dma, pkt.payloadLen);
   } else if (m & M_WRITE) {
     const n = pkt.payloadLen;
     if (n > 0) {

@@ -6,6 +6,9 @@ import {
   IBV_QPS_INIT,
   IBV_QPS_RTS,
   IBV_WC_LOC_LEN_ERR,
+  IBV_WC_LOC_PROT_ERR,
+  IBV_WC_LOC_QP_OP_ERR,
+  IBV_WC_REM_OP_ERR,
   IBV_WC_REM_ACCESS_ERR,
   IBV_WC_REM_INV_REQ_ERR,
   IBV_WC_RETRY_EXC_ERR,
@@ -131,6 +134,28 @@ describe("inferring why a completion failed from both sides' objects", () => {
   it("RNR_RETRY_EXC_ERR names the peer with no receive posted", () => {
     const f = facts(IBV_WC_RNR_RETRY_EXC_ERR, { wr: { wr_id: 1, opcode: IBV_WR_SEND, length: 8 } });
     expect(inferWcReason(f)).toMatch(/^QP 18 on rxe1 had no receive WQE posted/);
+  });
+
+  it("REM_OP_ERR for a SEND longer than the peer's receive WQE", () => {
+    const f = facts(IBV_WC_REM_OP_ERR, {
+      peerQp: { recv_bytes: 8 },
+      wr: { wr_id: 1, opcode: IBV_WR_SEND, length: 32 },
+    });
+    expect(inferWcReason(f)).toBe("the SEND carries 32 bytes, and QP 18 on rxe1's receive WQE holds 8");
+  });
+
+  it("LOC_PROT_ERR / LOC_QP_OP_ERR: the SGE outside its MR, or with an lkey of no MR", () => {
+    const mine: MrFact = { ...peerMr, name: "mr2", device: "rxe0", pd: 2, lkey: 0x77 };
+    const outside = facts(IBV_WC_LOC_PROT_ERR, {
+      mrs: [mine],
+      wr: { wr_id: 1, opcode: IBV_WR_SEND, length: 16, sges: [{ addr: 0x1ff8, length: 16, lkey: 0x77 }] },
+    });
+    expect(inferWcReason(outside)).toBe("the WR's sg_list[0] [0x1ff8, 0x2008) is outside mr2 [0x1000, 0x2000)");
+    const unknown = facts(IBV_WC_LOC_QP_OP_ERR, {
+      mrs: [mine],
+      wr: { wr_id: 1, opcode: IBV_WR_SEND, length: 16, sges: [{ addr: 0x1000, length: 16, lkey: 0x78 }] },
+    });
+    expect(inferWcReason(unknown)).toBe("the WR's sg_list[0].lkey 0x78 is the lkey of no MR on this QP's device");
   });
 
   it("a local error is not for this function", () => {

@@ -12,7 +12,10 @@ import {
   IBV_QPS_RTR,
   IBV_QPS_RTS,
   IBV_QPS_SQD,
+  IBV_WC_LOC_PROT_ERR,
+  IBV_WC_LOC_QP_OP_ERR,
   IBV_WC_REM_ACCESS_ERR,
+  IBV_WC_REM_OP_ERR,
   IBV_WC_REM_INV_RD_REQ_ERR,
   IBV_WC_REM_INV_REQ_ERR,
   IBV_WC_RETRY_EXC_ERR,
@@ -22,6 +25,8 @@ import {
   IBV_WR_RDMA_READ,
   IBV_WR_RDMA_WRITE,
   IBV_WR_RDMA_WRITE_WITH_IMM,
+  IBV_WR_SEND,
+  IBV_WR_SEND_WITH_IMM,
   flagNames,
   ibv_access_flags,
   ibv_qp_state,
@@ -38,6 +43,8 @@ export interface WrFact {
   /** RDMA and atomic WRs: the remote address and rkey. */
   remote_addr?: number;
   rkey?: number;
+  /** Its local SGEs. */
+  sges?: { addr: number; length: number; lkey: number }[];
 }
 
 /** A QP as ibv_query_qp showed it, with the PSNs its program set. */
@@ -56,6 +63,8 @@ export interface QpFact {
   rq_psn_set?: number;
   retry_cnt?: number;
   rnr_retry?: number;
+  /** The bytes of the receive WQE a SEND met: the one that failed, else the oldest still posted. */
+  recv_bytes?: number;
 }
 
 export interface MrFact {
@@ -66,6 +75,7 @@ export interface MrFact {
   addr: number;
   length: number;
   rkey: number;
+  lkey?: number;
   access: number;
 }
 
@@ -149,6 +159,14 @@ export function inferWcReason(f: WcFacts): string | undefined {
         );
       return undefined;
     }
+    case IBV_WC_REM_OP_ERR:
+      if (!f.wr || !peer || (f.wr.opcode !== IBV_WR_SEND && f.wr.opcode !== IBV_WR_SEND_WITH_IMM)) return undefined;
+      return peer.recv_bytes !== undefined && peer.recv_bytes < f.wr.length
+        ? `the SEND carries ${f.wr.length} bytes, and ${peerName}'s receive WQE holds ${peer.recv_bytes}`
+        : undefined;
+    case IBV_WC_LOC_PROT_ERR:
+    case IBV_WC_LOC_QP_OP_ERR:
+      return f.wr ? localSges(f.wr, f.qp, f.mrs) : undefined;
     case IBV_WC_RNR_RETRY_EXC_ERR:
       return peer
         ? `${peerName} had no receive WQE posted when the SEND arrived (post_recv before the peer sends)` +
@@ -157,6 +175,19 @@ export function inferWcReason(f: WcFacts): string | undefined {
     default:
       return undefined;
   }
+}
+
+function localSges(wr: WrFact, qp: QpFact, mrs: MrFact[]): string | undefined {
+  const mine = mrs.filter((m) => qp.device === undefined || m.device === undefined || m.device === qp.device);
+  for (const [i, s] of (wr.sges ?? []).entries()) {
+    const mr = mine.find((m) => m.lkey === s.lkey);
+    if (!mr) return `the WR's sg_list[${i}].lkey ${hex(s.lkey)} is the lkey of no MR on this QP's device`;
+    if (qp.pd !== undefined && mr.pd !== undefined && mr.pd !== qp.pd)
+      return `the WR's sg_list[${i}] names ${mr.name}, of another PD than the QP's`;
+    if (s.addr < mr.addr || s.addr + s.length > mr.addr + mr.length)
+      return `the WR's sg_list[${i}] [${hex(s.addr)}, ${hex(s.addr + s.length)}) is outside ${mr.name} [${hex(mr.addr)}, ${hex(mr.addr + mr.length)})`;
+  }
+  return undefined;
 }
 
 function remoteAccess(wr: WrFact, peer: QpFact, peerName: string, mrs: MrFact[]): string | undefined {

@@ -24,7 +24,7 @@ import {
 import { unackedEventsError } from "../../verbs/cq-events.js";
 import type { VerbsError } from "../../verbs/errors.js";
 import type { Cq, Mr, Qp, VerbsBackend } from "../../verbs/backend.js";
-import type { QpAttrInput, QpInitAttr, SendWr, Wc } from "../../verbs/types.js";
+import type { QpAttrInput, QpInitAttr, RecvWr, SendWr, Wc } from "../../verbs/types.js";
 import { inferWcReason, type MrFact, type QpFact, type WcWhy, type WrFact } from "./explain-wc.js";
 import type { SessionNotice } from "./transcript.js";
 
@@ -59,6 +59,10 @@ const opName = (op: number) => nameOf(ibv_wr_opcode, op).replace("IBV_WR_", "");
 
 export function createWatch(objects: WatchedObjects, backend: VerbsBackend) {
   const inFlight = new Map<number, InFlight[]>();
+  /** Per QP: the bytes of each receive WQE posted and not yet completed, oldest first. */
+  const recvs = new Map<number, number[]>();
+  /** Per QP: the bytes of its receive WQE that completed in error last (what a failed SEND met). */
+  const failedRecv = new Map<number, number>();
   const psnSet = new Map<number, { sq?: number; rq?: number }>();
   const cqEvents = new Map<number, { got: number; acked: number }>();
   const cqAsked = new Map<number, number>();
@@ -90,6 +94,7 @@ export function createWatch(objects: WatchedObjects, backend: VerbsBackend) {
         addr: mr.addr,
         length: mr.length,
         rkey: mr.rkey,
+        lkey: mr.lkey,
         access: mr.access,
       };
     });
@@ -112,6 +117,9 @@ export function createWatch(objects: WatchedObjects, backend: VerbsBackend) {
         max_dest_rd_atomic: a.max_dest_rd_atomic,
         retry_cnt: a.retry_cnt,
         rnr_retry: a.rnr_retry,
+        ...((failedRecv.has(e.handle) || recvs.get(e.handle)?.length) && {
+          recv_bytes: failedRecv.get(e.handle) ?? recvs.get(e.handle)![0],
+        }),
         ...(set?.sq !== undefined && { sq_psn_set: set.sq }),
         ...(set?.rq !== undefined && { rq_psn_set: set.rq }),
       });
@@ -150,14 +158,20 @@ export function createWatch(objects: WatchedObjects, backend: VerbsBackend) {
 
   /** Retires the send WRs of QP `handle` up to the one `wc` completes; true when it was a send completion. */
   function retire(handle: number, cq: number, wc: Wc): InFlight | undefined {
-    const list = inFlight.get(handle);
+    const list = inFlight.get(handle) ?? [];
     const qp = objects.entries().find((e) => e.handle === handle)?.obj as Qp | undefined;
-    if (!list || !qp) return undefined;
+    if (!qp) return undefined;
     const sendCq = objects.handleOf(qp.send_cq);
     const recvCq = objects.handleOf(qp.recv_cq);
     const i = list.findIndex((w) => w.wr_id === wc.wr_id);
     const send = sendCq !== recvCq ? cq === sendCq : wc.status === IBV_WC_SUCCESS ? wc.opcode < IBV_WC_RECV : i >= 0;
-    if (!send || i < 0) return undefined;
+    if (!send) {
+      const bytes = recvs.get(handle)?.shift();
+      if (bytes !== undefined && wc.status !== IBV_WC_SUCCESS && wc.status !== IBV_WC_WR_FLUSH_ERR)
+        failedRecv.set(handle, bytes);
+      return undefined;
+    }
+    if (i < 0) return undefined;
     const [wr] = list.splice(0, i + 1).slice(-1);
     return wr;
   }
@@ -261,7 +275,10 @@ export function createWatch(objects: WatchedObjects, backend: VerbsBackend) {
         if (mask & IBV_QP_SQ_PSN && attr.sq_psn !== undefined) set.sq = attr.sq_psn;
         if (mask & IBV_QP_RQ_PSN && attr.rq_psn !== undefined) set.rq = attr.rq_psn;
         psnSet.set(handle, set);
-        if (attr.qp_state === IBV_QPS_RESET) inFlight.delete(handle);
+        if (attr.qp_state === IBV_QPS_RESET) {
+          inFlight.delete(handle);
+          recvs.delete(handle);
+        }
       } else if (type === "qp" && method === "postSend") {
         const wrs = (Array.isArray(args[0]) ? args[0] : [args[0]]) as SendWr[];
         const list = inFlight.get(handle) ?? [];
@@ -273,13 +290,21 @@ export function createWatch(objects: WatchedObjects, backend: VerbsBackend) {
             opcode: w.opcode,
             length,
             ...(remote && { remote_addr: remote.remote_addr, rkey: remote.rkey }),
+            sges: (w.sg_list ?? []).map((g) => ({ addr: g.addr, length: g.length, lkey: g.lkey })),
             signaled: ((w.send_flags ?? 0) & IBV_SEND_SIGNALED) !== 0,
             targets: targetsOf(w, length),
           });
         }
         inFlight.set(handle, list);
-      } else if (type === "qp" && method === "destroy") inFlight.delete(handle);
-      else if (type === "channel" && method === "getCqEvent" && result) {
+      } else if (type === "qp" && method === "postRecv") {
+        const wrs = (Array.isArray(args[0]) ? args[0] : [args[0]]) as RecvWr[];
+        const list = recvs.get(handle) ?? [];
+        for (const w of wrs) list.push((w.sg_list ?? []).reduce((n, g) => n + g.length, 0));
+        recvs.set(handle, list);
+      } else if (type === "qp" && method === "destroy") {
+        inFlight.delete(handle);
+        recvs.delete(handle);
+      } else if (type === "channel" && method === "getCqEvent" && result) {
         const h = objects.handleOf(result);
         if (h !== undefined) {
           const ev = cqEvents.get(h) ?? { got: 0, acked: 0 };
