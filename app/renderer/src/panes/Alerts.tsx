@@ -37,7 +37,7 @@ export function Alerts({ qps, devices, mrs, notices }: AlertsProps) {
             {f.why ? (
               <>
                 {" "}
-                — {f.why.reason} <span className="muted">({whySource(f.why)})</span>
+                — {f.why.reason} <span className="why-source">({whySource(f.why)})</span>
               </>
             ) : (
               <span className="muted"> — see Completions for what the status means</span>

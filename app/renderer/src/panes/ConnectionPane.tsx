@@ -81,7 +81,7 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
                   QP {q.qp_num}: a WR failed with {wcStatusName(q.failure!.status)}
                   {q.failure!.why ? (
                     <>
-                      : {q.failure!.why.reason} <span className="muted">({whySource(q.failure!.why)})</span>
+                      : {q.failure!.why.reason} <span className="why-source">({whySource(q.failure!.why)})</span>
                     </>
                   ) : (
                     ": something the table above does not show is wrong"

@@ -36,7 +36,7 @@ export function CqEntries({ cqs }: { cqs: CqView[] }) {
                   {tone !== "ok" && <div className="muted">{explainStatus(wc.status)}</div>}
                   {wc.why && (
                     <div className="wc-why" data-testid="wc-why" data-source={wc.why.source}>
-                      Why: {wc.why.reason} <span className="muted">({whySource(wc.why)})</span>
+                      Why: {wc.why.reason} <span className="why-source">({whySource(wc.why)})</span>
                     </div>
                   )}
                 </div>

@@ -19,6 +19,7 @@ import { buildView } from "../model/reduce.js";
 import { Alerts } from "./Alerts.js";
 import { ConnectionPane } from "./ConnectionPane.js";
 import { CqEntries } from "./CqEntries.js";
+import { QpDiagram } from "./QpDiagram.js";
 
 const html = (el: React.ReactElement) => renderToStaticMarkup(el);
 
@@ -111,6 +112,14 @@ describe("a failed completion on the main view", () => {
     expect(s).toContain("is outside mr0");
     expect(s).toContain("inferred from both sides&#x27; objects");
     expect(s).toContain('data-notice="cq_rounded_up"');
+  });
+
+  it("the failed QP's chip on the diagram is marked, its tooltip says why", () => {
+    const v = buildView({ events: events() });
+    const s = html(<QpDiagram qps={v.qps} />);
+    expect(s).toContain('class="chip failed"');
+    expect(s).toContain('data-failed="IBV_WC_REM_ACCESS_ERR"');
+    expect(s).toContain("<title>IBV_WC_REM_ACCESS_ERR: [0x1fe0, 0x2020) (64 bytes) is outside mr0");
   });
 
   it("the failing row gives the reason and says rxe's opcode 0 means nothing", () => {
