@@ -88,12 +88,12 @@ export interface StateMove {
 
 /**
  * A beginner mistake the session saw pass silently (the call succeeded): shown to the learner.
- * `cq_rounded_up`: more WRs can complete into a CQ than its requested cqe (rxe's rounding hides it);
- * `cq_too_small`: more than even the rounded cqe; `read_before_poll`: an MR read of bytes an RDMA
+ * `cq_rounded_up`: more WRs can complete into a CQ than its requested cqe, and no more than the
+ * cqe rxe rounded it up to (the rounding hides the mistake); `read_before_poll`: an MR read of bytes an RDMA
  * READ/WRITE or atomic in flight changes, before its completion was polled.
  */
 export interface SessionNotice {
-  id: "cq_rounded_up" | "cq_too_small" | "read_before_poll";
+  id: "cq_rounded_up" | "read_before_poll";
   text: string;
 }
 

@@ -188,9 +188,10 @@ describe("beginner mistakes that pass silently get a notice", () => {
     expect(notices[0]!.text).toMatch(/15 WRs can complete into it \(QP \d+: 10 sends \+ 5 receives\)/);
   });
 
-  it("a CQ big enough as asked gets none", async () => {
+  it("a CQ big enough as asked gets none, nor one the rounding does not save either (lessons size CQs so)", async () => {
     const s = createSession({ backend: createSimBackend({ seed: 2 }) });
     await loopback(s.verbs, 16, { max_send_wr: 4, max_recv_wr: 4 });
+    await loopback(s.verbs, 32, { max_send_wr: 16, max_recv_wr: 16 });
     expect(verbEvents(s).flatMap((e) => e.notices ?? [])).toEqual([]);
   });
 
