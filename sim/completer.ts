@@ -275,7 +275,9 @@ function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): numb
         }
         qp.device.counters[CNT_RNR_RETRY_EXCEEDED]++;
         wqe!.status = IBV_WC_RNR_RETRY_EXC_ERR;
-        wqe!.reason = `${pkt?.reason ?? "the responder answered RNR NAK"}, rnr_retry ${qp.attr.rnr_retry} times over`;
+        wqe!.reason =
+          `${pkt?.reason ?? "the responder answered RNR NAK"}; ` +
+          `after ${qp.attr.rnr_retry + 1} tries (rnr_retry ${qp.attr.rnr_retry}) the requester gave up`;
         state = ERROR;
         break;
       }

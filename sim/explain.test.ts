@@ -132,6 +132,19 @@ describe.each([true, false])("remote failures carry the responder's reason (pack
     expect(reason).toMatch(/rkey 0 names no MR/);
   });
 
+  it("a WRITE with the lkey of a local-only MR as rkey: REM_ACCESS_ERR, that it is an lkey and why", async () => {
+    const { sim, x, y } = pair(log);
+    const local = y.pd.regMr(64, IBV_ACCESS_LOCAL_WRITE);
+    write(x, { addr: local.addr, rkey: local.lkey }, 16);
+    const { wc, reason } = await failed(sim, x);
+    expect(wc.status).toBe(IBV_WC_REM_ACCESS_ERR);
+    expect(reason).toMatch(
+      new RegExp(
+        `^QP ${y.qp.qp_num} on rxe1: rkey 0x${local.lkey.toString(16)} is the lkey of an MR registered without a REMOTE_\\* access flag: its rkey is 0`,
+      ),
+    );
+  });
+
   it("a WRITE into an MR registered without REMOTE_WRITE: REM_ACCESS_ERR, the flag it lacks", async () => {
     const { sim, x, y } = pair(log);
     const readOnly = y.pd.regMr(256, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
@@ -179,7 +192,7 @@ describe.each([true, false])("remote failures carry the responder's reason (pack
     x.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [x.mr.sge(0, 8)] });
     const { wc, reason } = await failed(sim, x);
     expect(wc.status).toBe(IBV_WC_RNR_RETRY_EXC_ERR);
-    expect(reason).toMatch(/had no receive WQE posted/);
+    expect(reason).toMatch(/had no receive WQE posted .*; after 2 tries \(rnr_retry 1\) the requester gave up$/);
   });
 
   it("a SEND longer than the receive WQE: REM_OP_ERR for the sender, LOC_QP_OP_ERR for the receiver, both say so", async () => {

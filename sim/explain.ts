@@ -42,14 +42,22 @@ export function rkeyRefusal(
   va: number,
   length: number,
 ): string {
-  if (!mr || mr.rkey !== rkey)
-    return rkey === 0
-      ? `${who}: rkey 0 names no MR (an MR registered without a REMOTE_* access flag has rkey 0)`
-      : `${who}: rkey ${hex(rkey)} names no MR on this device`;
+  if (!mr || mr.rkey !== rkey) {
+    if (rkey === 0) return `${who}: rkey 0 names no MR (an MR registered without a REMOTE_* access flag has rkey 0)`;
+    if (mr?.lkey === rkey) return `${who}: rkey ${hex(rkey)} is the lkey of an MR ${lkeyOnly(mr.rkey)}`;
+    return `${who}: rkey ${hex(rkey)} names no MR on this device`;
+  }
   if (!samePd) return `${who}: the MR with rkey ${hex(rkey)} belongs to another PD than the QP`;
   if ((mr.access & access) !== access)
     return `${who}: the MR with rkey ${hex(rkey)} lacks ${ACCESS_NAME[access]} (its access is ${flags(mr.access)})`;
   return `${who}: [${hex(va)}, ${hex(va + length)}) (${length} bytes) is outside the MR [${hex(mr.addr)}, ${hex(mr.end)})`;
+}
+
+/** Why an MR's lkey is not its rkey: on rxe the two are equal when remote access is granted. */
+export function lkeyOnly(rkey: number): string {
+  return rkey === 0
+    ? "registered without a REMOTE_* access flag: its rkey is 0 (rxe gives an MR an rkey, equal to its lkey, only with remote access)"
+    : `whose rkey is ${hex(rkey)}`;
 }
 
 /** The responder QP's access check (check_op_valid): the opcode needs a flag its qp_access_flags lack. */

@@ -74,6 +74,16 @@ describe("inferring why a completion failed from both sides' objects", () => {
     expect(inferWcReason(f)).toBe("rkey 0x999 is not the rkey of any MR on QP 18 on rxe1's device");
   });
 
+  it("REM_ACCESS_ERR with an lkey given as the rkey", () => {
+    const f = facts(IBV_WC_REM_ACCESS_ERR, {
+      mrs: [peerMr, { ...peerMr, name: "mr8", lkey: 0x1200, rkey: 0, access: IBV_ACCESS_LOCAL_WRITE }],
+      wr: { wr_id: 1, opcode: IBV_WR_RDMA_WRITE, length: 8, remote_addr: 0x1000, rkey: 0x1200 },
+    });
+    expect(inferWcReason(f)).toBe(
+      "rkey 0x1200 is the lkey of mr8, registered without a REMOTE_* access flag: its rkey is 0",
+    );
+  });
+
   it("REM_ACCESS_ERR for a WRITE past the end of the MR: the range and by how much", () => {
     const f = facts(IBV_WC_REM_ACCESS_ERR, {
       wr: { wr_id: 1, opcode: IBV_WR_RDMA_WRITE, length: 64, remote_addr: 0x1000 + 4096 - 32, rkey: 0x1234 },

@@ -170,7 +170,9 @@ export function inferWcReason(f: WcFacts): string | undefined {
     case IBV_WC_RNR_RETRY_EXC_ERR:
       return peer
         ? `${peerName} had no receive WQE posted when the SEND arrived (post_recv before the peer sends)` +
-            (f.qp.rnr_retry !== undefined ? `; rnr_retry ${f.qp.rnr_retry} retries used` : "")
+            (f.qp.rnr_retry !== undefined
+              ? `; after ${f.qp.rnr_retry + 1} tries (rnr_retry ${f.qp.rnr_retry}) the requester gave up`
+              : "")
         : undefined;
     default:
       return undefined;
@@ -196,6 +198,11 @@ function remoteAccess(wr: WrFact, peer: QpFact, peerName: string, mrs: MrFact[])
   if (rkey === 0) return "rkey 0 names no MR (an MR registered without a REMOTE_* access flag has rkey 0)";
   const onPeer = mrs.filter((m) => peer.device === undefined || m.device === undefined || m.device === peer.device);
   const mr = onPeer.find((m) => m.rkey === rkey);
+  const byLkey = onPeer.find((m) => m.lkey === rkey);
+  if (!mr && byLkey)
+    return byLkey.rkey === 0
+      ? `rkey ${hex(rkey)} is the lkey of ${byLkey.name}, registered without a REMOTE_* access flag: its rkey is 0`
+      : `rkey ${hex(rkey)} is ${byLkey.name}'s lkey, not its rkey (${hex(byLkey.rkey)})`;
   if (!mr) return `rkey ${hex(rkey)} is not the rkey of any MR on ${peerName}'s device`;
   const need = accessFor(wr.opcode);
   if (need && !(mr.access & need))
