@@ -29,7 +29,7 @@ import {
   type PredictContext,
 } from "../../state-machines/qp.js";
 import { createVerbsFacade } from "./facade.js";
-import { createWatch } from "./watch.js";
+import { createLookout } from "./lookout.js";
 import { Gate } from "./step-gate.js";
 import {
   SessionStoppedError,
@@ -202,8 +202,8 @@ export function createSession(options: SessionOptions): Session {
     destroyed: false,
   });
 
-  // Failed completions explained, a hanging destroy refused, silent mistakes noticed (watch.ts).
-  const watch = createWatch({ entries: () => [...entries.values()], handleOf: (o) => handles.get(o) }, backend);
+  // Failed completions explained, a hanging destroy refused, silent mistakes noticed (lookout.ts).
+  const lookout = createLookout({ entries: () => [...entries.values()], handleOf: (o) => handles.get(o) }, backend);
 
   const header: TranscriptHeader = {
     kind: "header",
@@ -442,7 +442,7 @@ export function createSession(options: SessionOptions): Session {
     let error: unknown;
     let failed = false;
     try {
-      const refusal = watch.refuse(entry.type, handle, method);
+      const refusal = lookout.refuse(entry.type, handle, method);
       if (refusal) throw refusal;
       result = await perform(entry, method, decoded);
     } catch (e) {
@@ -458,14 +458,14 @@ export function createSession(options: SessionOptions): Session {
       if (CREATES[method] === "context") watch.opened(result as Context);
     }
     if (!failed && DESTROYS.has(method)) entry.destroyed = true;
-    const notices: SessionNotice[] = failed ? [] : watch.after(entry.type, handle, method, decoded, result);
+    const notices: SessionNotice[] = failed ? [] : lookout.after(entry.type, handle, method, decoded, result);
 
     const completions: NonNullable<VerbEvent["completions"]> = [];
     if (!failed && entry.type === "cq" && (method === "poll" || method === "pollWait"))
       for (const wc of result as Wc[]) {
-        const why = watch.explain(handle, wc);
+        const why = lookout.explain(handle, wc);
         completions.push({ cq: handle, wc, ...(why && { why }) });
-        watch.completed(handle, wc);
+        lookout.completed(handle, wc);
       }
 
     // Snapshots after, the model's view, and state moves without a modify.

@@ -1,5 +1,5 @@
 /**
- * What the session adds across calls (watch.ts): failed completions carry why (the
+ * What the session adds across calls (lookout.ts): failed completions carry why (the
  * simulator's exact reason, or one inferred from both sides' objects where the backend gives
  * none, as native), a CQ destroy that would hang libibverbs is refused before the backend is
  * called, and silent beginner mistakes earn a notice.

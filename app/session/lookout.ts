@@ -1,5 +1,5 @@
 /**
- * What the session watches across calls, beyond one verb: the send WRs in flight, the PSNs a
+ * What the session looks out for across calls, beyond one verb: the send WRs in flight, the PSNs a
  * program set, the completion events got and acknowledged per CQ, the CQ sizes asked for. With
  * it the session explains failed completions (explain-wc.ts), refuses a destroy that would hang
  * libibverbs (verbs/cq-events.ts), and warns about beginner mistakes that pass silently on
@@ -28,8 +28,8 @@ import type { QpAttrInput, QpInitAttr, RecvWr, SendWr, Wc } from "../../verbs/ty
 import { inferWcReason, type MrFact, type QpFact, type WcWhy, type WrFact } from "./explain-wc.js";
 import type { SessionNotice } from "./transcript.js";
 
-/** The session's objects, as the watch needs them (entries in creation order, destroyed ones included). */
-export interface WatchedObjects {
+/** The session's objects, as the lookout needs them (entries in creation order, destroyed ones included). */
+export interface LookoutObjects {
   entries(): { handle: number; type: string; obj: unknown; destroyed: boolean }[];
   handleOf(o: unknown): number | undefined;
 }
@@ -57,7 +57,7 @@ const isWrite = (op: number) => op === IBV_WR_RDMA_WRITE || op === IBV_WR_RDMA_W
 const isAtomic = (op: number) => op === IBV_WR_ATOMIC_CMP_AND_SWP || op === IBV_WR_ATOMIC_FETCH_AND_ADD;
 const opName = (op: number) => nameOf(ibv_wr_opcode, op).replace("IBV_WR_", "");
 
-export function createWatch(objects: WatchedObjects, backend: VerbsBackend) {
+export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
   const inFlight = new Map<number, InFlight[]>();
   /** Per QP: the bytes of each receive WQE posted and not yet completed, oldest first. */
   const recvs = new Map<number, number[]>();
