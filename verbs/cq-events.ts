@@ -7,6 +7,11 @@
  */
 import { VerbsError, errnos } from "./errors.js";
 
+/** Whether a recorded error (VerbsError or its JSON) is this refusal: a replay or a C export must not call the real destroy. */
+export function isUnackedEventsRefusal(e: { verb?: string; code?: string; attribute?: string } | undefined): boolean {
+  return e?.verb === "ibv_destroy_cq" && e.code === "EBUSY" && e.attribute === "ibv_ack_cq_events";
+}
+
 /** The error ibv_destroy_cq gets while `unacked` completion events are not acknowledged. */
 export function unackedEventsError(unacked: number): VerbsError {
   const s = unacked === 1 ? "" : "s";

@@ -25,7 +25,7 @@ import type { VerbsBackend } from "../../verbs/backend.js";
 import { VerbsError } from "../../verbs/errors.js";
 import { goodModify } from "../../state-machines/qp-paths.js";
 import { createSession } from "./session.js";
-import { toHtml, toMarkdown } from "./export/index.js";
+import { toC, toHtml, toMarkdown } from "./export/index.js";
 import type { VerbEvent } from "./transcript.js";
 import type { Verbs, VerbsQp } from "./verbs-api.js";
 
@@ -164,6 +164,12 @@ describe("ibv_destroy_cq with completion events not acknowledged", () => {
     expect(backendCq).not.toHaveBeenCalled();
     const refused = verbEvents(s).at(-1)!;
     expect(refused).toMatchObject({ method: "destroy", error: { code: "EBUSY" } });
+
+    // The C export does not call the destroy that would hang: it reports what VerbsLab did.
+    const c = toC(s.transcript());
+    const step = `"${refused.seq}. ibv_destroy_cq"`;
+    expect(c).toContain(`report(${step}, EBUSY);`);
+    expect(c).not.toContain(`report(${step}, ibv_destroy_cq(`);
 
     await cq.ackEvents(1);
     await cq.destroy();
