@@ -114,6 +114,8 @@ describe("failed completions carry why", () => {
       /IBV_WC_REM_ACCESS_ERR.* — why \(simulator\): QP \d+ on rxe0: .*outside the MR/,
     );
     expect(toHtml(s.transcript())).toMatch(/ — why \(simulator\): QP \d+ on rxe0: /);
+    // rxe's opcode 0 on an error completion is not printed as IBV_WC_SEND.
+    expect(toMarkdown(s.transcript())).toMatch(/IBV_WC_REM_ACCESS_ERR, opcode 0 \(not set on an error completion\)/);
   });
 
   it("a success carries nothing", async () => {
