@@ -9,6 +9,8 @@ import { createSimBackend } from "../../sim/index.js";
 import { SimCq } from "../../sim/cq.js";
 import {
   IBV_ACCESS_LOCAL_WRITE,
+  IBV_ACCESS_REMOTE_ATOMIC,
+  IBV_ACCESS_REMOTE_READ,
   IBV_ACCESS_REMOTE_WRITE,
   IBV_QPS_INIT,
   IBV_QPS_RESET,
@@ -18,6 +20,8 @@ import {
   IBV_SEND_SIGNALED,
   IBV_WC_REM_ACCESS_ERR,
   IBV_WC_SUCCESS,
+  IBV_WR_ATOMIC_FETCH_AND_ADD,
+  IBV_WR_RDMA_READ,
   IBV_WR_RDMA_WRITE,
   IBV_WR_SEND,
 } from "../../verbs/constants.js";
@@ -201,6 +205,51 @@ describe("beginner mistakes that pass silently get a notice", () => {
     await loopback(s.verbs, 16, { max_send_wr: 4, max_recv_wr: 4 });
     await loopback(s.verbs, 32, { max_send_wr: 16, max_recv_wr: 16 });
     expect(verbEvents(s).flatMap((e) => e.notices ?? [])).toEqual([]);
+  });
+
+  it.each([
+    ["an RDMA READ's local buffer", IBV_WR_RDMA_READ, 0, "RDMA_READ"],
+    ["an atomic's result buffer", IBV_WR_ATOMIC_FETCH_AND_ADD, 0, "ATOMIC_FETCH_AND_ADD"],
+    ["an atomic's target", IBV_WR_ATOMIC_FETCH_AND_ADD, 128, "ATOMIC_FETCH_AND_ADD"],
+  ] as const)("reading %s before polling: a notice", async (_n, opcode, at, name) => {
+    const s = createSession({ backend: createSimBackend({ seed: 2 }) });
+    const ctx = await s.verbs.openDevice("rxe0");
+    const gid = await ctx.queryGid(1, 0);
+    const pd = await ctx.allocPd();
+    const cq = await ctx.createCq(16);
+    const all = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+    const mr = await pd.regMr(256, all);
+    const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+    const a = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+    const b = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+    for (const [qp, peer] of [
+      [a, b],
+      [b, a],
+    ] as const)
+      for (const [from, to] of [
+        [IBV_QPS_RESET, IBV_QPS_INIT],
+        [IBV_QPS_INIT, IBV_QPS_RTR],
+        [IBV_QPS_RTR, IBV_QPS_RTS],
+      ] as const) {
+        const m = goodModify(IBV_QPT_RC, from, to, { dgid: gid, dest_qp_num: peer.qp_num })!;
+        await qp.modify({ ...m.attr, ...(to === IBV_QPS_INIT && { qp_access_flags: all & ~1 }) }, m.mask);
+      }
+    const remote = { remote_addr: mr.addr + 128, rkey: mr.rkey };
+    await a.postSend({
+      wr_id: 6,
+      opcode,
+      send_flags: IBV_SEND_SIGNALED,
+      sg_list: [mr.sge(0, 8)],
+      ...(opcode === IBV_WR_RDMA_READ ? { rdma: remote } : { atomic: { ...remote, compare_add: 1n } }),
+    });
+    await mr.read(at, 8);
+    const notices = verbEvents(s).at(-1)!.notices ?? [];
+    expect(notices.map((n) => n.id)).toEqual(["read_before_poll"]);
+    expect(notices[0]!.text).toContain(`reads bytes that an ${name} (wr_id 6`);
+    const [wc] = await cq.pollWait(1, 1000);
+    expect(wc!.status).toBe(IBV_WC_SUCCESS);
+    await mr.read(at, 8);
+    expect(verbEvents(s).at(-1)!.notices).toBeUndefined();
   });
 
   it("reading an RDMA WRITE's target before polling its completion; none once it is polled", async () => {
