@@ -90,6 +90,7 @@ function resetRetryCounters(qp: SimQp): void {
   qp.compRetryCnt = qp.attr.retry_cnt;
   qp.compRnrRetry = qp.attr.rnr_retry;
   qp.startedRetry = false;
+  qp.retryCause = undefined;
 }
 
 /**
@@ -103,6 +104,8 @@ export function completer(qp: SimQp, pkt: Packet | null, timeout: boolean): void
     return;
   }
   if (qp.reqState === QS_RESET) return;
+  // A response that says why the responder refused (or ignored) a request: kept for the reason of a failure.
+  if (pkt !== null && pkt.reason !== undefined) qp.retryCause = pkt.reason;
   // While a retry is pending, responses wait (rxe leaves them queued; here they are dropped).
   if (qp.needRetry) return;
   const r = pkt !== null && completePlainAck(qp, pkt) ? DONE : completeOne(qp, pkt, timeout);
@@ -255,6 +258,9 @@ function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): numb
         }
         qp.device.counters[CNT_RETRY_EXCEEDED]++;
         w.status = IBV_WC_RETRY_EXC_ERR;
+        w.reason =
+          `${qp.retryCause ?? `nothing came back from QP ${qp.attr.dest_qp_num}`}; ` +
+          `after ${qp.attr.retry_cnt + 1} tries (retry_cnt ${qp.attr.retry_cnt}) the requester gave up`;
         state = ERROR;
         break;
       }
@@ -269,6 +275,9 @@ function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): numb
         }
         qp.device.counters[CNT_RNR_RETRY_EXCEEDED]++;
         wqe!.status = IBV_WC_RNR_RETRY_EXC_ERR;
+        wqe!.reason =
+          `${pkt?.reason ?? "the responder answered RNR NAK"}; ` +
+          `after ${qp.attr.rnr_retry + 1} tries (rnr_retry ${qp.attr.rnr_retry}) the requester gave up`;
         state = ERROR;
         break;
       }
@@ -357,12 +366,15 @@ function checkAck(qp: SimQp, pkt: Packet, wqe: SendWqe): number {
               return ERROR_RETRY;
             case AETH_NAK_INVALID_REQ:
               wqe.status = IBV_WC_REM_INV_REQ_ERR;
+              wqe.reason = pkt.reason;
               return ERROR;
             case AETH_NAK_REM_ACC_ERR:
               wqe.status = IBV_WC_REM_ACCESS_ERR;
+              wqe.reason = pkt.reason;
               return ERROR;
             default:
               wqe.status = IBV_WC_REM_OP_ERR;
+              wqe.reason = pkt.reason;
               return ERROR;
           }
       }

@@ -3,6 +3,7 @@
  * verb, the WQEs it posted, the packets that went on the wire during it (each tagged by the
  * backend with the event it happened during) and the CQEs it polled, in that order. Pure.
  */
+import type { WcWhy } from "../../../session/explain-wc.js";
 import type { PacketLog, PacketRecord } from "../../../bridge/contract.js";
 import type { TranscriptEvent, VerbEvent } from "../../../session/transcript.js";
 import {
@@ -142,13 +143,13 @@ function makePacketRow(p: PacketRecord): TimelineRow {
   };
 }
 
-function cqeRow(e: VerbEvent, c: { wc: Wc }, i: number): TimelineRow {
+function cqeRow(e: VerbEvent, c: { wc: Wc; why?: WcWhy }, i: number): TimelineRow {
   let row = cqeCache.get(c);
-  if (!row) cqeCache.set(c, (row = makeCqeRow(e, c.wc, i)));
+  if (!row) cqeCache.set(c, (row = makeCqeRow(e, c.wc, i, c.why)));
   return row;
 }
 
-function makeCqeRow(e: VerbEvent, wc: Wc, i: number): TimelineRow {
+function makeCqeRow(e: VerbEvent, wc: Wc, i: number, why?: WcWhy): TimelineRow {
   const ok = wc.status === IBV_WC_SUCCESS;
   return {
     kind: "cqe",
@@ -161,6 +162,7 @@ function makeCqeRow(e: VerbEvent, wc: Wc, i: number): TimelineRow {
     status: nameOf(ibv_wc_status, wc.status).replace("IBV_WC_", ""),
     bytes: wc.byte_len,
     bad: !ok,
+    ...(why && { why: why.reason }),
   };
 }
 

@@ -11,6 +11,8 @@ import { Counters } from "./Counters.js";
 import { PacketTimeline } from "./PacketTimeline.js";
 import { ThroughputPlot } from "./ThroughputPlot.js";
 import { Tabs } from "./Tabs.js";
+import { Alerts } from "./Alerts.js";
+import { wcStatusName } from "../model/format.js";
 
 // Each view renders again only when its slice of the view changed (the view is structurally
 // shared between builds, see model/share.ts).
@@ -23,17 +25,27 @@ const Memory = memo(MrHex);
 const CounterTable = memo(Counters);
 const Packets = memo(PacketTimeline);
 const Plot = memo(ThroughputPlot);
+const AlertList = memo(Alerts);
 
 export const Inspector = memo(function Inspector({ view, focus }: { view: LabView; focus?: string }) {
   const f = view.qps.find((q) => q.handle === focus);
   const pair = useMemo(() => view.qps.slice(-2), [view.qps]);
   const wcs = view.cqs.reduce((n, c) => n + c.entries.length, 0);
+  const failure = view.qps.reduce<LabView["qps"][number]["failure"]>(
+    (newest, q) => (q.failure && (!newest || q.failure.seq > newest.seq) ? q.failure : newest),
+    undefined,
+  );
   return (
     <div className="column">
       <section className="panel" aria-label="QP state diagram">
         <h2>
           QP state machine
           {f?.divergence && <span className="badge bad">diverged</span>}
+          {failure && (
+            <span className="badge bad" data-testid="wc-failure-badge">
+              ✗ {wcStatusName(failure.status).replace("IBV_WC_", "")}
+            </span>
+          )}
           {f?.pending && (
             <span className={`badge ${f.pending.to === undefined ? "bad" : ""}`} data-testid="prediction">
               {f.pending.to === undefined ? `predicts ${f.pending.errno}` : "prediction shown"}
@@ -47,6 +59,7 @@ export const Inspector = memo(function Inspector({ view, focus }: { view: LabVie
               {f.divergence}
             </div>
           )}
+          <AlertList qps={view.qps} devices={view.devices} mrs={view.mrs} notices={view.notices} />
           <div className="legend">
             <span>
               <i style={{ borderColor: "#15803d", borderTopStyle: "dashed" }} />
