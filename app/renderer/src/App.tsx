@@ -21,6 +21,8 @@ import { TranscriptPane, type ExportFormat } from "./panes/TranscriptPane.js";
 import { LogPane } from "./panes/LogPane.js";
 import { Notices } from "./panes/Notices.js";
 import { Progress } from "./panes/Progress.js";
+import { ResizeHandle } from "./panes/ResizeHandle.js";
+import { usePaneSizes } from "./lab/usePaneSizes.js";
 
 const EditorPane = lazy(() => import("./panes/EditorPane.js"));
 /** How long the editor waits for the first lesson before it opens on the default program. */
@@ -77,6 +79,7 @@ export function App({ store, course: start, arrived }: AppProps) {
   const [verdict, setVerdict] = useState<Verdict | undefined>();
   const [breakIt, setBreakIt] = useState<string | null>(null);
   const [backends, setBackends] = useState<BackendChoice[] | null>(null);
+  const panes = usePaneSizes();
 
   useMarkInteractive(course.lesson !== undefined && compile !== null);
   const step = course.lesson?.steps[course.flow.step];
@@ -256,7 +259,10 @@ export function App({ store, course: start, arrived }: AppProps) {
         onBackend={onBackend}
         busy={runner.running}
       />
-      <main className="main">
+      <main
+        className="main"
+        style={{ gridTemplateColumns: `${panes.sizes.lesson}px 8px minmax(0, 1fr) 8px ${panes.sizes.inspector}px` }}
+      >
         <section className="panel" aria-label="lesson">
           <div className="panel-body">
             <LessonPane
@@ -274,6 +280,7 @@ export function App({ store, course: start, arrived }: AppProps) {
             />
           </div>
         </section>
+        <ResizeHandle pane="lesson" sizes={panes.sizes} onResize={panes.resize} />
         <div className="column">
           <section className="panel grow" aria-label="editor" style={{ flex: 3 }}>
             <Toolbar
@@ -320,6 +327,7 @@ export function App({ store, course: start, arrived }: AppProps) {
             ]}
           />
         </div>
+        <ResizeHandle pane="inspector" sizes={panes.sizes} onResize={panes.resize} />
         <Inspector view={view} focus={focus} />
       </main>
       <Notices notices={state.notices} onDismiss={onDismiss} />

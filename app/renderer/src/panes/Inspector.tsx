@@ -29,7 +29,7 @@ export const Inspector = memo(function Inspector({ view, focus }: { view: LabVie
   const pair = useMemo(() => view.qps.slice(-2), [view.qps]);
   const wcs = view.cqs.reduce((n, c) => n + c.entries.length, 0);
   return (
-    <div className="column">
+    <div className="column inspector">
       <section className="panel" aria-label="QP state diagram">
         <h2>
           QP state machine

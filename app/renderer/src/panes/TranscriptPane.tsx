@@ -22,7 +22,7 @@ export const TranscriptPane = memo(function TranscriptPane({ rows, onExport, onI
           </button>
         ))}
         <span style={{ flex: 1 }} />
-        <button onClick={() => file.current?.click()} disabled={!onImport}>
+        <button onClick={() => file.current?.click()} disabled={!onImport} data-testid="transcript-import-button">
           Import & replay…
         </button>
         <input

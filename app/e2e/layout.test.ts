@@ -1,0 +1,166 @@
+/**
+ * The window at the screen sizes learners have (1280×720, 1366×768, 1920×1080): the key
+ * controls lie inside the viewport, the lesson pane never scrolls sideways (in any lesson), the
+ * panes resize by their drag handles and keep their sizes over a reload. Screenshots of each
+ * size go to test-results/layout-<w>x<h>.png.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  closeLab,
+  ensureRendererBuilt,
+  hasChromium,
+  launch,
+  screenshot,
+  selectLesson,
+  startLab,
+  waitInteractive,
+  type Lab,
+} from "./harness.js";
+
+const SIZES = [
+  { width: 1280, height: 720 },
+  { width: 1366, height: 768 },
+  { width: 1920, height: 1080 },
+];
+
+/** What a learner must be able to see and reach, whatever the window's size. */
+const KEY_CONTROLS = [
+  ".qp-diagram .node[data-state=RTS] rect",
+  ".qp-diagram .node[data-state=SQD] rect",
+  "button[data-action=run]",
+  "button[data-action=reset]",
+  "[data-testid=backend-state]",
+  "select[aria-label=lesson]",
+  "select[aria-label=language]",
+  "[role=tab]",
+  "[data-testid=transcript-import-button]",
+  ".lesson h1",
+];
+
+interface Box {
+  selector: string;
+  x: number;
+  y: number;
+  right: number;
+  bottom: number;
+  /** The box is hidden by an ancestor that clips it (overflow), fully or partly. */
+  clipped: boolean;
+}
+
+/** Every key control's box, and whether an ancestor with overflow clipping cuts it. */
+async function controlBoxes(page: Page): Promise<Box[]> {
+  return page.evaluate((selectors) => {
+    const out: Box[] = [];
+    for (const selector of selectors) {
+      const els = [...document.querySelectorAll(selector)];
+      if (els.length === 0) out.push({ selector, x: NaN, y: NaN, right: NaN, bottom: NaN, clipped: true });
+      for (const el of els) {
+        const r = el.getBoundingClientRect();
+        let clipped = false;
+        for (let a = el.parentElement; a; a = a.parentElement) {
+          const cs = getComputedStyle(a);
+          if (cs.overflowX === "visible" && cs.overflowY === "visible") continue;
+          const c = a.getBoundingClientRect();
+          if (r.left < c.left - 0.5 || r.right > c.right + 0.5 || r.top < c.top - 0.5 || r.bottom > c.bottom + 0.5)
+            clipped = true;
+        }
+        out.push({ selector, x: r.left, y: r.top, right: r.right, bottom: r.bottom, clipped });
+      }
+    }
+    return out;
+  }, KEY_CONTROLS);
+}
+
+/** How far the lesson pane's body scrolls sideways (0: not at all). */
+const lessonOverflowX = (page: Page) =>
+  page.$eval("section[aria-label=lesson] .panel-body", (el) => el.scrollWidth - el.clientWidth);
+
+describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", () => {
+  let lab: Lab;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    await ensureRendererBuilt();
+    lab = await startLab(3);
+    browser = await launch();
+  }, 240_000);
+  afterAll(() => closeLab(lab, browser));
+
+  for (const size of SIZES) {
+    it(`${size.width}×${size.height}: key controls inside the window, no sideways scroll in any lesson`, async () => {
+      const page = await browser.newPage({ viewport: size });
+      try {
+        await page.goto(lab.url);
+        await waitInteractive(page);
+        await screenshot(page, `layout-${size.width}x${size.height}`);
+        const boxes = await controlBoxes(page);
+        const outside = boxes.filter(
+          (b) => !(b.x >= 0 && b.y >= 0 && b.right <= size.width && b.bottom <= size.height) || b.clipped,
+        );
+        expect(outside.map((b) => `${b.selector} ${JSON.stringify(b)}`)).toEqual([]);
+        // The page itself never scrolls: every pane scrolls inside its own box.
+        const page_ = await page.evaluate(() => ({
+          x: document.documentElement.scrollWidth - window.innerWidth,
+          y: document.documentElement.scrollHeight - window.innerHeight,
+        }));
+        expect(page_).toEqual({ x: 0, y: 0 });
+        const lessons = await page.$$eval("select[aria-label=lesson] option", (os) =>
+          os.map((o) => (o as HTMLOptionElement).value),
+        );
+        expect(lessons.length).toBeGreaterThan(10);
+        const wide: string[] = [];
+        for (const id of lessons) {
+          await selectLesson(page, id);
+          for (let s = 1; s <= (await page.locator(".lesson .steps li").count()); s++) {
+            // Steps past the first open once the one before passed; show their text through the
+            // step list where it lets us, else the first step's text stands for the lesson.
+            const li = page.locator(".lesson .steps li").nth(s - 1);
+            if ((await li.getAttribute("aria-disabled")) === "true") break;
+            await li.click();
+            await page.waitForSelector(`.lesson[data-step="${s}"]`);
+            const over = await lessonOverflowX(page);
+            if (over > 0) wide.push(`${id} step ${s}: ${over}px`);
+          }
+        }
+        expect(wide).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    }, 120_000);
+  }
+
+  it("the panes resize by their drag handles, and keep their sizes over a reload", async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+    try {
+      await page.goto(lab.url);
+      await waitInteractive(page);
+      const width = (sel: string) => page.$eval(sel, (el) => el.getBoundingClientRect().width);
+      const lesson0 = await width("section[aria-label=lesson]");
+      const inspector0 = await width(".inspector");
+      const drag = async (handle: string, dx: number) => {
+        const b = (await page.locator(handle).boundingBox())!;
+        await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(b.x + b.width / 2 + dx, b.y + b.height / 2, { steps: 5 });
+        await page.mouse.up();
+      };
+      await drag("[data-testid=resize-lesson]", 80);
+      await drag("[data-testid=resize-inspector]", -60);
+      const lesson1 = await width("section[aria-label=lesson]");
+      const inspector1 = await width(".inspector");
+      expect(lesson1 - lesson0).toBeGreaterThan(70);
+      expect(inspector1 - inspector0).toBeGreaterThan(50);
+      await page.reload();
+      await waitInteractive(page);
+      expect(Math.abs((await width("section[aria-label=lesson]")) - lesson1)).toBeLessThan(2);
+      expect(Math.abs((await width(".inspector")) - inspector1)).toBeLessThan(2);
+      // The editor keeps room to work in, however far a handle is dragged.
+      await drag("[data-testid=resize-lesson]", 2000);
+      expect(await width("section[aria-label=editor]")).toBeGreaterThanOrEqual(300);
+      await screenshot(page, "layout-1366x768-resized");
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+});
