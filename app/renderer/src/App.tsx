@@ -23,6 +23,7 @@ import { Notices } from "./panes/Notices.js";
 import { Progress } from "./panes/Progress.js";
 import { ResizeHandle } from "./panes/ResizeHandle.js";
 import { usePaneSizes } from "./lab/usePaneSizes.js";
+import { createCodeSaver } from "./lab/code-saver.js";
 
 const EditorPane = lazy(() => import("./panes/EditorPane.js"));
 /** How long the editor waits for the first lesson before it opens on the default program. */
@@ -85,8 +86,36 @@ export function App({ store, course: start, arrived }: AppProps) {
   const step = course.lesson?.steps[course.flow.step];
   const stepKey = course.lesson && step ? `${course.lesson.id}/${step.number}` : "free";
   const codeKey = breakIt ? `${stepKey}/break-${breakIt}` : stepKey;
-  const code = codeByStep[codeKey] ?? (breakIt ? step?.breakItCode[breakIt] : step?.starter) ?? DEFAULT_PROGRAM;
-  const setCode = useCallback((c: string) => setCodeByStep((m) => ({ ...m, [codeKey]: c })), [codeKey]);
+  const code =
+    codeByStep[codeKey] ??
+    course.savedCode[codeKey] ??
+    (breakIt ? step?.breakItCode[breakIt] : step?.starter) ??
+    DEFAULT_PROGRAM;
+  // The code per step lives in the learner's profile on the host: a reload, or the next start,
+  // opens each step on what they last wrote there.
+  const saver = useMemo(
+    () =>
+      createCodeSaver((key, c) => {
+        bridge.request("lessons.code.save", { key, code: c }).catch(() => {
+          // Like progress: the code stays in this window; a host that cannot keep it must not stop the lesson.
+        });
+      }),
+    [bridge],
+  );
+  useEffect(() => {
+    window.addEventListener("pagehide", saver.flush);
+    return () => {
+      window.removeEventListener("pagehide", saver.flush);
+      saver.flush();
+    };
+  }, [saver]);
+  const setCode = useCallback(
+    (c: string) => {
+      setCodeByStep((m) => ({ ...m, [codeKey]: c }));
+      saver.change(codeKey, c);
+    },
+    [codeKey, saver],
+  );
   useEffect(() => {
     setVerdict(undefined);
     setBreakIt(null);
@@ -193,6 +222,8 @@ export function App({ store, course: start, arrived }: AppProps) {
     actor?.send({ type: "REVEAL_SOLUTION" });
   }, [actor, solution, setCode]);
   const onNext = useCallback(() => actor?.send({ type: "NEXT_STEP" }), [actor]);
+  const { nextLesson, setLessonId } = course;
+  const onNextLesson = useCallback(() => nextLesson && setLessonId(nextLesson.id), [nextLesson, setLessonId]);
   const onBreakIt = useCallback((id: string | null) => {
     setBreakIt(id);
     setVerdict(undefined);
@@ -275,6 +306,8 @@ export function App({ store, course: start, arrived }: AppProps) {
               onHint={onHint}
               onSolution={onSolution}
               onNext={onNext}
+              nextLesson={course.nextLesson?.title[lang]}
+              onNextLesson={onNextLesson}
               breakIt={breakIt}
               onBreakIt={onBreakIt}
             />

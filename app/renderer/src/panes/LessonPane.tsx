@@ -27,6 +27,9 @@ export interface LessonPaneProps {
   onHint: () => void;
   onSolution: () => void;
   onNext: () => void;
+  /** The next lesson's title, offered once this lesson's last step passed; absent after the last lesson. */
+  nextLesson?: string;
+  onNextLesson?: () => void;
   /** Load a "break it" variation into the editor (its id), or go back to the step's own code (null). */
   onBreakIt: (id: string | null) => void;
   /** The variation in the editor, if any. */
@@ -40,6 +43,7 @@ const UI = {
     more: "Another hint",
     solution: "Load the solution",
     next: "Next step →",
+    nextLesson: "Next lesson:",
     done: "Lesson complete",
     none: "No lesson loaded.",
     passed: "Step passed",
@@ -52,6 +56,7 @@ const UI = {
     more: "更多提示",
     solution: "载入参考答案",
     next: "下一步 →",
+    nextLesson: "下一课：",
     done: "课程完成",
     none: "未加载课程。",
     passed: "本步已通过",
@@ -152,6 +157,11 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
         {flow.passed[flow.step] && !isLast && (
           <button className="primary" onClick={p.onNext} data-testid="next-step">
             {ui.next}
+          </button>
+        )}
+        {flow.passed[flow.step] && isLast && p.nextLesson && p.onNextLesson && (
+          <button className="primary" onClick={p.onNextLesson} data-testid="next-lesson">
+            {ui.nextLesson} {p.nextLesson} →
           </button>
         )}
       </div>
