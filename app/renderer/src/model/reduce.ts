@@ -385,9 +385,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
         ports: [
           {
             port_num: port?.port_num ?? 1,
-            state: port?.state ?? 4,
-            active_mtu: port?.active_mtu ?? 0,
-            link_layer: port?.link_layer ?? 0,
+            ...(port && { state: port.state, active_mtu: port.active_mtu, link_layer: port.link_layer }),
             gids: gids.map((g) => ({ index: g.gid_index, gid: g.gid, type: g.gid_type })),
           },
         ],

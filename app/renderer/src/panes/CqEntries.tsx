@@ -1,7 +1,8 @@
 /** Completions polled from each CQ, coloured by status, each with what the status means. */
 import { explainStatus, statusTone } from "../model/wc-explain.js";
-import { wcOpcodeName, wcStatusName } from "../model/format.js";
+import { hex, wcOpcodeName, wcStatusName } from "../model/format.js";
 import type { CqView } from "../model/view.js";
+import { IBV_WC_WITH_IMM } from "../../../../verbs/constants.js";
 
 export function CqEntries({ cqs }: { cqs: CqView[] }) {
   const any = cqs.some((c) => c.entries.length > 0);
@@ -23,7 +24,7 @@ export function CqEntries({ cqs }: { cqs: CqView[] }) {
                     <span className="status">{wcStatusName(wc.status)}</span>{" "}
                     <span className="mono">
                       {wcOpcodeName(wc.opcode)} wr_id {wc.wr_id} byte_len {wc.byte_len} qp_num {wc.qp_num}
-                      {wc.wc_flags & 2 ? ` imm_data ${wc.imm_data}` : ""}
+                      {wc.wc_flags & IBV_WC_WITH_IMM ? ` imm_data ${hex(wc.imm_data ?? 0)}` : ""}
                     </span>
                   </div>
                   {tone !== "ok" && <div className="muted">{explainStatus(wc.status)}</div>}

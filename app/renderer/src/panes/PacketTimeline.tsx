@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef, type CSSProperties } from "react";
 import type { TimelineRow, TimelineView } from "../model/view.js";
+import { hex, rnrWaitNote } from "../model/format.js";
 
 type Of<K extends TimelineRow["kind"]> = Extract<TimelineRow, { kind: K }>;
 
@@ -81,7 +82,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
         <div className="pt-cell">
           <span className={`pt-arrow ${dir}`} style={{ left: `${lo}%`, width: `${r.dropped ? width / 2 : width}%` }} />
           <span className="pt-label" style={{ left: `${lo + width / 2}%` }}>
-            <b>{r.label}</b> <span className="pt-dim">psn</span> {r.psn}
+            <b>{r.label}</b> <span className="pt-dim">psn</span> {hex(r.psn)}
             {r.len > 0 && <span className="pt-dim"> · {r.len} B</span>}
             {r.dropped && <b> ✗ dropped: {r.dropped}</b>}
           </span>
@@ -160,7 +161,15 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
                 case "wait":
                   return (
                     <div key={r.key} className="pt-row pt-wait" data-kind="wait">
-                      clock +{r.ms} ms: {WAIT[r.why]}
+                      <span>
+                        clock +{r.ms} ms: {WAIT[r.why]}
+                        {r.rnrTimer !== undefined && (
+                          <span className="pt-rnr-note" data-testid="rnr-note">
+                            {" "}
+                            ({rnrWaitNote(r.rnrTimer, r.sinceNakMs ?? r.ms)})
+                          </span>
+                        )}
+                      </span>
                     </div>
                   );
               }

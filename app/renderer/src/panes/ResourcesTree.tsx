@@ -21,8 +21,17 @@ export function ResourcesTree({ devices, pds, mrs, cqs, qps }: ResourcesTreeProp
               {dev?.ports.map((p) => (
                 <li key={p.port_num}>
                   <span className="kind">port {p.port_num}</span>
-                  {nameOf(ibv_port_state, p.state).replace("IBV_PORT_", "")}, active_mtu{" "}
-                  {nameOf(ibv_mtu, p.active_mtu).replace("IBV_MTU_", "")}, {p.gids.length} GIDs
+                  {p.state === undefined || p.active_mtu === undefined ? (
+                    <span className="muted" data-testid="port-not-queried">
+                      not queried (ctx.queryPort({p.port_num}))
+                    </span>
+                  ) : (
+                    <>
+                      {nameOf(ibv_port_state, p.state).replace("IBV_PORT_", "")}, active_mtu{" "}
+                      {nameOf(ibv_mtu, p.active_mtu).replace("IBV_MTU_", "")}
+                    </>
+                  )}
+                  , {p.gids.length} GIDs
                 </li>
               ))}
               {cqs
