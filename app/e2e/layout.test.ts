@@ -6,13 +6,17 @@
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { solutionOf } from "./lessons.js";
 import {
   closeLab,
   ensureRendererBuilt,
   hasChromium,
   launch,
+  runAndWait,
   screenshot,
+  screenshotOf,
   selectLesson,
+  setEditorCode,
   startLab,
   waitInteractive,
   type Lab,
@@ -159,6 +163,35 @@ describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", (
       await drag("[data-testid=resize-lesson]", 2000);
       expect(await width("section[aria-label=editor]")).toBeGreaterThanOrEqual(300);
       await screenshot(page, "layout-1366x768-resized");
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it("1280×720: the Throughput tab plots lesson 12's sweep on the simulator (packets per message; no MB/s to plot)", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    try {
+      await page.goto(lab.url);
+      await waitInteractive(page);
+      await selectLesson(page, "throughput");
+      await setEditorCode(page, solutionOf("throughput", 1));
+      await runAndWait(page);
+      await page.click("[data-tab=plot]");
+      await page.waitForSelector("[data-testid=plot-packets]");
+      const points = await page.$$eval("[data-testid=plot-packets] .point", (gs) =>
+        gs.map((g) => [Number(g.getAttribute("data-bytes")), Number(g.getAttribute("data-value"))]),
+      );
+      // ⌈bytes / 1024⌉ WRITE packets and the ACK, as rxe's sent_pkts counts them.
+      expect(points).toEqual([
+        [64, 2],
+        [256, 2],
+        [1024, 2],
+        [4096, 5],
+        [16384, 17],
+        [65536, 65],
+      ]);
+      expect(await page.locator("[data-testid=plot-no-bandwidth]").count()).toBe(1);
+      await screenshotOf(page, ".inspector-tabs", "layout-1280x720-throughput");
     } finally {
       await page.close();
     }

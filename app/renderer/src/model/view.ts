@@ -202,9 +202,13 @@ export interface TranscriptRow {
   ms?: number;
 }
 
+/** One message size of a throughput sweep: what was measured of it. */
 export interface SweepPoint {
   bytes: number;
-  gbps: number;
+  /** Bandwidth; absent where the backend's clock did not move (the simulator). */
+  gbps?: number;
+  /** Packets on the wire per message (rxe's sent_pkts): exact on both backends. */
+  packetsPerMsg?: number;
 }
 
 export interface LabView {
