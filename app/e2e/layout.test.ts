@@ -196,4 +196,45 @@ describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", (
       await page.close();
     }
   }, 120_000);
+
+  it("中文: buttons, tabs, goals, feedback and errors in Chinese, not only the lesson text (1366×768)", async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+    try {
+      await page.goto(lab.url);
+      await waitInteractive(page);
+      await selectLesson(page, "qp-state-machine");
+      await page.selectOption("select[aria-label=language]", "zh");
+      // A break-it run: an error from the verb, the variation's own goals, and what to observe.
+      await page.click("[data-break-it=missing-port]");
+      await runAndWait(page);
+      await page.waitForSelector("[data-testid=run-error]");
+      await page.waitForSelector("[data-testid=checks] li[data-pass]");
+      await screenshot(page, "layout-zh-1366x768");
+      expect(await lessonOverflowX(page)).toBe(0);
+      expect(await page.$eval("section[aria-label=lesson] .panel-body", (el) => el.scrollLeft)).toBe(0);
+      const text = (sel: string) => page.locator(sel).allTextContents();
+      const buttons = (await text("button")).join(" | ");
+      for (const english of ["Run", "Step", "Continue", "Reset", "Import", "Back to the step", "Load the solution"])
+        expect(buttons).not.toContain(english);
+      expect(buttons).toMatch(/运行.*单步.*继续.*停止.*重置/);
+      expect(buttons).toContain("回到本步");
+      expect(buttons).toContain("导入并重放");
+      const tabs = (await text("[role=tab]")).join(" ");
+      expect(tabs).toMatch(/记录.*日志/);
+      expect(tabs).toMatch(/连接.*资源.*完成.*内存.*计数器.*数据包.*吞吐量/);
+      expect(await page.locator(".lesson h4").first().textContent()).toBe("目标");
+      const error = await page.locator("[data-testid=run-error]").textContent();
+      expect(error).toMatch(/ibv_modify_qp 失败，错误码 EINVAL/);
+      const goals = (await text("[data-testid=checks] li")).join(" ");
+      expect(goals).toMatch(/[\u4e00-\u9fff]/);
+      expect(await page.locator("[data-testid=backend-state]").textContent()).toMatch(/^后端/);
+      // Reload: the language stays chosen.
+      await page.reload();
+      await waitInteractive(page);
+      expect(await page.inputValue("select[aria-label=language]")).toBe("zh");
+      expect(await page.locator("button[data-action=run]").textContent()).toContain("运行");
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
 });

@@ -24,6 +24,7 @@ import { Progress } from "./panes/Progress.js";
 import { ResizeHandle } from "./panes/ResizeHandle.js";
 import { usePaneSizes } from "./lab/usePaneSizes.js";
 import { createCodeSaver } from "./lab/code-saver.js";
+import { LangContext, STRINGS, saveLanguage, savedLanguage, useStrings } from "./i18n.js";
 
 const EditorPane = lazy(() => import("./panes/EditorPane.js"));
 /** How long the editor waits for the first lesson before it opens on the default program. */
@@ -59,7 +60,10 @@ function useMarkInteractive(interactive: boolean): void {
   }, [interactive]);
 }
 
-const EDITOR_LOADING = <div className="panel-body muted">Loading the editor…</div>;
+function EditorLoading() {
+  return <div className="panel-body muted">{useStrings().editorLoading}</div>;
+}
+const EDITOR_LOADING = <EditorLoading />;
 
 export interface AppProps {
   store: LabStore;
@@ -74,7 +78,13 @@ export function App({ store, course: start, arrived }: AppProps) {
   const bridge = store.bridge;
   const course = useLessonFlow(bridge, start, arrived);
   const editorMayOpen = useEditorMayOpen(course.opened);
-  const [lang, setLang] = useState<Language>("en");
+  const [lang, setLangState] = useState<Language>(savedLanguage);
+  const setLang = useCallback((l: Language) => {
+    setLangState(l);
+    saveLanguage(l);
+  }, []);
+  // Notices are written in the language of the moment they appear.
+  const t = STRINGS[lang];
   const [codeByStep, setCodeByStep] = useState<Record<string, string>>({});
   const [compile, setCompile] = useState<(() => Promise<string>) | null>(null);
   const [verdict, setVerdict] = useState<Verdict | undefined>();
@@ -138,9 +148,9 @@ export function App({ store, course: start, arrived }: AppProps) {
           failures: v.results.filter((r) => !r.passed).map((r) => r.detail),
         });
     } catch (err) {
-      store.notice("warn", `Could not check the step: ${(err as Error).message}`);
+      store.notice("warn", t.checkFailed((err as Error).message));
     }
-  }, [bridge, course.lesson, course.actor, step, store, breakIt]);
+  }, [bridge, course.lesson, course.actor, step, store, breakIt, t]);
 
   const runner = useRunner({
     store,
@@ -163,20 +173,17 @@ export function App({ store, course: start, arrived }: AppProps) {
       if (kind === currentKind) return;
       try {
         await bridge.request("backend.choose", { kind });
-        store.notice(
-          "info",
-          `Switched to the ${kind === "native" ? "real rxe device" : "simulator"}: a fresh session.`,
-        );
+        store.notice("info", t.switched(kind === "native"));
       } catch (err) {
         const why = backends?.find((b) => b.kind === kind)?.unavailableReason;
         const msg = (err as Error).message;
         store.notice(
           "error",
-          `Still on the ${currentKind === "native" ? "real rxe device" : "simulator"}, nothing lost. ${msg}${why && !msg.includes(why) ? ` (${why})` : ""}`,
+          t.stillOn(currentKind === "native", `${msg}${why && !msg.includes(why) ? ` (${why})` : ""}`),
         );
       }
     },
-    [bridge, store, backends, currentKind],
+    [bridge, store, backends, currentKind, t],
   );
   const onBackend = useCallback((k: BackendKind) => void chooseBackend(k), [chooseBackend]);
 
@@ -242,17 +249,17 @@ export function App({ store, course: start, arrived }: AppProps) {
     async (content: string) => {
       let shown = false;
       try {
-        const t = await bridge.request("transcript.import", { content });
-        store.showImported(t.header, t.events);
+        const got0 = await bridge.request("transcript.import", { content });
+        store.showImported(got0.header, got0.events);
         shown = true;
-        store.notice("info", `Imported ${t.events.length} events. Replaying them on a fresh session…`);
+        store.notice("info", t.imported(got0.events.length));
         const r = await bridge.request("transcript.replay", {});
         // The replay's session began with its events already recorded: fetch them.
         await store.resync();
         const n = r.divergences.length;
-        store.notice(n ? "warn" : "info", `Replayed ${r.events} events, ${n} divergence${n === 1 ? "" : "s"}.`);
+        store.notice(n ? "warn" : "info", t.replayed(r.events, n));
       } catch (err) {
-        store.notice("error", `Could not import that transcript: ${(err as Error).message}`);
+        store.notice("error", t.importFailed((err as Error).message));
         // The replay never started: show what the host still records (the learner's session), not the import.
         if (shown)
           try {
@@ -264,106 +271,108 @@ export function App({ store, course: start, arrived }: AppProps) {
           }
       }
     },
-    [bridge, store],
+    [bridge, store, t],
   );
 
   const lastSeq = state.events[state.events.length - 1]?.seq ?? 0;
   return (
-    <div
-      className="app"
-      data-seq={lastSeq}
-      data-snapshot-seq={state.snapshot?.seq ?? 0}
-      data-gate-seq={state.gate?.pending?.seq ?? 0}
-      data-paused={String(runner.paused)}
-      data-running={String(runner.running)}
-      data-runs={runner.finished}
-    >
-      <TopBar
-        lessons={course.lessons}
-        lessonId={course.lessonId}
-        lang={lang}
-        onLesson={course.setLessonId}
-        backend={state.backend}
-        backendKind={state.header?.backend}
-        connected={state.connected}
-        backends={backends}
-        onBackend={onBackend}
-        busy={runner.running}
-      />
-      <main
-        className="main"
-        style={{ gridTemplateColumns: `${panes.sizes.lesson}px 8px minmax(0, 1fr) 8px ${panes.sizes.inspector}px` }}
+    <LangContext.Provider value={lang}>
+      <div
+        className="app"
+        data-seq={lastSeq}
+        data-snapshot-seq={state.snapshot?.seq ?? 0}
+        data-gate-seq={state.gate?.pending?.seq ?? 0}
+        data-paused={String(runner.paused)}
+        data-running={String(runner.running)}
+        data-runs={runner.finished}
       >
-        <section className="panel" aria-label="lesson">
-          <div className="panel-body">
-            <LessonPane
-              lesson={course.lesson}
-              flow={course.flow}
-              lang={lang}
-              verdict={verdict}
-              onLang={setLang}
-              onStep={onStep}
-              onHint={onHint}
-              onSolution={onSolution}
-              onNext={onNext}
-              nextLesson={course.nextLesson?.title[lang]}
-              onNextLesson={onNextLesson}
-              breakIt={breakIt}
-              onBreakIt={onBreakIt}
+        <TopBar
+          lessons={course.lessons}
+          lessonId={course.lessonId}
+          lang={lang}
+          onLesson={course.setLessonId}
+          backend={state.backend}
+          backendKind={state.header?.backend}
+          connected={state.connected}
+          backends={backends}
+          onBackend={onBackend}
+          busy={runner.running}
+        />
+        <main
+          className="main"
+          style={{ gridTemplateColumns: `${panes.sizes.lesson}px 8px minmax(0, 1fr) 8px ${panes.sizes.inspector}px` }}
+        >
+          <section className="panel" aria-label="lesson">
+            <div className="panel-body">
+              <LessonPane
+                lesson={course.lesson}
+                flow={course.flow}
+                lang={lang}
+                verdict={verdict}
+                onLang={setLang}
+                onStep={onStep}
+                onHint={onHint}
+                onSolution={onSolution}
+                onNext={onNext}
+                nextLesson={course.nextLesson?.title[lang]}
+                onNextLesson={onNextLesson}
+                breakIt={breakIt}
+                onBreakIt={onBreakIt}
+              />
+            </div>
+          </section>
+          <ResizeHandle pane="lesson" sizes={panes.sizes} onResize={panes.resize} />
+          <div className="column">
+            <section className="panel grow" aria-label="editor" style={{ flex: 3 }}>
+              <Toolbar
+                ready={compile !== null}
+                running={runner.running}
+                paused={runner.paused}
+                pausedBefore={view.pausedBefore?.detail}
+                onRun={run}
+                onStep={stepOnce}
+                onContinue={cont}
+                onStop={stop}
+                onReset={onReset}
+              />
+              {editorMayOpen ? (
+                <Suspense fallback={EDITOR_LOADING}>
+                  <EditorPane code={code} onChange={setCode} onReady={onReady} onShortcut={shortcut} />
+                </Suspense>
+              ) : (
+                EDITOR_LOADING
+              )}
+              <ErrorBanner error={runner.error} />
+              {state.progress && (
+                <div className="panel-body">
+                  <Progress
+                    label={state.progress.label}
+                    fraction={state.progress.total ? state.progress.done / state.progress.total : undefined}
+                  />
+                </div>
+              )}
+            </section>
+            <Tabs
+              className="grow"
+              tabs={[
+                {
+                  id: "transcript",
+                  label: t.transcript(view.transcript.length),
+                  render: () => <TranscriptPane rows={view.transcript} onExport={onExport} onImport={onImport} />,
+                },
+                {
+                  id: "log",
+                  label: t.log(view.logs.length),
+                  render: () => <LogPane lines={view.logs} />,
+                },
+              ]}
             />
           </div>
-        </section>
-        <ResizeHandle pane="lesson" sizes={panes.sizes} onResize={panes.resize} />
-        <div className="column">
-          <section className="panel grow" aria-label="editor" style={{ flex: 3 }}>
-            <Toolbar
-              ready={compile !== null}
-              running={runner.running}
-              paused={runner.paused}
-              pausedBefore={view.pausedBefore?.detail}
-              onRun={run}
-              onStep={stepOnce}
-              onContinue={cont}
-              onStop={stop}
-              onReset={onReset}
-            />
-            {editorMayOpen ? (
-              <Suspense fallback={EDITOR_LOADING}>
-                <EditorPane code={code} onChange={setCode} onReady={onReady} onShortcut={shortcut} />
-              </Suspense>
-            ) : (
-              EDITOR_LOADING
-            )}
-            <ErrorBanner error={runner.error} />
-            {state.progress && (
-              <div className="panel-body">
-                <Progress
-                  label={state.progress.label}
-                  fraction={state.progress.total ? state.progress.done / state.progress.total : undefined}
-                />
-              </div>
-            )}
-          </section>
-          <Tabs
-            className="grow"
-            tabs={[
-              {
-                id: "transcript",
-                label: `Transcript (${view.transcript.length})`,
-                render: () => <TranscriptPane rows={view.transcript} onExport={onExport} onImport={onImport} />,
-              },
-              {
-                id: "log",
-                label: `Log${view.logs.length ? ` (${view.logs.length})` : ""}`,
-                render: () => <LogPane lines={view.logs} />,
-              },
-            ]}
-          />
-        </div>
-        <ResizeHandle pane="inspector" sizes={panes.sizes} onResize={panes.resize} />
-        <Inspector view={view} focus={focus} />
-      </main>
-      <Notices notices={state.notices} onDismiss={onDismiss} />
-    </div>
+          <ResizeHandle pane="inspector" sizes={panes.sizes} onResize={panes.resize} />
+          <Inspector view={view} focus={focus} />
+        </main>
+        <Notices notices={state.notices} onDismiss={onDismiss} />
+      </div>
+    </LangContext.Provider>
   );
 }

@@ -10,7 +10,8 @@ import {
   IBV_WC_SUCCESS,
   IBV_WC_WITH_IMM,
 } from "../../../../verbs/constants.js";
-import { accessNames, big, formatField, formatLogLine, rnrWaitNote } from "./format.js";
+import { accessNames, big, formatField, formatLogLine, rnrWait } from "./format.js";
+import { STRINGS } from "../i18n.js";
 
 describe("formatField", () => {
   it("shows states, MTUs and access flags by their verbs.h names", () => {
@@ -62,9 +63,11 @@ describe("the Log's lines (verbs.log as recorded by the session)", () => {
   });
 });
 
-describe("rnrWaitNote", () => {
+describe("rnrWait", () => {
   it("explains rxe's 8 ms floor for short RNR timers, and says nothing extra for long ones", () => {
-    expect(rnrWaitNote(1, 8)).toMatch(/asks for 0\.01 ms.*never under 8 ms/);
-    expect(rnrWaitNote(28, 168)).toBe("the NAK's timer 28 asks for 163.84 ms");
+    expect(rnrWait(1)).toEqual({ askedMs: 0.01, floorMs: 8 });
+    expect(STRINGS.en.rnrNote(1, rnrWait(1), 8)).toMatch(/asks for 0\.01 ms.*never under 8 ms/);
+    expect(STRINGS.en.rnrNote(28, rnrWait(28), 168)).toBe("the NAK's timer 28 asks for 163.84 ms");
+    expect(STRINGS.zh.rnrNote(1, rnrWait(1), 8)).toMatch(/0\.01 ms.*8 ms/);
   });
 });

@@ -148,18 +148,13 @@ export function formatLogLine(message: string): string {
 }
 
 /** rxe's jiffy at HZ=250, the kernel Debian ships (sim/modify.ts JIFFY_MS). */
-const JIFFY_MS = 4;
+export const RXE_JIFFY_MS = 4;
 
 /**
- * Why an RNR wait took as long as it did. rxe turns the NAK's timer into jiffies rounded up, at
- * least one, and the wait measured one tick more: timer 1 asks for 0.01 ms and waits 8 ms.
+ * What an RNR NAK's timer asks for, and the shortest wait rxe gives any RNR NAK: it turns the
+ * timer into jiffies rounded up, at least one, and the wait measured one tick more, so timer 1
+ * asks for 0.01 ms and waits 8 ms. The Packets pane says so next to the wait.
  */
-export function rnrWaitNote(timer: number, afterNakMs: number): string {
-  const asked = RNR_TIMER_USEC[timer & 0x1f] / 1000;
-  const floor = 2 * JIFFY_MS;
-  if (asked >= floor) return `the NAK's timer ${timer} asks for ${asked} ms`;
-  return (
-    `the NAK's timer ${timer} asks for ${asked} ms, but rxe waits in whole ${JIFFY_MS} ms jiffies, ` +
-    `at least one plus the tick it starts in: never under ${floor} ms (the retry went ${afterNakMs} ms after the NAK)`
-  );
+export function rnrWait(timer: number): { askedMs: number; floorMs: number } {
+  return { askedMs: RNR_TIMER_USEC[timer & 0x1f] / 1000, floorMs: 2 * RXE_JIFFY_MS };
 }

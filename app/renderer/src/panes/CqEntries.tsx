@@ -1,12 +1,14 @@
 /** Completions polled from each CQ, coloured by status, each with what the status means. */
+import { useStrings } from "../i18n.js";
 import { explainStatus, statusTone } from "../model/wc-explain.js";
 import { hex, wcOpcodeName, wcStatusName } from "../model/format.js";
 import type { CqView } from "../model/view.js";
 import { IBV_WC_WITH_IMM } from "../../../../verbs/constants.js";
 
 export function CqEntries({ cqs }: { cqs: CqView[] }) {
+  const t = useStrings();
   const any = cqs.some((c) => c.entries.length > 0);
-  if (!any) return <p className="empty">No completions polled yet: cq.poll() or cq.pollWait().</p>;
+  if (!any) return <p className="empty">{t.completionsEmpty}</p>;
   return (
     <div>
       {cqs

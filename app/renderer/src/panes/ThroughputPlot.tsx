@@ -4,6 +4,7 @@
  * backends count exactly (on the simulator, the only part of the sweep that transfers).
  */
 import type { SweepPoint } from "../model/view.js";
+import { useStrings } from "../i18n.js";
 
 const W = 540;
 const H = 200;
@@ -14,11 +15,13 @@ const tick = (v: number) => (v >= 10 || Number.isInteger(v) ? String(Math.round(
 
 /** One curve over the sweep's sizes. */
 function Curve({
+  xLabel,
   points,
   unit,
   label,
   testId,
 }: {
+  xLabel: string;
   points: { bytes: number; v: number }[];
   unit: string;
   label: string;
@@ -64,7 +67,7 @@ function Curve({
         </g>
       ))}
       <text x={W / 2} y={H - 2} textAnchor="middle">
-        message size (bytes)
+        {xLabel}
       </text>
       <text x={10} y={H / 2} transform={`rotate(-90 10 ${H / 2})`} textAnchor="middle">
         {unit}
@@ -74,33 +77,33 @@ function Curve({
 }
 
 export function ThroughputPlot({ points }: { points: SweepPoint[] }) {
-  if (points.length === 0)
-    return (
-      <p className="empty">Run the throughput lesson&apos;s sweep (verbs.log(&quot;sweep&quot;, …)) to plot it here.</p>
-    );
+  const t = useStrings();
+  if (points.length === 0) return <p className="empty">{t.sweepEmpty}</p>;
   const bandwidth = points.flatMap((p) => (p.gbps === undefined ? [] : [{ bytes: p.bytes, v: p.gbps }]));
   const packets = points.flatMap((p) =>
     p.packetsPerMsg === undefined ? [] : [{ bytes: p.bytes, v: p.packetsPerMsg }],
   );
   return (
     <div className="throughput">
-      <h4>Bandwidth</h4>
+      <h4>{t.bandwidth}</h4>
       {bandwidth.length > 0 ? (
-        <Curve points={bandwidth} unit="Gb/s" label="bandwidth by message size" testId="plot-bandwidth" />
+        <Curve xLabel={t.messageSize} points={bandwidth} unit="Gb/s" label={t.bandwidth} testId="plot-bandwidth" />
       ) : (
         <p className="muted" data-testid="plot-no-bandwidth">
-          Not measured: on the simulator time passes only while a program waits, and the sweep&apos;s WRITEs take none
-          of it, so the program logs MB/s as null. Run it on real rxe for the curve.
+          {t.noBandwidth}
         </p>
       )}
       {packets.length > 0 && (
         <>
-          <h4>Packets per message</h4>
-          <Curve points={packets} unit="packets" label="packets per message by size" testId="plot-packets" />
-          <p className="muted">
-            rxe&apos;s sent_pkts per message: ⌈bytes / path MTU⌉ request packets, plus the responder&apos;s ACK (both
-            QPs are on rxe0). Exact on both backends.
-          </p>
+          <h4>{t.packetsPerMsg}</h4>
+          <Curve
+            xLabel={t.messageSize}
+            points={packets}
+            unit={t.packetsUnit}
+            label={t.packetsPerMsg}
+            testId="plot-packets"
+          />
+          <p className="muted">{t.packetsPerMsgNote}</p>
         </>
       )}
     </div>
