@@ -72,17 +72,32 @@ export interface AppProps {
   arrived?: CourseStart;
 }
 
-export function App({ store, course: start, arrived }: AppProps) {
-  const state = useLabState(store);
-  const view = useLabView(state);
-  const bridge = store.bridge;
-  const course = useLessonFlow(bridge, start, arrived);
-  const editorMayOpen = useEditorMayOpen(course.opened);
+/** The window in the learner's language (kept in the browser): every pane reads it from LangContext. */
+export function App(props: AppProps) {
   const [lang, setLangState] = useState<Language>(savedLanguage);
   const setLang = useCallback((l: Language) => {
     setLangState(l);
     saveLanguage(l);
   }, []);
+  return (
+    <LangContext.Provider value={lang}>
+      <Lab {...props} lang={lang} setLang={setLang} />
+    </LangContext.Provider>
+  );
+}
+
+function Lab({
+  store,
+  course: start,
+  arrived,
+  lang,
+  setLang,
+}: AppProps & { lang: Language; setLang: (l: Language) => void }) {
+  const state = useLabState(store);
+  const view = useLabView(state);
+  const bridge = store.bridge;
+  const course = useLessonFlow(bridge, start, arrived);
+  const editorMayOpen = useEditorMayOpen(course.opened);
   // Notices are written in the language of the moment they appear.
   const t = STRINGS[lang];
   const [codeByStep, setCodeByStep] = useState<Record<string, string>>({});
@@ -276,103 +291,101 @@ export function App({ store, course: start, arrived }: AppProps) {
 
   const lastSeq = state.events[state.events.length - 1]?.seq ?? 0;
   return (
-    <LangContext.Provider value={lang}>
-      <div
-        className="app"
-        data-seq={lastSeq}
-        data-snapshot-seq={state.snapshot?.seq ?? 0}
-        data-gate-seq={state.gate?.pending?.seq ?? 0}
-        data-paused={String(runner.paused)}
-        data-running={String(runner.running)}
-        data-runs={runner.finished}
+    <div
+      className="app"
+      data-seq={lastSeq}
+      data-snapshot-seq={state.snapshot?.seq ?? 0}
+      data-gate-seq={state.gate?.pending?.seq ?? 0}
+      data-paused={String(runner.paused)}
+      data-running={String(runner.running)}
+      data-runs={runner.finished}
+    >
+      <TopBar
+        lessons={course.lessons}
+        lessonId={course.lessonId}
+        lang={lang}
+        onLesson={course.setLessonId}
+        backend={state.backend}
+        backendKind={state.header?.backend}
+        connected={state.connected}
+        backends={backends}
+        onBackend={onBackend}
+        busy={runner.running}
+      />
+      <main
+        className="main"
+        style={{ gridTemplateColumns: `${panes.sizes.lesson}px 8px minmax(0, 1fr) 8px ${panes.sizes.inspector}px` }}
       >
-        <TopBar
-          lessons={course.lessons}
-          lessonId={course.lessonId}
-          lang={lang}
-          onLesson={course.setLessonId}
-          backend={state.backend}
-          backendKind={state.header?.backend}
-          connected={state.connected}
-          backends={backends}
-          onBackend={onBackend}
-          busy={runner.running}
-        />
-        <main
-          className="main"
-          style={{ gridTemplateColumns: `${panes.sizes.lesson}px 8px minmax(0, 1fr) 8px ${panes.sizes.inspector}px` }}
-        >
-          <section className="panel" aria-label="lesson">
-            <div className="panel-body">
-              <LessonPane
-                lesson={course.lesson}
-                flow={course.flow}
-                lang={lang}
-                verdict={verdict}
-                onLang={setLang}
-                onStep={onStep}
-                onHint={onHint}
-                onSolution={onSolution}
-                onNext={onNext}
-                nextLesson={course.nextLesson?.title[lang]}
-                onNextLesson={onNextLesson}
-                breakIt={breakIt}
-                onBreakIt={onBreakIt}
-              />
-            </div>
-          </section>
-          <ResizeHandle pane="lesson" sizes={panes.sizes} onResize={panes.resize} />
-          <div className="column">
-            <section className="panel grow" aria-label="editor" style={{ flex: 3 }}>
-              <Toolbar
-                ready={compile !== null}
-                running={runner.running}
-                paused={runner.paused}
-                pausedBefore={view.pausedBefore?.detail}
-                onRun={run}
-                onStep={stepOnce}
-                onContinue={cont}
-                onStop={stop}
-                onReset={onReset}
-              />
-              {editorMayOpen ? (
-                <Suspense fallback={EDITOR_LOADING}>
-                  <EditorPane code={code} onChange={setCode} onReady={onReady} onShortcut={shortcut} />
-                </Suspense>
-              ) : (
-                EDITOR_LOADING
-              )}
-              <ErrorBanner error={runner.error} />
-              {state.progress && (
-                <div className="panel-body">
-                  <Progress
-                    label={state.progress.label}
-                    fraction={state.progress.total ? state.progress.done / state.progress.total : undefined}
-                  />
-                </div>
-              )}
-            </section>
-            <Tabs
-              className="grow"
-              tabs={[
-                {
-                  id: "transcript",
-                  label: t.transcript(view.transcript.length),
-                  render: () => <TranscriptPane rows={view.transcript} onExport={onExport} onImport={onImport} />,
-                },
-                {
-                  id: "log",
-                  label: t.log(view.logs.length),
-                  render: () => <LogPane lines={view.logs} />,
-                },
-              ]}
+        <section className="panel" aria-label="lesson">
+          <div className="panel-body">
+            <LessonPane
+              lesson={course.lesson}
+              flow={course.flow}
+              lang={lang}
+              verdict={verdict}
+              onLang={setLang}
+              onStep={onStep}
+              onHint={onHint}
+              onSolution={onSolution}
+              onNext={onNext}
+              nextLesson={course.nextLesson?.title[lang]}
+              onNextLesson={onNextLesson}
+              breakIt={breakIt}
+              onBreakIt={onBreakIt}
             />
           </div>
-          <ResizeHandle pane="inspector" sizes={panes.sizes} onResize={panes.resize} />
-          <Inspector view={view} focus={focus} />
-        </main>
-        <Notices notices={state.notices} onDismiss={onDismiss} />
-      </div>
-    </LangContext.Provider>
+        </section>
+        <ResizeHandle pane="lesson" sizes={panes.sizes} onResize={panes.resize} />
+        <div className="column">
+          <section className="panel grow" aria-label="editor" style={{ flex: 3 }}>
+            <Toolbar
+              ready={compile !== null}
+              running={runner.running}
+              paused={runner.paused}
+              pausedBefore={view.pausedBefore?.detail}
+              onRun={run}
+              onStep={stepOnce}
+              onContinue={cont}
+              onStop={stop}
+              onReset={onReset}
+            />
+            {editorMayOpen ? (
+              <Suspense fallback={EDITOR_LOADING}>
+                <EditorPane code={code} onChange={setCode} onReady={onReady} onShortcut={shortcut} />
+              </Suspense>
+            ) : (
+              EDITOR_LOADING
+            )}
+            <ErrorBanner error={runner.error} />
+            {state.progress && (
+              <div className="panel-body">
+                <Progress
+                  label={state.progress.label}
+                  fraction={state.progress.total ? state.progress.done / state.progress.total : undefined}
+                />
+              </div>
+            )}
+          </section>
+          <Tabs
+            className="grow"
+            tabs={[
+              {
+                id: "transcript",
+                label: t.transcript(view.transcript.length),
+                render: () => <TranscriptPane rows={view.transcript} onExport={onExport} onImport={onImport} />,
+              },
+              {
+                id: "log",
+                label: t.log(view.logs.length),
+                render: () => <LogPane lines={view.logs} />,
+              },
+            ]}
+          />
+        </div>
+        <ResizeHandle pane="inspector" sizes={panes.sizes} onResize={panes.resize} />
+        <Inspector view={view} focus={focus} />
+      </main>
+      <Notices notices={state.notices} onDismiss={onDismiss} />
+    </div>
   );
 }
