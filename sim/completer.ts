@@ -17,6 +17,7 @@ import {
   IBV_WR_RDMA_READ,
   IBV_WR_ATOMIC_CMP_AND_SWP,
   IBV_WR_ATOMIC_FETCH_AND_ADD,
+  RNR_TIMER_USEC,
 } from "../verbs/constants.js";
 import {
   CNT_COMP_RETRY,
@@ -59,15 +60,9 @@ import {
   type SendWqe,
 } from "./wqe.js";
 
-/** rnrnak_usec[]: the IB RNR timer table, in µs. */
-const RNR_USEC = [
-  655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360,
-  20480, 30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
-];
-
 /** usecs_to_jiffies (rounds up, at least 1) plus the extra tick each wait was measured to take (§5.1). */
 export function rnrDelayMs(timer: number): number {
-  const j = Math.max(1, Math.ceil(RNR_USEC[timer & 0x1f] / (JIFFY_MS * 1000)));
+  const j = Math.max(1, Math.ceil(RNR_TIMER_USEC[timer & 0x1f] / (JIFFY_MS * 1000)));
   return (j + 1) * JIFFY_MS;
 }
 

@@ -106,8 +106,9 @@ function makeRow(e: VerbEvent): TranscriptRow {
 
 /**
  * The throughput sweep a program logs as `verbs.log("sweep", points)`: one point or an array
- * of points with `bytes` (or `size`) and a bandwidth in `gbps` or `MBps` (lesson 12 logs
- * MBps, null on the simulator, whose clock does not move while the program runs).
+ * of points with `bytes` (or `size`), a bandwidth in `gbps` or `MBps`, and `packets_per_msg`
+ * (lesson 12 logs MBps, null on the simulator, whose clock does not move while the program
+ * runs, and packets per message, which both backends count exactly).
  */
 export function parseSweep(message: string): SweepPoint[] {
   const m = /^sweep\b[:\s]*(.*)$/s.exec(message.trim());
@@ -124,9 +125,18 @@ export function parseSweep(message: string): SweepPoint[] {
     if (!o || typeof o !== "object") continue;
     const bytes = o.bytes ?? o.size;
     const gbps = typeof o.gbps === "number" ? o.gbps : typeof o.MBps === "number" ? (o.MBps * 8) / 1000 : undefined;
-    if (typeof bytes === "number" && gbps !== undefined) points.push({ bytes, gbps });
+    const pkts = typeof o.packets_per_msg === "number" ? o.packets_per_msg : undefined;
+    if (typeof bytes === "number" && (gbps !== undefined || pkts !== undefined))
+      points.push({ bytes, ...(gbps !== undefined && { gbps }), ...(pkts !== undefined && { packetsPerMsg: pkts }) });
   }
   return points;
+}
+
+/** A sweep with newer points: one point per size (a rerun replaces the size's old one), smallest first. */
+export function mergeSweep(old: readonly SweepPoint[], points: readonly SweepPoint[]): SweepPoint[] {
+  const bySize = new Map(old.map((p) => [p.bytes, p]));
+  for (const p of points) bySize.set(p.bytes, p);
+  return [...bySize.values()].sort((a, b) => a.bytes - b.bytes);
 }
 
 interface Obj {
@@ -242,7 +252,8 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
   f.last = e;
   if (e.kind === "log") {
     f.logs.push(e.message);
-    f.sweep.push(...parseSweep(e.message));
+    const points = parseSweep(e.message);
+    if (points.length) f.sweep = mergeSweep(f.sweep, points);
     return;
   }
   if (e.kind === "end") {
@@ -411,9 +422,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
         ports: [
           {
             port_num: port?.port_num ?? 1,
-            state: port?.state ?? 4,
-            active_mtu: port?.active_mtu ?? 0,
-            link_layer: port?.link_layer ?? 0,
+            ...(port && { state: port.state, active_mtu: port.active_mtu, link_layer: port.link_layer }),
             gids: gids.map((g) => ({ index: g.gid_index, gid: g.gid, type: g.gid_type })),
           },
         ],

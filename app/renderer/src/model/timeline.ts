@@ -16,6 +16,7 @@ import {
 } from "../../../../verbs/constants.js";
 import type { Wc } from "../../../../verbs/types.js";
 import type { PacketClass, TimelineLane, TimelineRow, TimelineView } from "./view.js";
+import { hex } from "./format.js";
 
 /** Most rows the pane draws (the newest); the renderer keeps PACKET_WINDOW packets in all. */
 export const TIMELINE_ROWS = 300;
@@ -39,7 +40,6 @@ interface Wr {
   sg_list?: { length?: number }[];
 }
 
-const hex = (n: number) => `0x${(n >>> 0).toString(16)}`;
 const stripTransport = (op: string) => op.replace(/^(RC|UC|UD)_/, "");
 
 /** What kind of packet, by opcode and AETH syndrome (rxe_hdr.h: 0x00 ACK, 0x20 RNR NAK, 0x60 NAK). */
@@ -63,7 +63,7 @@ export function packetDetail(p: PacketRecord): string {
   const parts = [
     p.opcode,
     `${p.src} QP ${p.src_qpn} → ${p.dst} QP ${p.dest_qpn}`,
-    `PSN ${p.psn}`,
+    `PSN ${hex(p.psn)}`,
     `${p.len} B payload`,
   ];
   if (p.ack_req) parts.push("AckReq");
@@ -139,6 +139,7 @@ function makePacketRow(p: PacketRecord): TimelineRow {
     len: p.len,
     ...(p.wr_id !== undefined && { wr_id: p.wr_id }),
     ...(p.dropped !== undefined && { dropped: p.dropped }),
+    ...(packetClass(p) === "rnr" && p.aeth && { rnrTimer: p.aeth.syndrome & 0x1f }),
     detail: packetDetail(p),
   };
 }
@@ -212,6 +213,7 @@ export function buildTimeline({ events, packets, lanes, qp, maxRows = TIMELINE_R
   let prevSeq: number | undefined;
   let prevT: number | undefined;
   let lastPacket: PacketClass | undefined;
+  let lastRnr: { timer: number; t: number } | undefined;
   for (const r of rows) {
     if (r.kind === "packet") {
       const seq = Number(r.key.slice(1));
@@ -223,11 +225,22 @@ export function buildTimeline({ events, packets, lanes, qp, maxRows = TIMELINE_R
       if (prevT !== undefined && r.t - prevT >= WAIT_MS) {
         // A packet right after the clock moved was sent by a timer: after an RNR NAK, the RNR wait; else the ACK timeout.
         const why = r.kind !== "packet" ? "program" : lastPacket === "rnr" ? "rnr" : "retransmit";
-        out.push({ kind: "wait", key: `t${r.key}`, t: r.t, ms: Math.round((r.t - prevT) * 1000) / 1000, why });
+        out.push({
+          kind: "wait",
+          key: `t${r.key}`,
+          t: r.t,
+          ms: Math.round((r.t - prevT) * 1000) / 1000,
+          why,
+          ...(why === "rnr" &&
+            lastRnr && { rnrTimer: lastRnr.timer, sinceNakMs: Math.round((r.t - lastRnr.t) * 1000) / 1000 }),
+        });
       }
       prevT = r.t;
     }
-    if (r.kind === "packet") lastPacket = r.klass;
+    if (r.kind === "packet") {
+      lastPacket = r.klass;
+      if (r.rnrTimer !== undefined) lastRnr = { timer: r.rnrTimer, t: r.t };
+    }
     out.push(r);
   }
 

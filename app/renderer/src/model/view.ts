@@ -92,9 +92,10 @@ export interface PdView {
 
 export interface PortView {
   port_num: number;
-  state: number;
-  active_mtu: number;
-  link_layer: number;
+  /** Undefined until the program queried the port (ctx.queryPort): nothing is known before. */
+  state?: number;
+  active_mtu?: number;
+  link_layer?: number;
   gids: { index: number; gid: string; type?: number }[];
 }
 
@@ -156,6 +157,8 @@ export type TimelineRow =
       wr_id?: number;
       /** Why it was dropped, if it was. */
       dropped?: string;
+      /** An RNR NAK's timer field (the responder's min_rnr_timer). */
+      rnrTimer?: number;
       /** Every header field, for the tooltip. */
       detail: string;
     }
@@ -184,6 +187,9 @@ export type TimelineRow =
       ms: number;
       /** Why time passed: an RNR wait, an ACK timeout (both resend), or the program waiting. */
       why: "rnr" | "retransmit" | "program";
+      /** For an RNR wait: the timer the NAK asked for, and how long after the NAK the retry went. */
+      rnrTimer?: number;
+      sinceNakMs?: number;
     };
 
 /** The packet timeline: WQE → packets → CQE, one lane per QP, oldest row first. */
@@ -214,9 +220,13 @@ export interface TranscriptRow {
   ms?: number;
 }
 
+/** One message size of a throughput sweep: what was measured of it. */
 export interface SweepPoint {
   bytes: number;
-  gbps: number;
+  /** Bandwidth; absent where the backend's clock did not move (the simulator). */
+  gbps?: number;
+  /** Packets on the wire per message (rxe's sent_pkts): exact on both backends. */
+  packetsPerMsg?: number;
 }
 
 export interface LabView {

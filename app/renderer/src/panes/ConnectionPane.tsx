@@ -1,4 +1,5 @@
 /** Both ends of each connection with the out-of-band tuple they must exchange, mismatches flagged. */
+import { useStrings } from "../i18n.js";
 import { connection, pairQps, type OobSide } from "../model/oob.js";
 import { formatField, hex, psn, wcStatusName } from "../model/format.js";
 import { whySource } from "../model/wc-explain.js";
@@ -31,8 +32,9 @@ const FIELD_OF: Record<string, keyof OobSide> = {
 };
 
 export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
+  const t = useStrings();
   const pairs = pairQps(qps);
-  if (pairs.length === 0) return <p className="empty">A connection appears here once two RC QPs exist.</p>;
+  if (pairs.length === 0) return <p className="empty">{t.connectionEmpty}</p>;
   return (
     <div>
       {pairs.map(([a, b]) => {
