@@ -18,15 +18,17 @@ const NATIVE_MODULE = "../native/index.js";
 /** A factory for fresh backends of one kind, or why there is none. */
 export async function backendFactory(
   kind: BackendKind,
+  profile?: string,
 ): Promise<{ make: (seed: number) => VerbsBackend | Promise<VerbsBackend> } | { unavailable: string }> {
   if (kind === "sim") {
-    let mod: { createSimBackend(options: { seed?: number }): VerbsBackend };
+    let mod: { createSimBackend(options: { seed?: number; profile?: string }): VerbsBackend };
     try {
       mod = await import(/* @vite-ignore */ SIM_MODULE);
     } catch (err) {
       return { unavailable: `the simulator could not be loaded: ${(err as Error).message}` };
     }
-    return { make: (seed) => mod.createSimBackend({ seed }) };
+    // The default is rxe's own profile (no option at all): what the lab VM's real rxe is compared with.
+    return { make: (seed) => mod.createSimBackend(profile === undefined ? { seed } : { seed, profile }) };
   }
   let mod: {
     loadNativeBackend():
@@ -60,7 +62,13 @@ export interface CourseCheckResult {
 
 export async function checkCourse(
   kind: BackendKind,
-  opts: { only?: string; timeoutScale?: number; onResult?: (r: ReplayResult, failed: string[]) => void } = {},
+  opts: {
+    only?: string;
+    timeoutScale?: number;
+    /** The simulator's device profile (sim/profile.ts: "rxe", "generic"); only with kind "sim". */
+    profile?: string;
+    onResult?: (r: ReplayResult, failed: string[]) => void;
+  } = {},
 ): Promise<CourseCheckResult> {
   const course = loadCourse();
   // --only takes lesson ids or folder prefixes, comma-separated ("09,10,two-hosts").
@@ -78,7 +86,11 @@ export async function checkCourse(
     failures: [],
     skipped: [],
   };
-  const factory = await backendFactory(kind);
+  if (opts.profile !== undefined && kind !== "sim") {
+    out.unavailable = `--profile ${opts.profile} is a simulator profile; the native backend is the machine's own device`;
+    return out;
+  }
+  const factory = await backendFactory(kind, opts.profile);
   if ("unavailable" in factory) {
     out.unavailable = factory.unavailable;
     return out;

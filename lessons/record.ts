@@ -53,6 +53,8 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
     if (ctxRef && typeof e.args[0] === "string") {
       deviceOfContext.set(ctxRef.$handle, e.args[0]);
       record.counters[e.args[0]] ??= {};
+      const driver = (plain(ctxRef.props?.device) as { driver?: unknown } | undefined)?.driver;
+      if (typeof driver === "string") (record.drivers ??= {})[e.args[0]] = driver;
     }
     const qpRef = createdOf(e, "qp");
     if (qpRef) {

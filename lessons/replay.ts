@@ -161,10 +161,17 @@ export function replayProblems(r: StepReplay, result: ReplayResult): string[] {
   if (r.variant === "solution") return result.verdict.passed ? [] : failureLines(result);
   if (r.stepFails) return [...(result.verdict.passed ? [] : failureLines(result)), ...stepGoalProblems(r, result)];
   const out: string[] = [];
-  if (result.verdict.passed) out.push("the starter already passes every check: the step asks nothing of the learner");
+  // On a device other than rxe a starter may pass only because the goals it misses are rxe's facts.
+  if (result.verdict.passed && !result.verdict.results.some((x) => x.explained))
+    out.push("the starter already passes every check: the step asks nothing of the learner");
   if (result.record.thrown?.message.startsWith("did not finish"))
     out.push(`the starter hangs: ${result.record.thrown.message}`);
   return out;
+}
+
+/** One line per check that passed only as an explanation (an rxe fact on another device, a counter it lacks). */
+export function explainedLines(result: ReplayResult): string[] {
+  return result.verdict.results.filter((r) => r.explained).map((r) => `check ${r.check.kind}: ${r.detail}`);
 }
 
 /** One line per failed check (and the unexpected error), for reports. */
@@ -182,9 +189,13 @@ export function failureLines(result: ReplayResult): string[] {
  */
 export function stepGoalProblems(r: StepReplay, result: ReplayResult): string[] {
   const step = evaluateChecks(r.step.checks, result.record);
-  if (step.passed) return ["the step's own goals all pass on this mistake: the learner would be told the step is done"];
+  // On another device, a goal that is an rxe fact explains itself instead of failing.
+  const fails = (r.stepFails ?? []).filter((f) => !step.results[f.goal]?.explained);
+  const allExplained = fails.length === 0 && (r.stepFails ?? []).length > 0;
+  if (step.passed && !allExplained)
+    return ["the step's own goals all pass on this mistake: the learner would be told the step is done"];
   const out: string[] = [];
-  for (const f of r.stepFails ?? []) {
+  for (const f of fails) {
     const got = step.results[f.goal];
     if (!got) out.push(`stepFails: the step has no goal ${f.goal}`);
     else if (got.passed)

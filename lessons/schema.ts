@@ -14,7 +14,7 @@
  */
 
 /** Bump when the shape changes; the loader refuses any other version. */
-export const LESSON_SCHEMA_VERSION = 2;
+export const LESSON_SCHEMA_VERSION = 3;
 
 /** Every learner-facing string exists in both languages. */
 export interface Text {
@@ -46,6 +46,13 @@ export type QpRef = number;
 interface CheckBase {
   /** What the learner should achieve, shown in the goal list. Generated from the data when absent. */
   goal?: Text;
+  /**
+   * Marks a fact about rxe, not a rule of the verbs specification (a rounding, a flag, an
+   * error completion's opcode, a timer): what another device may do instead, in both
+   * languages. The goal reads "on rxe: …" and is judged only on rxe; on another device
+   * (lessons/checks.ts RunRecord.driver) it passes as an explanation, never a failed goal.
+   */
+  rxeOnly?: Text;
 }
 
 /** `ibv_query_qp(qp).qp_state` at the end of the run. */
@@ -103,7 +110,11 @@ export interface VerbCountCheck extends CheckBase {
   ok?: boolean;
 }
 
-/** The change of one rxe hardware counter (hw_counters) over the run. */
+/**
+ * The change of one hardware counter over the run. `name` is rxe's name (RXE_COUNTER_NAMES);
+ * on another driver the check reads that driver's counter of the same meaning
+ * (verbs/types.ts DRIVER_COUNTER_NAMES), and where it has none it says so instead of failing.
+ */
 export interface CounterCheck extends CheckBase {
   kind: "counter";
   device: string;

@@ -4,6 +4,7 @@
  * missing hint, a duplicate id, a stray file).
  */
 import { enums } from "../verbs/constants.js";
+import { RXE_COUNTER_NAMES } from "../verbs/types.js";
 import { CHECK_KINDS, LANGUAGES, LESSON_SCHEMA_VERSION, type LessonFile } from "./schema.js";
 
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -57,13 +58,14 @@ function checkChecks(p: Problems, where: string, checks: unknown): void {
     if (!isObj(c)) return p.add(at, "must be an object");
     if (!CHECK_KINDS.includes(c.kind as never)) return p.add(at, `unknown kind ${JSON.stringify(c.kind)}`);
     p.text(`${at}.goal`, c.goal, { optional: true });
+    p.text(`${at}.rxeOnly`, c.rxeOnly, { optional: true });
     const qpIndex = (key: string, optional = false) => {
       if (c[key] === undefined && optional) return;
       if (typeof c[key] !== "number" || !Number.isInteger(c[key]) || (c[key] as number) < 0)
         p.add(`${at}.${key}`, "must be a QP index (0 = the first QP created)");
     };
     const known = (keys: string[]) => {
-      for (const k of Object.keys(c)) if (![...keys, "kind", "goal"].includes(k)) p.add(at, `unknown field "${k}"`);
+      for (const k of Object.keys(c)) if (![...keys, "kind", "goal", "rxeOnly"].includes(k)) p.add(at, `unknown field "${k}"`);
     };
     switch (c.kind) {
       case "qp_state":
@@ -104,7 +106,8 @@ function checkChecks(p: Problems, where: string, checks: unknown): void {
       case "counter":
         known(["device", "name", "delta"]);
         if (typeof c.device !== "string") p.add(`${at}.device`, "must be a device name");
-        if (typeof c.name !== "string") p.add(`${at}.name`, "must be a counter name");
+        if (typeof c.name !== "string" || !(RXE_COUNTER_NAMES as readonly string[]).includes(c.name))
+          p.add(`${at}.name`, `must be one of rxe's counter names (${RXE_COUNTER_NAMES.join(", ")})`);
         p.number(`${at}.delta`, c.delta);
         break;
       case "mr_bytes":

@@ -7,6 +7,8 @@
  * `loadNativeBackend()` never throws: where the addon is not built, or the kernel has no
  * RDMA, it says so and what to do instead.
  */
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
+import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setImmediate as immediate, setTimeout as sleepMs } from "node:timers/promises";
 import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../verbs/backend.js";
@@ -62,6 +64,54 @@ export function noDevicesReason(errno: number): string {
   return `ibv_get_device_list: ${errnoName(errno)} (${errno}): no RDMA devices. ${GET_RDMA}`;
 }
 
+/** Where the kernel lists RDMA devices. */
+const SYSFS_INFINIBAND = "/sys/class/infiniband";
+
+/** Kernel driver module names that are not "<driver>_core" or the driver itself. */
+const DRIVER_MODULES: Record<string, string> = { rdma_rxe: "rxe", siw: "siw", mlx5_core: "mlx5", mlx4_core: "mlx4" };
+
+/**
+ * The kernel driver behind an RDMA device ("rxe", "mlx5", "siw", "bnxt_re", …): the
+ * basename of `<sysfs>/<dev>/device/driver` (mlx5_core → mlx5), else, for the software
+ * drivers that have no parent device, the name's driver prefix (the kernel names a device
+ * "<driver><n>": rxe0, siw0, mlx5_0). `undefined` when neither tells.
+ */
+export function driverOf(device: string, sysfs = SYSFS_INFINIBAND): string | undefined {
+  try {
+    const mod = basename(readlinkSync(join(sysfs, device, "device", "driver")));
+    return DRIVER_MODULES[mod] ?? mod.replace(/_core$/, "");
+  } catch {
+    // rxe and siw hang off no PCI device: the link is absent.
+  }
+  const prefix = /^(rxe|siw|mlx5|mlx4|bnxt_re|irdma|hns|efa|qedr|erdma|ocrdma|vmw_pvrdma)_?\d+$/.exec(device);
+  return prefix?.[1];
+}
+
+/**
+ * The port's IB counters (`<sysfs>/<dev>/ports/<n>/counters/*`: port_xmit_packets,
+ * port_rcv_packets, link_downed, …), which mlx5 and other NICs keep beside their
+ * hw_counters. rxe has none. Unreadable files are left out.
+ */
+export function portIbCounters(device: string, port: number, sysfs = SYSFS_INFINIBAND): PortCounters {
+  const dir = join(sysfs, device, "ports", String(port), "counters");
+  const out: PortCounters = {};
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    try {
+      const v = Number(readFileSync(join(dir, name), "utf8").trim());
+      if (Number.isFinite(v)) out[name] = v;
+    } catch {
+      // Some counters (PMA ones on a port without a link) refuse reads: skip them.
+    }
+  }
+  return out;
+}
+
 /**
  * Loads the native backend, or says why it is unavailable: the addon is not built (install
  * libibverbs-dev and rebuild), the kernel has no RDMA (ENOSYS), or there is no device.
@@ -104,7 +154,10 @@ class NativeBackend implements VerbsBackend {
     return devices.length === 0 ? `ibv_get_device_list found no RDMA device. ${GET_RDMA}` : undefined;
   }
   getDeviceList(): DeviceInfo[] {
-    return this.#addon.getDeviceList().devices;
+    return this.#addon.getDeviceList().devices.map((d) => {
+      const driver = driverOf(d.name);
+      return driver === undefined ? d : { ...d, driver };
+    });
   }
   openDevice(name: string): Context {
     const h = this.#addon.openDevice(name);
@@ -178,7 +231,9 @@ class NativeContextImpl implements Context {
     return out;
   }
   queryCounters(port_num = 1): PortCounters {
-    return this.#h.queryCounters(port_num);
+    const hw = this.#h.queryCounters(port_num);
+    // rxe has only hw_counters; a NIC keeps its packet counts in the IB port counters.
+    return this.device.driver === "rxe" ? hw : { ...portIbCounters(this.device.name, port_num), ...hw };
   }
   close(): void {
     this.#h.close();

@@ -1,5 +1,10 @@
 /**
- * npm run lessons:check [-- --backend sim|native] [--only <lesson ids or numbers, comma-separated>] [--transcripts <dir>]
+ * npm run lessons:check [-- --backend sim|native] [--profile rxe|generic] [--only <lesson ids or numbers, comma-separated>] [--transcripts <dir>]
+ *
+ * --profile (simulator only, default rxe): the device the simulator imitates. "generic" is a
+ * RoCE NIC that answers differently from rxe wherever the verbs specification allows
+ * (sim/profile.ts); every replay must keep its verdict there, except checks marked rxe-only,
+ * which print their explanation ("explained") instead.
  *
  * Refuses a malformed lesson (schema version, duplicate ids, a step without hints or
  * checks, a missing language, a stray file), then replays every reference solution and
@@ -10,6 +15,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { toJsonLines } from "../app/session/transcript.js";
 import { checkCourse, type BackendKind } from "../lessons/course-check.js";
+import { explainedLines } from "../lessons/replay.js";
+import { SIM_PROFILES } from "../sim/profile.js";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,6 +30,16 @@ if (kind !== "sim" && kind !== "native") {
   console.error(`--backend must be sim or native (got ${kind})`);
   process.exit(2);
 }
+const profile = arg("profile");
+if (profile !== undefined && !(SIM_PROFILES as readonly string[]).includes(profile)) {
+  console.error(`--profile must be one of ${SIM_PROFILES.join(", ")} (got ${profile})`);
+  process.exit(2);
+}
+if (profile !== undefined && kind !== "sim") {
+  console.error(`--profile is the simulator's device profile; it does not go with --backend ${kind}`);
+  process.exit(2);
+}
+const where = profile === undefined ? kind : `${kind} (${profile} profile)`;
 const only = arg("only");
 /** --transcripts <dir>: keep every replay's transcript as JSON lines (the session's export format). */
 const transcripts = arg("transcripts");
@@ -30,6 +47,7 @@ const transcripts = arg("transcripts");
 const t0 = Date.now();
 const result = await checkCourse(kind, {
   ...(only !== undefined && { only }),
+  ...(profile !== undefined && { profile }),
   onResult: (r, failed) => {
     if (transcripts) {
       const file = join(transcripts, r.program.replace(/\.ts$/, ".jsonl"));
@@ -39,6 +57,7 @@ const result = await checkCourse(kind, {
     const mark = failed.length ? "FAIL" : "ok  ";
     console.log(`${mark} ${r.program}  (${r.wallMs} ms wall, ${Math.round(r.clockMs)} ms on the ${kind} clock)`);
     for (const line of failed) console.log(`       ${line}`);
+    for (const line of explainedLines(r)) console.log(`       explained: ${line}`);
   },
 });
 
@@ -61,7 +80,7 @@ const crashed = result.failures.filter((f) => f.lines[0]?.startsWith("could not 
 for (const c of crashed) console.error(`FAIL ${c.program}\n       ${c.lines.join("\n       ")}`);
 console.log(
   `\n${result.lessons} lessons, ${result.steps} steps: ${result.problems.length} format problem(s); ` +
-    `${passed}/${result.results.length + crashed.length} replays passed on ${kind}` +
+    `${passed}/${result.results.length + crashed.length} replays passed on ${where}` +
     `${result.skipped.length ? `, ${result.skipped.length} skipped` : ""} in ${Date.now() - t0} ms`,
 );
 const ok = result.problems.length === 0 && result.failures.length === 0 && !result.unavailable;

@@ -143,7 +143,7 @@ export class SimContext implements Context {
   queryCounters(port_num = 1): PortCounters {
     this.live("rdma statistic");
     this.port("rdma statistic", port_num);
-    return countersToRecord(this.dev.counters);
+    return countersToRecord(this.dev.counters, this.world.profile.counterNames);
   }
 
   close(): void {

@@ -25,8 +25,14 @@ export function newCounters(): Float64Array {
   return new Float64Array(RXE_COUNTER_NAMES.length);
 }
 
-export function countersToRecord(c: Float64Array): PortCounters {
+/** The counters by the device's names (`names`, in rxe's order; sim/profile.ts): one it has no name for is left out. */
+export function countersToRecord(
+  c: Float64Array,
+  names: readonly (string | undefined)[] = RXE_COUNTER_NAMES,
+): PortCounters {
   const out: PortCounters = {};
-  RXE_COUNTER_NAMES.forEach((name, i) => (out[name] = c[i]));
+  names.forEach((name, i) => {
+    if (name !== undefined) out[name] = c[i]!;
+  });
   return out;
 }

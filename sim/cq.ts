@@ -1,9 +1,9 @@
 /**
- * struct ibv_cq and struct ibv_comp_channel. Capacity is rxe's rounding (2^k - 1); an
+ * struct ibv_cq and struct ibv_comp_channel. Capacity is the profile's rounding (rxe: 2^k - 1); an
  * overflow drops the CQE and raises IBV_EVENT_CQ_ERR (rxe_cq_post). Arming follows
  * rxe_cq_post too: one event for the next CQE (or the next solicited one), then disarmed.
  */
-import { IBV_EVENT_CQ_ERR } from "../verbs/constants.js";
+import { IBV_EVENT_CQ_ERR, IBV_QPT_UD, IBV_WC_GRH, IBV_WC_SUCCESS } from "../verbs/constants.js";
 import type { CompChannel, Cq } from "../verbs/backend.js";
 import { unackedEventsError } from "../verbs/cq-events.js";
 import { fail } from "../verbs/errors.js";
@@ -11,17 +11,11 @@ import type { Wc } from "../verbs/types.js";
 import { alive, int } from "./check.js";
 import { checkWait, waitFor } from "./clock.js";
 import type { SimContext } from "./context.js";
+import type { SimProfile } from "./profile.js";
 
 const NOTIFY_NONE = 0;
 const NOTIFY_NEXT = 1;
 const NOTIFY_SOLICITED = 2;
-
-/** roundup_pow_of_two(n + 1) - 1: rxe's queue sizing for CQs and work queues. */
-export function roundDepth(n: number): number {
-  let p = 1;
-  while (p < n + 1) p *= 2;
-  return p - 1;
-}
 
 export class SimCq implements Cq {
   destroyed = false;
@@ -43,7 +37,7 @@ export class SimCq implements Cq {
     readonly channel: CompChannelImpl | null,
     readonly cq_context: unknown,
   ) {
-    this.cqe = roundDepth(requested);
+    this.cqe = context.world.profile.cqDepth(requested);
     this.ring = new Array(this.cqe);
     if (channel) channel.cqs++;
   }
@@ -56,6 +50,8 @@ export class SimCq implements Cq {
   /** rxe_cq_post: false (and CQ_ERR raised) when the CQ is full. */
   push(wc: Wc, solicited: boolean): boolean {
     if (this.destroyed) return false;
+    const profile = this.context.world.profile;
+    if (profile.name !== "rxe") this.asProfileWrites(wc, profile);
     if (this.n === this.cqe) {
       const world = this.context.world;
       this.context.pushAsync({ event_type: IBV_EVENT_CQ_ERR, cq: this });
@@ -74,6 +70,19 @@ export class SimCq implements Cq {
       }
     }
     return true;
+  }
+
+  /**
+   * What a device other than rxe writes where the specification lets it choose: the opcode of
+   * an error completion, and no IBV_WC_GRH on a connected (RC/UC) receive. In place: the
+   * completion's reason (explain.ts) is keyed by this very object.
+   */
+  private asProfileWrites(wc: Wc, profile: SimProfile): void {
+    if (wc.status !== IBV_WC_SUCCESS) wc.opcode = profile.errorOpcode;
+    else if (!profile.grhOnConnectedRecv && wc.wc_flags & IBV_WC_GRH) {
+      const qp = this.context.dev.qps.get(wc.qp_num);
+      if (qp && qp.qp_type !== IBV_QPT_UD) wc.wc_flags &= ~IBV_WC_GRH;
+    }
   }
 
   poll(num_entries = 1): Wc[] {

@@ -56,6 +56,7 @@ export class SimDevice {
     readonly mac: Uint8Array,
     readonly ifindex: number,
     readonly netdevName: string,
+    driver = "rxe",
   ) {
     this.guid = eui64(mac);
     this.info = {
@@ -63,6 +64,7 @@ export class SimDevice {
       node_guid: formatGuid(this.guid),
       node_type: IBV_NODE_CA,
       transport_type: IBV_TRANSPORT_IB,
+      driver,
     };
     this.addGid(linkLocalGid(mac));
   }

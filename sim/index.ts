@@ -12,11 +12,13 @@ import { reasonOf } from "./explain.js";
 import { SimContext } from "./context.js";
 import { CNT_LINK_DOWNED } from "./counters.js";
 import { SimDevice } from "./device.js";
+import { simProfile, type SimProfileName } from "./profile.js";
 import { v4MappedGid } from "./gid.js";
 import type { PacketLogEntry } from "./packets.js";
 import { SimWorld } from "./world.js";
 
 export type { PacketLogEntry } from "./packets.js";
+export { SIM_PROFILES, type SimProfileName } from "./profile.js";
 
 export interface SimBackendOptions {
   /** Seeds everything random (MACs, key bytes, addresses). Default 1. */
@@ -25,6 +27,11 @@ export interface SimBackendOptions {
   packetLog?: boolean;
   /** Run as root (CAP_NET_RAW, CAP_IPC_LOCK), as the lab VM does. Default true. */
   root?: boolean;
+  /**
+   * Which device to imitate (sim/profile.ts): "rxe" (default) or "generic", a RoCE NIC that
+   * differs from rxe wherever the specification allows (to prove the course does not lean on rxe).
+   */
+  profile?: SimProfileName;
 }
 
 export interface SimBackend extends VerbsBackend {
@@ -62,8 +69,10 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
   if (typeof seed !== "number" || !Number.isFinite(seed))
     throw new TypeError("createSimBackend: seed must be a number");
   const world = new SimWorld(seed, options.packetLog ?? true, options.root ?? true);
-  const rxe0 = new SimDevice("rxe0", randomMac(world), 3, "veth0");
-  const rxe1 = new SimDevice("rxe1", randomMac(world), 4, "veth1");
+  world.profile = simProfile(options.profile);
+  // The devices keep rxe's names on every profile: the course's programs open "rxe0".
+  const rxe0 = new SimDevice("rxe0", randomMac(world), 3, "veth0", world.profile.driver);
+  const rxe1 = new SimDevice("rxe1", randomMac(world), 4, "veth1", world.profile.driver);
   world.devices = [rxe0, rxe1];
   rxe0.addGid(v4MappedGid("10.77.0.1")!);
   rxe1.addGid(v4MappedGid("10.77.0.2")!);

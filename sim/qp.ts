@@ -40,7 +40,7 @@ import { emptyAv } from "./av.js";
 import { alive, bigintOf, describe, int, obj, optInt } from "./check.js";
 import { Timer } from "./clock.js";
 import { CNT_RDMA_SEND } from "./counters.js";
-import { SimCq, roundDepth } from "./cq.js";
+import { SimCq } from "./cq.js";
 import type { SimContext } from "./context.js";
 import type { SimDevice } from "./device.js";
 import { gidEquals } from "./gid.js";
@@ -258,15 +258,16 @@ export class SimQp implements Qp {
     this.device = pd.context.dev;
     this.sq_sig_all = sqSigAll ? 1 : 0;
     this.qp_context = qpContext;
-    const wqeSize = Math.max(16 * requested.max_send_sge, requested.max_inline_data);
-    this.maxSendSge = Math.floor(wqeSize / 16);
-    this.maxInline = wqeSize;
+    const profile = this.world.profile;
+    const caps = profile.sendCaps(requested);
+    this.maxSendSge = caps.maxSendSge;
+    this.maxInline = caps.maxInline;
     // rxe writes the coupled SGE/inline sizes back but leaves the WR depths as requested
     // (measured in the lab VM: {sge 1, inline 0} comes back with max_inline_data 16).
     this.cap = { ...requested, max_send_sge: this.maxSendSge, max_inline_data: this.maxInline };
     this.maxRecvSge = requested.max_recv_sge;
-    this.sq = new Ring(roundDepth(requested.max_send_wr), () => new SendWqe(this.maxSendSge));
-    this.rq = new Ring(roundDepth(requested.max_recv_wr), () => new RecvWqe(this.maxRecvSge));
+    this.sq = new Ring(profile.wqDepth(requested.max_send_wr), () => new SendWqe(this.maxSendSge));
+    this.rq = new Ring(profile.wqDepth(requested.max_recv_wr), () => new RecvWqe(this.maxRecvSge));
     this.attr = {
       qp_state: IBV_QPS_RESET,
       cur_qp_state: IBV_QPS_RESET,

@@ -4,6 +4,7 @@
  * processed, in FIFO order, before the verb returns ("at the same instant"); only timers
  * (retransmit, RNR wait) wait for virtual time to move.
  */
+import { simProfile, type SimProfile } from "./profile.js";
 import { IBV_QPT_UD } from "../verbs/constants.js";
 import type { AsyncEvent } from "../verbs/types.js";
 import { Clock } from "./clock.js";
@@ -71,6 +72,8 @@ function addToTrain(t: Packet, msn: number): boolean {
 }
 
 export class SimWorld {
+  /** Which device the simulator imitates (sim/profile.ts); rxe unless createSimBackend says otherwise. */
+  profile: SimProfile = simProfile("rxe");
   readonly clock = new Clock();
   readonly rng: Rng;
   readonly memory: AddressSpace;

@@ -13,6 +13,11 @@ export interface DeviceInfo {
   node_guid: string;
   node_type: number;
   transport_type: number;
+  /**
+   * The kernel driver behind the device ("rxe", "mlx5", "siw", …): what decides which
+   * counters it has and which of rxe's answers it shares. Absent when it could not be told.
+   */
+  driver?: string;
 }
 
 /** struct ibv_device_attr (with the ibv_device_attr_ex fields rxe reports). */
@@ -252,3 +257,57 @@ export const RXE_COUNTER_NAMES = [
   "rdma_sends",
   "rdma_recvs",
 ] as const;
+
+/** One of rxe's counter names: the course's name for a counter whatever the device calls it. */
+export type RxeCounterName = (typeof RXE_COUNTER_NAMES)[number];
+
+/**
+ * mlx5's names for rxe's counters (mlx5's hw_counters, and the IB port counters of
+ * /sys/class/infiniband/<dev>/ports/<n>/counters for packets and link_downed), per the
+ * kernel's mlx5 counter documentation. rxe counters with no mlx5 equivalent are absent.
+ */
+const MLX5_COUNTER_NAMES: Partial<Record<RxeCounterName, string>> = {
+  sent_pkts: "port_xmit_packets",
+  rcvd_pkts: "port_rcv_packets",
+  duplicate_request: "duplicate_request",
+  out_of_seq_request: "out_of_sequence",
+  // The responder found no receive WQE (rxe sends an RNR NAK and counts send_rnr_err).
+  send_rnr_err: "out_of_buffer",
+  rcvd_seq_err: "packet_seq_err",
+  retry_rnr_exceeded_err: "rnr_nak_retry_err",
+  // mlx5 counts each expiry of the ACK timer, as rxe's completer counts each retry.
+  completer_retry_err: "local_ack_timeout_err",
+  link_downed: "link_downed",
+};
+
+/**
+ * What each driver calls rxe's counters, by driver name (DeviceInfo.driver). "generic" is the
+ * simulator's generic-NIC profile, which uses mlx5's names.
+ */
+export const DRIVER_COUNTER_NAMES: Record<string, Partial<Record<RxeCounterName, string>>> = {
+  rxe: Object.fromEntries(RXE_COUNTER_NAMES.map((n) => [n, n])),
+  mlx5: MLX5_COUNTER_NAMES,
+  generic: MLX5_COUNTER_NAMES,
+};
+
+/**
+ * The device's own name for one of rxe's counters: `undefined` when the driver has no such
+ * counter or is not in DRIVER_COUNTER_NAMES. A device whose driver is unknown is taken for rxe.
+ */
+export function counterName(driver: string | undefined, name: RxeCounterName): string | undefined {
+  return DRIVER_COUNTER_NAMES[driver ?? "rxe"]?.[name];
+}
+
+/**
+ * Reads one of rxe's counters from `ctx.queryCounters()` under the device's own name
+ * (`readCounter(await ctx.queryCounters(), ctx.device, "sent_pkts")`): `undefined` when the
+ * device has no such counter.
+ */
+export function readCounter(
+  counters: PortCounters,
+  device: Pick<DeviceInfo, "driver">,
+  name: RxeCounterName,
+): number | undefined {
+  const own = counterName(device.driver, name);
+  return own === undefined ? undefined : counters[own];
+}
