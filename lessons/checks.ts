@@ -447,6 +447,21 @@ function judgeCheck(c: Check, run: RunRecord): CheckResult {
       }
       if (c.equals !== undefined && safeJson(entry.value) !== safeJson(c.equals))
         return result(false, expected(shown, safeJson(c.equals)));
+      if (c.qpAttr !== undefined) {
+        const { qp, field: f } = c.qpAttr;
+        const reported = field(run.qps[qp]?.attr, f);
+        if (typeof reported !== "number")
+          return result(false, {
+            en: `${shown}, but QP #${qp}'s ibv_query_qp ${f} is not known (the QP does not exist or could not be queried)`,
+            zh: `${shown}，但无法得知 QP #${qp} 的 ibv_query_qp ${f}（QP 不存在或无法查询）`,
+          });
+        const v = typeof entry.value === "bigint" ? Number(entry.value) : entry.value;
+        if (v !== reported)
+          return result(false, {
+            en: `${shown}, expected = ${reported} (what ibv_query_qp reports for QP #${qp} ${f})`,
+            zh: `${shown}，期望 = ${reported}（ibv_query_qp 对 QP #${qp} 报告的 ${f}）`,
+          });
+      }
       if (c.prefix !== undefined && !(typeof entry.value === "string" && entry.value.startsWith(c.prefix)))
         return result(false, {
           en: `${shown}, expected a string starting with "${c.prefix}"`,
@@ -573,10 +588,13 @@ function generated(c: Check, text: string): Text {
         c.value !== undefined ? num(c.value, c.key) : "",
         c.equals !== undefined ? `= ${safeJson(c.equals)}` : "",
         c.prefix !== undefined ? `starting with "${c.prefix}"` : "",
+        c.qpAttr !== undefined ? `= QP #${c.qpAttr.qp}'s ${c.qpAttr.field} from ibv_query_qp` : "",
       ]
         .filter(Boolean)
         .join(" ");
-      const zhWant = want.replace(/starting with "(.*)"/, '（以 "$1" 开头）');
+      const zhWant = want
+        .replace(/starting with "(.*)"/, '（以 "$1" 开头）')
+        .replace(/= QP #(\d+)'s (\S+) from ibv_query_qp/, "= ibv_query_qp 报告的 QP #$1 的 $2");
       return {
         en: `The program logs "${c.key}" ${want}`.trim(),
         zh: `程序记录 "${c.key}" ${zhWant}`.trim(),

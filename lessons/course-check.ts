@@ -7,7 +7,7 @@
 import type { VerbsBackend } from "../verbs/backend.js";
 import { goalProblems } from "./goals.js";
 import { loadCourse } from "./load.js";
-import { replayProblems, replaysOf, replayStep, type ReplayResult } from "./replay.js";
+import { explainedLines, replayProblems, replaysOf, replayStep, type ReplayResult } from "./replay.js";
 
 export type BackendKind = "sim" | "native";
 
@@ -56,6 +56,8 @@ export interface CourseCheckResult {
   /** Replays that failed, with why. */
   failures: { program: string; lines: string[] }[];
   skipped: string[];
+  /** Replays where rxe-only facts were explained instead of judged (only off rxe), with what each says. */
+  explained: { program: string; lines: string[] }[];
   /** Set when no backend of the asked kind could be made (then nothing was replayed). */
   unavailable?: string;
 }
@@ -67,7 +69,8 @@ export async function checkCourse(
     timeoutScale?: number;
     /** The simulator's device profile (sim/profile.ts: "rxe", "generic"); only with kind "sim". */
     profile?: string;
-    onResult?: (r: ReplayResult, failed: string[]) => void;
+    /** After each replay: why it failed (empty: it did what it should), and what was explained instead of judged. */
+    onResult?: (r: ReplayResult, failed: string[], explained: string[]) => void;
   } = {},
 ): Promise<CourseCheckResult> {
   const course = loadCourse();
@@ -85,6 +88,7 @@ export async function checkCourse(
     results: [],
     failures: [],
     skipped: [],
+    explained: [],
   };
   if (opts.profile !== undefined && kind !== "sim") {
     out.unavailable = `--profile ${opts.profile} is a simulator profile; the native backend is the machine's own device`;
@@ -113,7 +117,9 @@ export async function checkCourse(
     out.results.push(result);
     const lines = replayProblems(r, result);
     if (lines.length) out.failures.push({ program: result.program, lines });
-    opts.onResult?.(result, lines);
+    const explained = explainedLines(result, r);
+    if (explained.length) out.explained.push({ program: result.program, lines: explained });
+    opts.onResult?.(result, lines, explained);
   }
   return out;
 }

@@ -123,6 +123,8 @@ export function constraintsOf(c: Check): Constraint[] {
         out.push({ what: `"${c.key}" = ${JSON.stringify(c.equals)}`, value: { literal: JSON.stringify(c.equals) } });
       if (c.prefix !== undefined)
         out.push({ what: `"${c.key}" starting with "${c.prefix}"`, value: { literal: c.prefix } });
+      if (c.qpAttr !== undefined)
+        out.push({ what: `"${c.key}" = ibv_query_qp ${c.qpAttr.field}`, value: { literal: c.qpAttr.field } });
       return out;
     }
   }

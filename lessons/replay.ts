@@ -9,10 +9,10 @@ import { createSession } from "../app/session/session.js";
 import type { Transcript } from "../app/session/transcript.js";
 import type { Verbs } from "../app/session/verbs-api.js";
 import type { VerbsBackend } from "../verbs/backend.js";
-import { evaluateChecks, type RunRecord, type Verdict } from "./checks.js";
+import { evaluateChecks, nonRxeDriver, type RunRecord, type Verdict } from "./checks.js";
 import { LESSONS_DIR } from "./load.js";
 import { recordFromTranscript } from "./record.js";
-import type { Check, Lesson, Step } from "./schema.js";
+import type { Check, Lesson, Step, Text } from "./schema.js";
 
 export interface ReplayResult {
   /** `06-first-message/step-1.solution.ts` */
@@ -90,6 +90,8 @@ export interface StepReplay {
   checks: Check[];
   /** For a break-it variation: what the step's own goals must say about it (lessons/schema.ts BreakIt.stepFails). */
   stepFails?: { goal: number; detail: string }[];
+  /** For a break-it variation that shows only on rxe (BreakIt.rxeOnly): what another device does. */
+  rxeOnly?: Text;
 }
 
 /** Every program `lessons:check` replays: each step's solution and each break-it variation. */
@@ -125,6 +127,7 @@ export function replaysOf(lessons: Lesson[], backendKind: "sim" | "native"): { r
           file: join(LESSONS_DIR, lesson.folder, step.files.breakIt[b.id]!),
           checks: b.checks,
           stepFails: b.stepFails ?? [],
+          ...(b.rxeOnly && { rxeOnly: b.rxeOnly }),
         });
       }
     }
@@ -159,6 +162,8 @@ export async function replayStep(
  */
 export function replayProblems(r: StepReplay, result: ReplayResult): string[] {
   if (r.variant === "solution") return result.verdict.passed ? [] : failureLines(result);
+  // A mistake that shows only on rxe is explained off rxe (explainedLines), not judged.
+  if (r.rxeOnly && nonRxeDriver(result.record) !== undefined) return [];
   if (r.stepFails) return [...(result.verdict.passed ? [] : failureLines(result)), ...stepGoalProblems(r, result)];
   const out: string[] = [];
   // On a device other than rxe a starter may pass only because the goals it misses are rxe's facts.
@@ -170,8 +175,11 @@ export function replayProblems(r: StepReplay, result: ReplayResult): string[] {
 }
 
 /** One line per check that passed only as an explanation (an rxe fact on another device, a counter it lacks). */
-export function explainedLines(result: ReplayResult): string[] {
-  return result.verdict.results.filter((r) => r.explained).map((r) => `check ${r.check.kind}: ${r.detail}`);
+export function explainedLines(result: ReplayResult, r?: StepReplay): string[] {
+  const driver = nonRxeDriver(result.record);
+  if (r?.rxeOnly && driver !== undefined)
+    return [`the whole variation is a fact about rxe, not judged on ${driver}: ${r.rxeOnly.en}`];
+  return result.verdict.results.filter((x) => x.explained).map((x) => `check ${x.check.kind}: ${x.detail}`);
 }
 
 /** One line per failed check (and the unexpected error), for reports. */

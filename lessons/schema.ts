@@ -150,6 +150,12 @@ export interface LogCheck extends CheckBase {
   present?: boolean;
   /** The logged value is a string starting with this (`"::ffff:"`, an IPv4-mapped GID). */
   prefix?: string;
+  /**
+   * The logged number equals what the device reports for QP #qp: this field of its
+   * `ibv_query_qp` at the end of the run (`cap.max_send_wr`, `cap.max_inline_data`). A check
+   * against the device's own answer, where another device rounds differently from rxe.
+   */
+  qpAttr?: { qp: QpRef; field: string };
 }
 
 export type Check =
@@ -180,6 +186,11 @@ export interface BreakIt {
    * and refuses it when a goal listed here passes or explains itself differently.
    */
   stepFails?: { goal: number; detail: string }[];
+  /**
+   * Set when the mistake shows only because of an rxe fact (its rounding, say): what another
+   * device does instead. Off rxe the variation is replayed and explained, not judged.
+   */
+  rxeOnly?: Text;
 }
 
 /** Where a step can run: the simulator and native rxe, or native only (needs a peer process). */

@@ -65,7 +65,8 @@ function checkChecks(p: Problems, where: string, checks: unknown): void {
         p.add(`${at}.${key}`, "must be a QP index (0 = the first QP created)");
     };
     const known = (keys: string[]) => {
-      for (const k of Object.keys(c)) if (![...keys, "kind", "goal", "rxeOnly"].includes(k)) p.add(at, `unknown field "${k}"`);
+      for (const k of Object.keys(c))
+        if (![...keys, "kind", "goal", "rxeOnly"].includes(k)) p.add(at, `unknown field "${k}"`);
     };
     switch (c.kind) {
       case "qp_state":
@@ -118,13 +119,30 @@ function checkChecks(p: Problems, where: string, checks: unknown): void {
           p.add(`${at}.hex`, "must be lower-case hex bytes");
         break;
       case "log":
-        known(["key", "value", "equals", "present", "prefix"]);
+        known(["key", "value", "equals", "present", "prefix", "qpAttr"]);
+        if (
+          c.qpAttr !== undefined &&
+          !(
+            isObj(c.qpAttr) &&
+            Number.isInteger(c.qpAttr.qp) &&
+            (c.qpAttr.qp as number) >= 0 &&
+            typeof c.qpAttr.field === "string" &&
+            /^[a-z_]+(\.[a-z_]+)*$/.test(c.qpAttr.field)
+          )
+        )
+          p.add(`${at}.qpAttr`, "must be { qp: a QP index, field: an ibv_query_qp field }");
         if (typeof c.key !== "string" || c.key === "") p.add(`${at}.key`, "must be a string");
         if (c.value !== undefined) p.number(`${at}.value`, c.value);
         if (c.prefix !== undefined && (typeof c.prefix !== "string" || c.prefix === ""))
           p.add(`${at}.prefix`, "must be a non-empty string");
-        if (c.value === undefined && c.equals === undefined && c.prefix === undefined && c.present !== true)
-          p.add(at, "needs value, equals, prefix or present: true");
+        if (
+          c.value === undefined &&
+          c.equals === undefined &&
+          c.prefix === undefined &&
+          c.qpAttr === undefined &&
+          c.present !== true
+        )
+          p.add(at, "needs value, equals, prefix, qpAttr or present: true");
         break;
     }
   });
@@ -177,7 +195,9 @@ export function validateLessonFile(json: unknown, where = "lesson.json"): string
           const bat = `${at}.breakIt[${j}]`;
           if (!isObj(b)) return p.add(bat, "must be an object");
           for (const k of Object.keys(b))
-            if (!["id", "title", "observe", "checks", "stepFails"].includes(k)) p.add(bat, `unknown field "${k}"`);
+            if (!["id", "title", "observe", "checks", "stepFails", "rxeOnly"].includes(k))
+              p.add(bat, `unknown field "${k}"`);
+          p.text(`${bat}.rxeOnly`, b.rxeOnly, { optional: true });
           if (typeof b.id !== "string" || !KEBAB.test(b.id)) p.add(`${bat}.id`, "must be kebab-case");
           else if (ids.has(b.id)) p.add(`${bat}.id`, `duplicate break-it id "${b.id}"`);
           else ids.add(b.id);

@@ -15,7 +15,6 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { toJsonLines } from "../app/session/transcript.js";
 import { checkCourse, type BackendKind } from "../lessons/course-check.js";
-import { explainedLines } from "../lessons/replay.js";
 import { SIM_PROFILES } from "../sim/profile.js";
 
 function arg(name: string): string | undefined {
@@ -48,7 +47,7 @@ const t0 = Date.now();
 const result = await checkCourse(kind, {
   ...(only !== undefined && { only }),
   ...(profile !== undefined && { profile }),
-  onResult: (r, failed) => {
+  onResult: (r, failed, explained) => {
     if (transcripts) {
       const file = join(transcripts, r.program.replace(/\.ts$/, ".jsonl"));
       mkdirSync(dirname(file), { recursive: true });
@@ -57,7 +56,7 @@ const result = await checkCourse(kind, {
     const mark = failed.length ? "FAIL" : "ok  ";
     console.log(`${mark} ${r.program}  (${r.wallMs} ms wall, ${Math.round(r.clockMs)} ms on the ${kind} clock)`);
     for (const line of failed) console.log(`       ${line}`);
-    for (const line of explainedLines(r)) console.log(`       explained: ${line}`);
+    for (const line of explained) console.log(`       explained: ${line}`);
   },
 });
 

@@ -22,6 +22,8 @@ export interface SimProfile {
     maxSendSge: number;
     maxInline: number;
   };
+  /** Whether ibv_create_qp writes the real WR depths back into the caps (rxe: no, the requested ones). */
+  readonly writesBackDepths: boolean;
   /** Whether a successful RC/UC receive carries IBV_WC_GRH (rxe: yes; UD receives always do). */
   readonly grhOnConnectedRecv: boolean;
   /** The opcode written into error completions (rxe: 0); the specification leaves it undefined. */
@@ -50,6 +52,7 @@ const RXE: SimProfile = {
     const wqe = Math.max(16 * r.max_send_sge, r.max_inline_data);
     return { maxSendSge: Math.floor(wqe / 16), maxInline: wqe };
   },
+  writesBackDepths: false,
   grhOnConnectedRecv: true,
   errorOpcode: 0,
   counterNames: RXE_COUNTER_NAMES,
@@ -68,6 +71,7 @@ const GENERIC: SimProfile = {
     maxSendSge: r.max_send_sge,
     maxInline: Math.max(r.max_inline_data, GENERIC_INLINE_FLOOR),
   }),
+  writesBackDepths: true,
   grhOnConnectedRecv: false,
   errorOpcode: GENERIC_ERROR_OPCODE,
   counterNames: RXE_COUNTER_NAMES.map((n) => DRIVER_COUNTER_NAMES.generic![n]),

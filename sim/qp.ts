@@ -165,7 +165,7 @@ export class SimQp implements Qp {
   readonly world: SimWorld;
   readonly device: SimDevice;
   readonly context: SimContext;
-  readonly cap: QpCap;
+  cap: QpCap;
   readonly sq_sig_all: number;
   readonly qp_context: unknown;
   readonly sq: Ring<SendWqe>;
@@ -268,6 +268,9 @@ export class SimQp implements Qp {
     this.maxRecvSge = requested.max_recv_sge;
     this.sq = new Ring(profile.wqDepth(requested.max_send_wr), () => new SendWqe(this.maxSendSge));
     this.rq = new Ring(profile.wqDepth(requested.max_recv_wr), () => new RecvWqe(this.maxRecvSge));
+    // rxe leaves the depths as asked in what ibv_create_qp writes back; other devices write the real ones.
+    if (profile.writesBackDepths)
+      this.cap = { ...this.cap, max_send_wr: this.sq.capacity, max_recv_wr: this.rq.capacity };
     this.attr = {
       qp_state: IBV_QPS_RESET,
       cur_qp_state: IBV_QPS_RESET,

@@ -23,6 +23,7 @@ import {
   IBV_QP_TIMEOUT,
   IBV_SEND_SIGNALED,
   IBV_WR_SEND,
+  readCounter,
 } from "verbslab";
 
 export default async function main(verbs: Verbs) {
@@ -42,13 +43,13 @@ export default async function main(verbs: Verbs) {
   const dst = await pd.regMr(4096, IBV_ACCESS_LOCAL_WRITE);
   await src.write(0, "4 KB through verbs");
 
-  const before = (await ctx.queryCounters()).sent_pkts ?? 0;
+  const before = readCounter(await ctx.queryCounters(), ctx.device, "sent_pkts") ?? 0;
   await b.postRecv({ wr_id: 2, sg_list: [dst.sge()] });
   await a.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [src.sge(0, 1024)] }); // The mistake: the SGE, not the MR, says how many bytes go
   const wcs = await cq.pollWait(2, 1000);
   for (const wc of wcs) await verbs.log("wc", wc);
 
-  const after = (await ctx.queryCounters()).sent_pkts ?? 0;
+  const after = readCounter(await ctx.queryCounters(), ctx.device, "sent_pkts") ?? 0;
   await verbs.log("packets", after - before);
   // What arrived in b's buffer (mr.read copies registered bytes out; C would just read the memory).
   const received = await dst.read(0, 32);

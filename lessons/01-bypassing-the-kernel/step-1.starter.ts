@@ -22,6 +22,7 @@ import {
   IBV_QP_SQ_PSN,
   IBV_QP_STATE,
   IBV_QP_TIMEOUT,
+  readCounter,
 } from "verbslab";
 
 export default async function main(verbs: Verbs) {
@@ -41,11 +42,11 @@ export default async function main(verbs: Verbs) {
   const dst = await pd.regMr(4096, IBV_ACCESS_LOCAL_WRITE);
   await src.write(0, "4 KB through verbs");
 
-  const before = (await ctx.queryCounters()).sent_pkts ?? 0;
+  const before = readCounter(await ctx.queryCounters(), ctx.device, "sent_pkts") ?? 0;
   // TODO: post a RECV on b that points at dst, then a signaled SEND on a that points at src,
   // and wait for both completions with cq.pollWait. (C: ibv_post_recv, ibv_post_send, ibv_poll_cq)
 
-  const after = (await ctx.queryCounters()).sent_pkts ?? 0;
+  const after = readCounter(await ctx.queryCounters(), ctx.device, "sent_pkts") ?? 0;
   await verbs.log("packets", after - before);
   // What arrived in b's buffer (mr.read copies registered bytes out; C would just read the memory).
   const received = await dst.read(0, 32);

@@ -24,6 +24,7 @@ import {
   IBV_QP_TIMEOUT,
   IBV_SEND_SIGNALED,
   IBV_WR_RDMA_WRITE,
+  readCounter,
 } from "verbslab";
 
 export default async function main(verbs: Verbs) {
@@ -43,7 +44,7 @@ export default async function main(verbs: Verbs) {
   const iters = 16;
   const sweep: { bytes: number; ms: number; MBps: number | null; packets_per_msg: number }[] = [];
   for (const bytes of [64, 256, 1024, 4096, 16384, 65536]) {
-    const pkts0 = (await ctx.queryCounters()).sent_pkts ?? 0;
+    const pkts0 = readCounter(await ctx.queryCounters(), ctx.device, "sent_pkts") ?? 0;
     const t0 = await verbs.now();
     for (let i = 0; i < iters; i++) {
       await a.postSend({
@@ -56,7 +57,7 @@ export default async function main(verbs: Verbs) {
     }
     await cq.pollWait(iters, 5000);
     const ms = (await verbs.now()) - t0;
-    const pkts = ((await ctx.queryCounters()).sent_pkts ?? 0) - pkts0;
+    const pkts = (readCounter(await ctx.queryCounters(), ctx.device, "sent_pkts") ?? 0) - pkts0;
     sweep.push({
       bytes,
       ms,
