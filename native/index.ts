@@ -67,6 +67,14 @@ export function noDevicesReason(errno: number): string {
 /** Where the kernel lists RDMA devices. */
 const SYSFS_INFINIBAND = "/sys/class/infiniband";
 
+function sysReadLink(path: string): string | null {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return null;
+  }
+}
+
 /** Kernel driver module names that are not "<driver>_core" or the driver itself. */
 const DRIVER_MODULES: Record<string, string> = { rdma_rxe: "rxe", siw: "siw", mlx5_core: "mlx5", mlx4_core: "mlx4" };
 
@@ -76,12 +84,16 @@ const DRIVER_MODULES: Record<string, string> = { rdma_rxe: "rxe", siw: "siw", ml
  * drivers that have no parent device, the name's driver prefix (the kernel names a device
  * "<driver><n>": rxe0, siw0, mlx5_0). `undefined` when neither tells.
  */
-export function driverOf(device: string, sysfs = SYSFS_INFINIBAND): string | undefined {
-  try {
-    const mod = basename(readlinkSync(join(sysfs, device, "device", "driver")));
+export function driverOf(
+  device: string,
+  readLink: (path: string) => string | null = sysReadLink,
+  sysfs = SYSFS_INFINIBAND,
+): string | undefined {
+  // rxe and siw hang off no PCI device: there the link is absent.
+  const link = readLink(join(sysfs, device, "device", "driver"));
+  if (link) {
+    const mod = basename(link);
     return DRIVER_MODULES[mod] ?? mod.replace(/_core$/, "");
-  } catch {
-    // rxe and siw hang off no PCI device: the link is absent.
   }
   const prefix = /^(rxe|siw|mlx5|mlx4|bnxt_re|irdma|hns|efa|qedr|erdma|ocrdma|vmw_pvrdma)_?\d+$/.exec(device);
   return prefix?.[1];

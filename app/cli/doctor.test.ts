@@ -17,6 +17,7 @@ function machine(opts: {
   ipv4?: Record<string, string[]>;
   uid?: number;
   native?: Partial<NativeProbe>;
+  links?: Record<string, string>;
 }): SystemProbe {
   const files = opts.files ?? {};
   const dirs = opts.dirs ?? {};
@@ -26,6 +27,7 @@ function machine(opts: {
     readFile: (p) => files[p] ?? null,
     listDir: (p) => dirs[p] ?? null,
     exists: (p) => p in files || p in dirs,
+    readLink: (p) => opts.links?.[p] ?? null,
     run: (cmd) => {
       const c = opts.commands?.[cmd];
       return c ? { status: c.status, stdout: c.stdout ?? "", stderr: c.stderr ?? "" } : null;
@@ -127,6 +129,40 @@ describe("verbslab doctor", () => {
     expect(loaded.detail).toEqual(["another device, if you want one: sudo rdma link add rxe1 type rxe netdev eth1"]);
     expect(f.find((x) => x.title.startsWith("memlock"))?.title).toContain("root");
     expect(f.some((x) => x.status === "fail")).toBe(false);
+    // rxe is what the course's facts are about: no word on rxe-only lessons.
+    expect(formatFindings(f)).not.toContain("facts about rxe");
+  });
+
+  it("with a ConnectX (mlx5) NIC: names the lessons that carry rxe-only facts, and their steps", () => {
+    const port = "/sys/class/infiniband/mlx5_0/ports/1";
+    const f = doctor(
+      machine({
+        native: { backend: { devices: ["mlx5_0"] } },
+        dirs: {
+          "/sys/class/infiniband": ["mlx5_0"],
+          "/sys/class/infiniband/mlx5_0/ports": ["1"],
+          [`${port}/gids`]: ["0"],
+        },
+        files: {
+          [`${port}/state`]: "4: ACTIVE\n",
+          [`${port}/link_layer`]: "Ethernet\n",
+          [`${port}/gids/0`]: "fe80:0000:0000:0000:0e42:a1ff:fe00:0001\n",
+        },
+        links: { "/sys/class/infiniband/mlx5_0/device/driver": "../../../../bus/pci/drivers/mlx5_core" },
+      }),
+    );
+    const facts = f.find((x) => x.title.startsWith("mlx5_0 (mlx5)"))!;
+    expect(facts.title).toMatch(/lesson\(s\) state facts about rxe that mlx5 may not share/);
+    // Lesson 6 step 1 expects rxe's IBV_WC_GRH on an RC receive; lesson 4 step 1, rxe's rounding.
+    expect(facts.detail).toContain("06-first-message (step 1): First message: SEND and RECV");
+    expect(facts.detail?.some((d) => d.startsWith("04-completion-queues (step 1)"))).toBe(true);
+    // A lesson with no rxe fact (lesson 8: READ and atomics) is not listed.
+    expect(facts.detail?.some((d) => d.startsWith("08-"))).toBe(false);
+  });
+
+  it("a device whose driver cannot be told is said to be judged as rxe", () => {
+    const f = doctor(machine({ dirs: { "/sys/class/infiniband": ["weird0"] } }));
+    expect(f.find((x) => x.title.startsWith("weird0"))?.title).toContain("lessons judge it as rxe");
   });
 
   it("with the module available but not loaded: the modprobe and rdma link commands for this machine's interfaces", () => {

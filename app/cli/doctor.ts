@@ -4,16 +4,21 @@
  * a machine without RDMA, one with rxe, and so on.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { networkInterfaces, release } from "node:os";
 import { ADDON_PATH, loadAddon } from "../../native/addon.js";
-import { loadNativeBackend } from "../../native/index.js";
+import { driverOf, loadNativeBackend } from "../../native/index.js";
+import { loadCourse } from "../../lessons/load.js";
+import { lessonsWithRxeFacts } from "../../lessons/rxe-only.js";
+import type { Lesson } from "../../lessons/schema.js";
 
 export interface SystemProbe {
   kernel: string;
   uid: number;
   readFile(path: string): string | null;
   listDir(path: string): string[] | null;
+  /** Where a symbolic link points (null: not a link, or missing). */
+  readLink(path: string): string | null;
   exists(path: string): boolean;
   /** Runs a command; null if it does not exist. */
   run(cmd: string, args: string[]): { status: number | null; stdout: string; stderr: string } | null;
@@ -64,6 +69,13 @@ export function systemProbe(): SystemProbe {
       }
     },
     exists: (p) => existsSync(p),
+    readLink: (p) => {
+      try {
+        return readlinkSync(p);
+      } catch {
+        return null;
+      }
+    },
     run: (cmd, args) => {
       try {
         const stdout = execFileSync(cmd, args, {
@@ -173,7 +185,34 @@ function ipv4Mapped(gid: string): string | null {
   return null;
 }
 
-export function doctor(p: SystemProbe): Finding[] {
+/**
+ * For each device whose driver is not rxe: which lessons state facts about rxe (rounding,
+ * flags, error-completion opcodes, timers) that its driver may not share. Their goals are
+ * explained there, not judged; the lesson text says what a real NIC may do instead.
+ */
+export function rxeFactsFindings(p: SystemProbe, devs: string[], lessons: Lesson[]): Finding[] {
+  const facts = lessonsWithRxeFacts(lessons);
+  const out: Finding[] = [];
+  for (const dev of devs) {
+    const driver = driverOf(dev, p.readLink);
+    if (driver === "rxe") continue;
+    if (driver === undefined) {
+      out.push({
+        status: "info",
+        title: `${dev}: its driver could not be told (no ${IB}/${dev}/device/driver link), so lessons judge it as rxe`,
+      });
+      continue;
+    }
+    out.push({
+      status: "info",
+      title: `${dev} (${driver}): ${facts.length} lesson(s) state facts about rxe that ${driver} may not share; there they are explained, not judged`,
+      detail: facts.map((l) => `${l.folder} (step${l.steps.length > 1 ? "s" : ""} ${l.steps.join(", ")}): ${l.title}`),
+    });
+  }
+  return out;
+}
+
+export function doctor(p: SystemProbe, lessons: Lesson[] = loadCourse().lessons): Finding[] {
   const f: Finding[] = [];
 
   // libibverbs: the native backend and the C export need it.
@@ -264,6 +303,8 @@ export function doctor(p: SystemProbe): Finding[] {
         );
     }
   }
+
+  f.push(...rxeFactsFindings(p, devs, lessons));
 
   // rdma_rxe: loaded, loadable, or not here.
   const loaded = p.exists("/sys/module/rdma_rxe");
