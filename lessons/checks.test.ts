@@ -282,3 +282,65 @@ describe("failure details in Chinese", () => {
     expect(evaluateCheck({ kind: "log", key: "k", present: true }, run()).details?.zh).toMatch(/^程序从未记录 "k"/);
   });
 });
+
+describe("checks on a device other than rxe", () => {
+  const grh: Check = {
+    kind: "wc",
+    qp: 1,
+    status: "IBV_WC_SUCCESS",
+    wc_flags_set: ["IBV_WC_GRH"],
+    rxeOnly: { en: "Most NICs set IBV_WC_GRH only on UD receives.", zh: "大多数网卡只在 UD 接收上设置 IBV_WC_GRH。" },
+  };
+  const noGrh = [wc({ qp_num: 0x12, opcode: IBV_WC_RECV, wc_flags: 0 })];
+
+  it("an rxe-only check reads 'on rxe: …' and is judged as usual on rxe (or a device that did not say)", () => {
+    expect(describeCheck(grh, "en")).toMatch(/^on rxe: A work completion on QP #1/);
+    expect(describeCheck(grh, "zh")).toMatch(/^在 rxe 上：/);
+    expect(evaluateCheck(grh, run({ wcs: noGrh })).passed).toBe(false);
+    const onRxe = evaluateCheck(grh, run({ wcs: noGrh, drivers: { rxe0: "rxe" } }));
+    expect(onRxe).toMatchObject({ passed: false });
+    expect(onRxe.explained).toBeUndefined();
+  });
+
+  it("on mlx5 a failed rxe-only check passes as an explanation: what other devices do, and what this one did", () => {
+    const r = evaluateCheck(grh, run({ wcs: noGrh, drivers: { rxe0: "mlx5" } }));
+    expect(r).toMatchObject({ passed: true, explained: true });
+    expect(r.detail).toContain("not judged on mlx5");
+    expect(r.detail).toContain("only on UD receives");
+    expect(r.detail).toContain("IBV_WC_GRH not set");
+    expect(r.details?.zh).toContain("在 mlx5 上不判定");
+    // A check without rxeOnly still fails there.
+    const plain = { ...grh };
+    delete plain.rxeOnly;
+    expect(evaluateCheck(plain, run({ wcs: noGrh, drivers: { rxe0: "mlx5" } })).passed).toBe(false);
+    // And one that holds there is just passed.
+    const withGrh = [wc({ qp_num: 0x12, opcode: IBV_WC_RECV, wc_flags: IBV_WC_GRH })];
+    expect(evaluateCheck(grh, run({ wcs: withGrh, drivers: { rxe0: "mlx5" } })).explained).toBeUndefined();
+  });
+
+  it("a counter is read under the driver's own name, and is 'not available' where the driver has none", () => {
+    const sent: Check = { kind: "counter", device: "rxe0", name: "sent_pkts", delta: { min: 4 } };
+    const mlx5 = run({ counters: { rxe0: { port_xmit_packets: 5 } }, drivers: { rxe0: "mlx5" } });
+    expect(evaluateCheck(sent, mlx5)).toMatchObject({
+      passed: true,
+      detail: "rxe0 port_xmit_packets (rxe's sent_pkts) changed by 5",
+    });
+    expect(evaluateCheck({ ...sent, delta: { min: 6 } }, mlx5).passed).toBe(false);
+    // rxe's name means nothing on mlx5.
+    const wrongName = run({ counters: { rxe0: { sent_pkts: 5 } }, drivers: { rxe0: "mlx5" } });
+    expect(evaluateCheck(sent, wrongName).passed).toBe(false);
+    const siw = evaluateCheck(sent, run({ counters: { rxe0: {} }, drivers: { rxe0: "siw" } }));
+    expect(siw).toMatchObject({ passed: true, explained: true });
+    expect(siw.detail).toContain("not available on this device");
+  });
+
+  it("qpAttr: a logged number must equal what ibv_query_qp reports for that QP", () => {
+    const c: Check = { kind: "log", key: "depth", qpAttr: { qp: 0, field: "cap.max_send_wr" } };
+    const qps = [{ qp_num: 0x11, attr: { qp_state: IBV_QPS_RTS, cap: { max_send_wr: 16 } } as QpAttr }];
+    expect(evaluateCheck(c, run({ qps, logs: [{ key: "depth", value: 16 }] })).passed).toBe(true);
+    const r = evaluateCheck(c, run({ qps, logs: [{ key: "depth", value: 10 }] }));
+    expect(r.passed).toBe(false);
+    expect(r.detail).toBe('"depth" = 10, expected = 16 (what ibv_query_qp reports for QP #0 cap.max_send_wr)');
+    expect(describeCheck(c, "en")).toBe('The program logs "depth" = QP #0\'s cap.max_send_wr from ibv_query_qp');
+  });
+});

@@ -75,27 +75,40 @@ function sysReadLink(path: string): string | null {
   }
 }
 
-/** Kernel driver module names that are not "<driver>_core" or the driver itself. */
-const DRIVER_MODULES: Record<string, string> = { rdma_rxe: "rxe", siw: "siw", mlx5_core: "mlx5", mlx4_core: "mlx4" };
+/**
+ * The RDMA driver behind a PCI driver that the device link names: a NIC's RDMA part is a
+ * module of its own on top of the Ethernet driver (ice → irdma, bnxt_en → bnxt_re).
+ */
+const RDMA_DRIVER_OF_PCI: Record<string, string> = {
+  mlx5_core: "mlx5",
+  mlx4_core: "mlx4",
+  bnxt_en: "bnxt_re",
+  ice: "irdma",
+  i40e: "irdma",
+  hns3: "hns",
+  qede: "qedr",
+};
 
 /**
- * The kernel driver behind an RDMA device ("rxe", "mlx5", "siw", "bnxt_re", …): the
- * basename of `<sysfs>/<dev>/device/driver` (mlx5_core → mlx5), else, for the software
- * drivers that have no parent device, the name's driver prefix (the kernel names a device
- * "<driver><n>": rxe0, siw0, mlx5_0). `undefined` when neither tells.
+ * The kernel driver behind an RDMA device ("rxe", "mlx5", "siw", "bnxt_re", …): rxe and
+ * siw by their names (rxe0, siw0: they have no parent device); a NIC by the driver its
+ * `<sysfs>/<dev>/device/driver` link names (mlx5_core → mlx5), else by the kernel's
+ * "<driver><n>" name (mlx5_0, bnxt_re1). `undefined` when none tells.
  */
 export function driverOf(
   device: string,
   readLink: (path: string) => string | null = sysReadLink,
   sysfs = SYSFS_INFINIBAND,
 ): string | undefined {
-  // rxe and siw hang off no PCI device: there the link is absent.
+  // rxe and siw hang off no PCI device (no link), and the kernel names them rxe<n>, siw<n>.
+  const soft = /^(rxe|siw)\d+$/.exec(device);
+  if (soft) return soft[1];
   const link = readLink(join(sysfs, device, "device", "driver"));
   if (link) {
     const mod = basename(link);
-    return DRIVER_MODULES[mod] ?? mod.replace(/_core$/, "");
+    return RDMA_DRIVER_OF_PCI[mod] ?? mod;
   }
-  const prefix = /^(rxe|siw|mlx5|mlx4|bnxt_re|irdma|hns|efa|qedr|erdma|ocrdma|vmw_pvrdma)_?\d+$/.exec(device);
+  const prefix = /^(mlx5|mlx4|bnxt_re|irdma|hns|efa|qedr|erdma|ocrdma|vmw_pvrdma)_?\d+$/.exec(device);
   return prefix?.[1];
 }
 
