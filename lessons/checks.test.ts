@@ -344,3 +344,16 @@ describe("checks on a device other than rxe", () => {
     expect(describeCheck(c, "en")).toBe('The program logs "depth" = QP #0\'s cap.max_send_wr from ibv_query_qp');
   });
 });
+
+describe("verbResult", () => {
+  it("a logged number must equal a field of the device's last answer to that query", () => {
+    const c: Check = { kind: "log", key: "active_mtu", verbResult: { verb: "ibv_query_port", field: "active_mtu" } };
+    const calls = [{ verb: "ibv_query_port", ok: true, result: { active_mtu: 5, max_mtu: 5 } }];
+    expect(evaluateCheck(c, run({ calls, logs: [{ key: "active_mtu", value: 5 }] })).passed).toBe(true);
+    const bytes = evaluateCheck(c, run({ calls, logs: [{ key: "active_mtu", value: 4096 }] }));
+    expect(bytes.detail).toBe('"active_mtu" = 4096, expected = 5 (the active_mtu ibv_query_port reported)');
+    const never = evaluateCheck(c, run({ logs: [{ key: "active_mtu", value: 5 }] }));
+    expect(never.passed).toBe(false);
+    expect(never.detail).toContain("never called ibv_query_port successfully");
+  });
+});

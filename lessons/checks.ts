@@ -18,8 +18,8 @@ import type { Check, ConstRef, Language, NumberMatch, Text } from "./schema.js";
 
 /** The facts about one run that checks look at. */
 export interface RunRecord {
-  /** Every verb call, in order. */
-  calls: { verb: string; ok: boolean; error?: RunError }[];
+  /** Every verb call, in order; the queries (`ibv_query_*`) with what the device answered. */
+  calls: { verb: string; ok: boolean; error?: RunError; result?: unknown }[];
   /** Every work completion the program polled, in order. */
   wcs: RunWc[];
   /** The QPs the program created, in creation order, with `ibv_query_qp` as of the end of the run. */
@@ -447,6 +447,22 @@ function judgeCheck(c: Check, run: RunRecord): CheckResult {
       }
       if (c.equals !== undefined && safeJson(entry.value) !== safeJson(c.equals))
         return result(false, expected(shown, safeJson(c.equals)));
+      if (c.verbResult !== undefined) {
+        const { verb, field: f } = c.verbResult;
+        const call = [...run.calls].reverse().find((x) => x.verb === verb && x.ok && x.result !== undefined);
+        const reported = call ? field(call.result, f) : undefined;
+        if (typeof reported !== "number")
+          return result(false, {
+            en: `${shown}, but the program never called ${verb} successfully, so the device's ${f} is not known`,
+            zh: `${shown}，但程序从未成功调用 ${verb}，无法得知设备的 ${f}`,
+          });
+        const v = typeof entry.value === "bigint" ? Number(entry.value) : entry.value;
+        if (v !== reported)
+          return result(false, {
+            en: `${shown}, expected = ${reported} (the ${f} ${verb} reported)`,
+            zh: `${shown}，期望 = ${reported}（${verb} 报告的 ${f}）`,
+          });
+      }
       if (c.qpAttr !== undefined) {
         const { qp, field: f } = c.qpAttr;
         const reported = field(run.qps[qp]?.attr, f);
@@ -589,12 +605,14 @@ function generated(c: Check, text: string): Text {
         c.equals !== undefined ? `= ${safeJson(c.equals)}` : "",
         c.prefix !== undefined ? `starting with "${c.prefix}"` : "",
         c.qpAttr !== undefined ? `= QP #${c.qpAttr.qp}'s ${c.qpAttr.field} from ibv_query_qp` : "",
+        c.verbResult !== undefined ? `= the ${c.verbResult.field} ${c.verbResult.verb} returned` : "",
       ]
         .filter(Boolean)
         .join(" ");
       const zhWant = want
         .replace(/starting with "(.*)"/, '（以 "$1" 开头）')
-        .replace(/= QP #(\d+)'s (\S+) from ibv_query_qp/, "= ibv_query_qp 报告的 QP #$1 的 $2");
+        .replace(/= QP #(\d+)'s (\S+) from ibv_query_qp/, "= ibv_query_qp 报告的 QP #$1 的 $2")
+        .replace(/= the (\S+) (\S+) returned/, "= $2 返回的 $1");
       return {
         en: `The program logs "${c.key}" ${want}`.trim(),
         zh: `程序记录 "${c.key}" ${zhWant}`.trim(),

@@ -123,6 +123,11 @@ export function constraintsOf(c: Check): Constraint[] {
         out.push({ what: `"${c.key}" = ${JSON.stringify(c.equals)}`, value: { literal: JSON.stringify(c.equals) } });
       if (c.prefix !== undefined)
         out.push({ what: `"${c.key}" starting with "${c.prefix}"`, value: { literal: c.prefix } });
+      if (c.verbResult !== undefined)
+        out.push(
+          { what: `"${c.key}" = ${c.verbResult.verb}`, value: { literal: c.verbResult.verb } },
+          { what: `"${c.key}" = ${c.verbResult.verb} ${c.verbResult.field}`, value: { literal: c.verbResult.field } },
+        );
       if (c.qpAttr !== undefined)
         out.push({ what: `"${c.key}" = ibv_query_qp ${c.qpAttr.field}`, value: { literal: c.qpAttr.field } });
       return out;

@@ -48,6 +48,8 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
       verb: e.verb,
       ok: e.error === undefined,
       ...(e.error !== undefined && { error: runError(e.error, e.verb) }),
+      // What the device answered to a query: checks compare logged values with it.
+      ...(e.verb.startsWith("ibv_query_") && e.result !== undefined && { result: plain(e.result) }),
     });
     const ctxRef = e.method === "openDevice" ? createdOf(e, "context") : undefined;
     if (ctxRef && typeof e.args[0] === "string") {

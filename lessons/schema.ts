@@ -156,6 +156,11 @@ export interface LogCheck extends CheckBase {
    * against the device's own answer, where another device rounds differently from rxe.
    */
   qpAttr?: { qp: QpRef; field: string };
+  /**
+   * The logged number equals a field of what the device answered to the program's last
+   * successful call of this query (`{ verb: "ibv_query_port", field: "active_mtu" }`).
+   */
+  verbResult?: { verb: string; field: string };
 }
 
 export type Check =

@@ -119,7 +119,18 @@ function checkChecks(p: Problems, where: string, checks: unknown): void {
           p.add(`${at}.hex`, "must be lower-case hex bytes");
         break;
       case "log":
-        known(["key", "value", "equals", "present", "prefix", "qpAttr"]);
+        known(["key", "value", "equals", "present", "prefix", "qpAttr", "verbResult"]);
+        if (
+          c.verbResult !== undefined &&
+          !(
+            isObj(c.verbResult) &&
+            typeof c.verbResult.verb === "string" &&
+            c.verbResult.verb.startsWith("ibv_query_") &&
+            typeof c.verbResult.field === "string" &&
+            /^[a-z_]+(\.[a-z_]+)*$/.test(c.verbResult.field)
+          )
+        )
+          p.add(`${at}.verbResult`, "must be { verb: an ibv_query_* verb, field: a field of its answer }");
         if (
           c.qpAttr !== undefined &&
           !(
@@ -140,9 +151,10 @@ function checkChecks(p: Problems, where: string, checks: unknown): void {
           c.equals === undefined &&
           c.prefix === undefined &&
           c.qpAttr === undefined &&
+          c.verbResult === undefined &&
           c.present !== true
         )
-          p.add(at, "needs value, equals, prefix, qpAttr or present: true");
+          p.add(at, "needs value, equals, prefix, qpAttr, verbResult or present: true");
         break;
     }
   });

@@ -23,6 +23,7 @@ import { eui64, formatGid, formatGuid, gidEquals, linkLocalGid } from "./gid.js"
 import type { SimMr } from "./mr.js";
 import type { SimQp } from "./qp.js";
 import type { SimContext } from "./context.js";
+import { simProfile, type SimProfile } from "./profile.js";
 
 export const GID_TABLE_LEN = 1024;
 /** RXE_MAX_HDR_LENGTH: what rxe subtracts from the netdev MTU before picking an IB MTU. */
@@ -56,15 +57,16 @@ export class SimDevice {
     readonly mac: Uint8Array,
     readonly ifindex: number,
     readonly netdevName: string,
-    driver = "rxe",
+    readonly profile: SimProfile = simProfile("rxe"),
   ) {
     this.guid = eui64(mac);
+    this.netdevMtu = profile.netdevMtu;
     this.info = {
       name,
       node_guid: formatGuid(this.guid),
       node_type: IBV_NODE_CA,
       transport_type: IBV_TRANSPORT_IB,
-      driver,
+      driver: profile.driver,
     };
     this.addGid(linkLocalGid(mac));
   }
@@ -140,6 +142,7 @@ export class SimDevice {
       max_pkeys: 64,
       local_ca_ack_delay: 15,
       phys_port_cnt: 1,
+      ...this.profile.deviceAttr,
     };
   }
 

@@ -71,8 +71,8 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
   const world = new SimWorld(seed, options.packetLog ?? true, options.root ?? true);
   world.profile = simProfile(options.profile);
   // The devices keep rxe's names on every profile: the course's programs open "rxe0".
-  const rxe0 = new SimDevice("rxe0", randomMac(world), 3, "veth0", world.profile.driver);
-  const rxe1 = new SimDevice("rxe1", randomMac(world), 4, "veth1", world.profile.driver);
+  const rxe0 = new SimDevice("rxe0", randomMac(world), 3, "veth0", world.profile);
+  const rxe1 = new SimDevice("rxe1", randomMac(world), 4, "veth1", world.profile);
   world.devices = [rxe0, rxe1];
   rxe0.addGid(v4MappedGid("10.77.0.1")!);
   rxe1.addGid(v4MappedGid("10.77.0.2")!);

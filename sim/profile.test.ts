@@ -64,6 +64,9 @@ describe("sim device profiles", () => {
     expect(Object.keys(o.counters)).toEqual([...RXE_COUNTER_NAMES]);
     expect(readCounter(o.counters, o.device, "sent_pkts")).toBe(o.counters.sent_pkts);
     expect(createSimBackend({ profile: "rxe" }).getDeviceList()).toEqual(createSimBackend().getDeviceList());
+    const c = createSimBackend().openDevice("rxe0");
+    expect(c.queryDevice()).toMatchObject({ max_qp_wr: 1048576, max_sge: 32 });
+    expect(c.queryPort(1).active_mtu).toBe(3);
   });
 
   it("generic: powers of two, the real depth written back, another max_inline_data, no GRH on RC, a non-zero error opcode, mlx5's counter names", () => {
@@ -76,6 +79,10 @@ describe("sim device profiles", () => {
     expect(o.counters.sent_pkts).toBeUndefined();
     expect(o.counters.port_xmit_packets).toBeGreaterThan(0);
     expect(readCounter(o.counters, o.device, "sent_pkts")).toBe(o.counters.port_xmit_packets);
+    // A NIC's own limits and a jumbo-frame netdev: lessons compare logs with these answers.
+    const c = createSimBackend({ profile: "generic" }).openDevice("rxe0");
+    expect(c.queryDevice()).toMatchObject({ max_qp_wr: 32768, max_sge: 30 });
+    expect(c.queryPort(1).active_mtu).toBe(5);
     // rxe's ack_deferred has no mlx5 counterpart: the device has none of that name.
     expect(readCounter(o.counters, o.device, "ack_deferred")).toBeUndefined();
   });

@@ -4,7 +4,7 @@
  * lets a device choose. "generic" exists only to prove the course does not depend on rxe's
  * quirks (`npm run lessons:check -- --profile generic`); it imitates no NIC exactly.
  */
-import { DRIVER_COUNTER_NAMES, RXE_COUNTER_NAMES } from "../verbs/types.js";
+import { DRIVER_COUNTER_NAMES, RXE_COUNTER_NAMES, type DeviceAttr } from "../verbs/types.js";
 
 export const SIM_PROFILES = ["rxe", "generic"] as const;
 export type SimProfileName = (typeof SIM_PROFILES)[number];
@@ -28,6 +28,13 @@ export interface SimProfile {
   readonly grhOnConnectedRecv: boolean;
   /** The opcode written into error completions (rxe: 0); the specification leaves it undefined. */
   readonly errorOpcode: number;
+  /**
+   * ibv_query_device answers that differ from rxe's (the limits a NIC's tables set). Only
+   * what the device reports: what the simulator enforces stays rxe's.
+   */
+  readonly deviceAttr: Partial<DeviceAttr>;
+  /** The netdev's MTU (rxe's lab: a 1500-byte veth, so active_mtu 1024; a NIC with jumbo frames: 4096). */
+  readonly netdevMtu: number;
   /** The device's name for each of rxe's counters, in rxe's order (undefined: the device has none). */
   readonly counterNames: readonly (string | undefined)[];
 }
@@ -55,6 +62,8 @@ const RXE: SimProfile = {
   writesBackDepths: false,
   grhOnConnectedRecv: true,
   errorOpcode: 0,
+  deviceAttr: {},
+  netdevMtu: 1500,
   counterNames: RXE_COUNTER_NAMES,
 };
 
@@ -74,6 +83,9 @@ const GENERIC: SimProfile = {
   writesBackDepths: true,
   grhOnConnectedRecv: false,
   errorOpcode: GENERIC_ERROR_OPCODE,
+  // A NIC's tables: tens of thousands of WRs per queue, about 30 SGEs, its own vendor id.
+  netdevMtu: 9000,
+  deviceAttr: { max_qp_wr: 32768, max_sge: 30, vendor_id: 0x2c9, vendor_part_id: 4119, fw_ver: "16.35.2000" },
   counterNames: RXE_COUNTER_NAMES.map((n) => DRIVER_COUNTER_NAMES.generic![n]),
 };
 
