@@ -3,7 +3,7 @@
  * `process.parentPort`) or a Node child process (messages on `process.send`). It waits for
  * "init", starts the service, then answers requests one message at a time.
  */
-import { errorData } from "../bridge/contract.js";
+import { errorToData } from "../../verbs/errors.js";
 import { fromWire, toWire, type Json } from "../bridge/wire.js";
 import { defaultProvider } from "./backends.js";
 import type { BackendToHost, HostToBackend } from "./protocol.js";
@@ -59,7 +59,7 @@ onMessage(async (message) => {
       // (~0.2 s), in web mode and in Electron alike.
       setImmediate(() => void service?.handle("lessons.list", {}).catch(() => {}));
     } catch (err) {
-      send({ type: "fatal", error: errorData(err) });
+      send({ type: "fatal", error: errorToData(err) });
       process.exitCode = 1;
     }
     return;
@@ -71,7 +71,7 @@ onMessage(async (message) => {
       const result = await service.handle(method, fromWire(params));
       send({ type: "response", id, ok: true, result: toWire(result ?? null) as Json });
     } catch (err) {
-      send({ type: "response", id, ok: false, error: errorData(err) });
+      send({ type: "response", id, ok: false, error: errorToData(err) });
     }
   }
 });

@@ -3,14 +3,8 @@
  * against the contract, answer the host's own questions, and relay the rest to the
  * backend process. Takes and returns wire-encoded JSON, so the transports stay dumb.
  */
-import {
-  BRIDGE_VERSION,
-  errorData,
-  parseRequest,
-  type EventName,
-  type HostInfo,
-  type RequestMethod,
-} from "../bridge/contract.js";
+import { errorToData } from "../../verbs/errors.js";
+import { BRIDGE_VERSION, parseRequest, type EventName, type HostInfo, type RequestMethod } from "../bridge/contract.js";
 import { fromWire, toWire, type Json } from "../bridge/wire.js";
 import type { BackendSupervisor } from "./supervisor.js";
 
@@ -44,14 +38,14 @@ export function createHostCore({ supervisor, host, appVersion }: HostCoreOptions
       try {
         parsed = parseRequest(method, fromWire(params));
       } catch (err) {
-        return toWire({ ok: false, error: errorData(err) });
+        return toWire({ ok: false, error: errorToData(err) });
       }
       const answer = local[parsed.method];
       if (answer) {
         try {
           return toWire({ ok: true, result: answer() });
         } catch (err) {
-          return toWire({ ok: false, error: errorData(err) });
+          return toWire({ ok: false, error: errorToData(err) });
         }
       }
       // Relayed as wire JSON: the backend's envelope goes back to the renderer untouched.

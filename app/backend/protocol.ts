@@ -4,7 +4,8 @@
  * params, results and event payloads are wire-encoded (bridge/wire.ts) exactly as they
  * go on to the renderer, so the host relays them without re-encoding.
  */
-import type { BackendKind, BridgeErrorData, EventName } from "../bridge/contract.js";
+import type { ErrorData } from "../../verbs/errors.js";
+import type { BackendKind, EventName } from "../bridge/contract.js";
 import type { Json } from "../bridge/wire.js";
 
 /** How the host asks the backend process to begin. */
@@ -27,12 +28,12 @@ export type HostToBackend =
 
 export type BackendToHost =
   | { type: "ready"; kind: BackendKind; pid: number; transcriptPath?: string }
-  | ({ type: "response"; id: number } & ({ ok: true; result: Json } | { ok: false; error: BridgeErrorData }))
+  | ({ type: "response"; id: number } & ({ ok: true; result: Json } | { ok: false; error: ErrorData }))
   | { type: "event"; event: EventName; payload: Json }
   /** The session the process now writes (the supervisor re-opens it after a crash). */
   | { type: "session"; transcriptPath: string; backend: BackendKind; seed?: number }
   /** The backend process could not start at all. */
-  | { type: "fatal"; error: BridgeErrorData }
+  | { type: "fatal"; error: ErrorData }
   /**
    * Everything the process sent in one turn of its event loop (e.g. a step's gate event,
    * the verb's transcript and snapshot events and both responses), in order, as one message:

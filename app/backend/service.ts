@@ -6,7 +6,7 @@
  */
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { VerbsError } from "../../verbs/errors.js";
+import { errorFromData, errorToData } from "../../verbs/errors.js";
 import type { VerbsBackend } from "../../verbs/backend.js";
 import { loadCourse, type Course } from "../../lessons/load.js";
 import { createJsonFileProgressStore } from "../../lessons/progress-file.js";
@@ -52,7 +52,7 @@ export interface ServiceDeps {
 
 type Handlers = { [M in RequestMethod]: (params: RequestParams<M>) => Promise<RequestResults[M]> | RequestResults[M] };
 
-/** An error with a name the renderer can tell apart (kept by errorData). */
+/** An error with a name the renderer can tell apart (kept by errorToData). */
 function named(name: string, message: string): Error {
   const e = new Error(message);
   e.name = name;
@@ -346,21 +346,6 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     return course;
   }
 
-  function rebuildError(data: unknown): Error {
-    const d = (data ?? {}) as Record<string, unknown>;
-    if (typeof d.verb === "string" && typeof d.errno === "number") {
-      return new VerbsError(d.verb, d.errno, {
-        ...(typeof d.reason === "string" && { reason: d.reason }),
-        ...(typeof d.attribute === "string" && { attribute: d.attribute }),
-        ...(typeof d.badWrIndex === "number" && { badWrIndex: d.badWrIndex }),
-      });
-    }
-    return named(
-      typeof d.name === "string" ? d.name : "Error",
-      typeof d.message === "string" ? d.message : String(data),
-    );
-  }
-
   const handlers: Partial<Handlers> = {
     "backend.list": async () => ({ current: backend ? kind : null, backends: await listBackends(deps.provider) }),
     "backend.choose": async ({ kind: k, seed: s }) => {
@@ -404,7 +389,7 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     "run.end": async ({ runId, ok, error }) => {
       if (!run || run.id !== runId) throw named("NoSuchRunError", `run ${runId} is not running`);
       const r = run;
-      r.finish(ok ? undefined : rebuildError(error));
+      r.finish(ok ? undefined : errorFromData(errorToData(error)));
       return r.outcome;
     },
     "verbs.call": async ({ handle, method, args }) => {

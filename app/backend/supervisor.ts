@@ -5,7 +5,8 @@
  * the dead one was writing. A fault in native code therefore never takes the UI with it
  * and never loses what the learner did.
  */
-import type { BackendStatus, BridgeErrorData, EventName } from "../bridge/contract.js";
+import type { ErrorData } from "../../verbs/errors.js";
+import type { BackendStatus, EventName } from "../bridge/contract.js";
 import { toWire, type Json } from "../bridge/wire.js";
 import type { BackendInit, BackendToHost, HostToBackend } from "./protocol.js";
 
@@ -36,7 +37,7 @@ export interface SupervisorOptions {
   readyTimeoutMs?: number;
 }
 
-type Envelope = { ok: true; result: Json } | { ok: false; error: BridgeErrorData };
+type Envelope = { ok: true; result: Json } | { ok: false; error: ErrorData };
 type StatusEvent = "started" | "died" | "restarted" | "stopped";
 type Listener = (event: EventName, payload: Json) => void;
 

@@ -3,16 +3,8 @@
  * through the preload, and the WebSocket of web mode) only move JSON; this file does the
  * wire encoding, turns error envelopes back into errors, and dispatches events.
  */
-import { VerbsError } from "../../verbs/errors.js";
-import type {
-  BridgeErrorData,
-  BridgeEvents,
-  Envelope,
-  EventName,
-  RequestMethod,
-  RequestParams,
-  RequestResult,
-} from "./contract.js";
+import { errorFromData } from "../../verbs/errors.js";
+import type { BridgeEvents, Envelope, EventName, RequestMethod, RequestParams, RequestResult } from "./contract.js";
 import { fromWire, toWire, type Json } from "./wire.js";
 import { createSnapshotFolder } from "./snapshot.js";
 
@@ -35,42 +27,6 @@ export interface Transport {
   subscribe(listener: (event: string, payload: Json) => void): () => void;
   onClose?(listener: (reason: string) => void): () => void;
   close?(): void;
-}
-
-/** An error the host reported that is not a VerbsError. Carries every field the host sent. */
-export class BridgeError extends Error implements BridgeErrorData {
-  code?: string;
-  errno?: number;
-  verb?: string;
-  reason?: string;
-  attribute?: string;
-  badWrIndex?: number;
-  path?: string;
-  constructor(data: BridgeErrorData) {
-    super(data.message);
-    this.name = data.name;
-    if (data.code !== undefined) this.code = data.code;
-    if (data.errno !== undefined) this.errno = data.errno;
-    if (data.verb !== undefined) this.verb = data.verb;
-    if (data.reason !== undefined) this.reason = data.reason;
-    if (data.attribute !== undefined) this.attribute = data.attribute;
-    if (data.badWrIndex !== undefined) this.badWrIndex = data.badWrIndex;
-    if (data.path !== undefined) this.path = data.path;
-  }
-}
-
-/** Rebuilds the error a host sent: a real VerbsError for a failed verb (so `err.code` and `instanceof` work in learner code). */
-export function errorFromData(data: BridgeErrorData): Error {
-  if (data.name === "VerbsError" && data.verb !== undefined && data.errno !== undefined) {
-    return new VerbsError(data.verb, data.errno, {
-      ...(data.reason !== undefined && { reason: data.reason }),
-      ...(data.attribute !== undefined && { attribute: data.attribute }),
-      ...(data.badWrIndex !== undefined && { badWrIndex: data.badWrIndex }),
-    });
-  }
-  if (data.name === "TypeError") return new TypeError(data.message);
-  if (data.name === "RangeError") return new RangeError(data.message);
-  return new BridgeError(data);
 }
 
 export function createBridge(transport: Transport): Bridge {
@@ -104,7 +60,7 @@ export function createBridge(transport: Transport): Bridge {
     async request(method, params) {
       const envelope = fromWire(await transport.send(method, toWire(params ?? {}))) as Envelope<never>;
       if (!envelope || typeof envelope !== "object" || typeof envelope.ok !== "boolean")
-        throw new BridgeError({ name: "BridgeProtocolError", message: `malformed answer to ${method}` });
+        throw errorFromData({ name: "BridgeProtocolError", message: `malformed answer to ${method}` });
       if (envelope.ok)
         return method === "state.snapshot" && envelope.result !== null
           ? (snapshots.fold(envelope.result) as never)

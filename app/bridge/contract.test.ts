@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { VerbsError } from "../../verbs/errors.js";
-import { createBridge, errorFromData, type Transport } from "./client.js";
-import { BridgeValidationError, errorData, parseRequest, requestSchemas, type RequestParams } from "./contract.js";
+import { errorFromData, errorToData } from "../../verbs/errors.js";
+import { createBridge, type Transport } from "./client.js";
+import { BridgeValidationError, parseRequest, requestSchemas, type RequestParams } from "./contract.js";
 import { fromWire, toWire, type Json } from "./wire.js";
 
 describe("parseRequest (host-side validation)", () => {
@@ -124,7 +125,7 @@ describe("client", () => {
         try {
           return toWire({ ok: true, result: await handler(method, fromWire(params)) });
         } catch (err) {
-          return toWire({ ok: false, error: errorData(err) });
+          return toWire({ ok: false, error: errorToData(err) });
         }
       },
       subscribe: () => () => {},

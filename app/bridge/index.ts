@@ -8,7 +8,8 @@ import { createWebBridge } from "./client-web.js";
 import type { Bridge } from "./client.js";
 
 export * from "./contract.js";
-export { BridgeError, errorFromData, type Bridge } from "./client.js";
+export { type Bridge } from "./client.js";
+export { errorFromData } from "../../verbs/errors.js";
 export { toWire, fromWire } from "./wire.js";
 
 let bridge: Bridge | null = null;

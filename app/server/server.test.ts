@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { createWebBridge, type SocketLike } from "../bridge/client-web.js";
-import { errorData, parseRequest, type EventName } from "../bridge/contract.js";
+import { errorToData } from "../../verbs/errors.js";
+import { parseRequest, type EventName } from "../bridge/contract.js";
 import { fromWire, toWire, type Json } from "../bridge/wire.js";
 import type { HostCore } from "../backend/host.js";
 import { startWebServer, TOKEN_COOKIE, type WebServer } from "./server.js";
@@ -23,7 +24,7 @@ function fakeCore(): HostCore & { emit(event: EventName, payload: unknown): void
         seen.push(p.method);
         return toWire({ ok: true, result: { echo: p.params } });
       } catch (err) {
-        return toWire({ ok: false, error: errorData(err) });
+        return toWire({ ok: false, error: errorToData(err) });
       }
     },
     onEvent(l) {

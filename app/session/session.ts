@@ -17,7 +17,7 @@ import {
   ibv_wc_status,
   nameOf,
 } from "../../verbs/constants.js";
-import { VerbsError } from "../../verbs/errors.js";
+import { errorToData, VerbsError } from "../../verbs/errors.js";
 import type { Context, Cq, Mr, Qp, VerbsBackend } from "../../verbs/backend.js";
 import type { QpAttr, QpAttrInput, SendWr, Wc } from "../../verbs/types.js";
 import {
@@ -41,7 +41,6 @@ import {
   TRANSCRIPT_SCHEMA,
   TRANSCRIPT_VERSION,
   type Check,
-  type ErrorJson,
   type FieldChange,
   type Prediction,
   type QpSnapshot,
@@ -132,20 +131,6 @@ interface Entry {
   /** For contexts: where its counters came from; for QPs: the model. */
   model?: Actor<typeof qpMachine>;
   observed?: number;
-}
-
-function errorJson(e: unknown): ErrorJson {
-  if (e instanceof VerbsError) return e.toJSON();
-  if (e instanceof Error) return { name: e.name, message: e.message };
-  // Already JSON (a recorded error being replayed, or one that crossed the bridge).
-  if (
-    e &&
-    typeof e === "object" &&
-    typeof (e as ErrorJson).name === "string" &&
-    typeof (e as ErrorJson).message === "string"
-  )
-    return { ...(e as ErrorJson) };
-  return { name: "Error", message: String(e) };
 }
 
 /** The fields of two query results that differ, by dotted path. */
@@ -565,7 +550,7 @@ export function createSession(options: SessionOptions): Session {
       clockAdvance,
       durationMs,
       ...(!failed && { result: encodeValue(result, toRef) }),
-      ...(failed && { error: errorJson(error) }),
+      ...(failed && { error: errorToData(error) }),
       ...(created.length && { created }),
       ...(prediction && { prediction }),
       ...(check && { check }),
@@ -643,7 +628,7 @@ export function createSession(options: SessionOptions): Session {
       seq: events.length + 1,
       clock: nowMs(),
       outcome,
-      ...(error !== undefined && { error: errorJson(error) }),
+      ...(error !== undefined && { error: errorToData(error) }),
     });
   }
 

@@ -6,7 +6,7 @@
  * Versioning: `version` is bumped when a field changes meaning or goes away; new optional
  * fields may be added within a version (readers ignore what they do not know).
  */
-import type { VerbsErrorDetails } from "../../verbs/errors.js";
+import type { ErrorData } from "../../verbs/errors.js";
 import type { Pitfall } from "../../state-machines/qp.js";
 import type { QpAttr, Wc } from "../../verbs/types.js";
 import type { HandleType, Ref, WireValue } from "./wire.js";
@@ -26,15 +26,6 @@ export interface TranscriptHeader {
   /** The learner program's file name or lesson id, if known. */
   program?: string;
 }
-
-/** A verbs error as JSON (VerbsError.toJSON), or a non-verbs error (TypeError, …) by name and message. */
-export type ErrorJson = {
-  name: string;
-  message: string;
-  verb?: string;
-  code?: string;
-  errno?: number;
-} & VerbsErrorDetails;
 
 /** One field of ibv_query_qp that differs between before and after ("ah_attr.grh.dgid"). */
 export interface FieldChange {
@@ -100,7 +91,7 @@ export interface VerbEvent {
   /** Wall time the call took, in ms. */
   durationMs: number;
   result?: WireValue;
-  error?: ErrorJson;
+  error?: ErrorData;
   /** Objects the call created (their handles), so replays and exports can name them. */
   created?: Ref[];
   prediction?: Prediction;
@@ -126,7 +117,7 @@ export interface EndEvent {
   seq: number;
   clock: number;
   outcome: "ok" | "error" | "stopped";
-  error?: ErrorJson;
+  error?: ErrorData;
 }
 
 export type TranscriptEvent = VerbEvent | LogEvent | EndEvent;

@@ -6,8 +6,7 @@
 import * as verbslab from "../../../session/learner.js";
 import { createVerbsFacade } from "../../../session/facade.js";
 import type { WireValue } from "../../../session/wire.js";
-import { errorData } from "../../../bridge/contract.js";
-import { errorFromData } from "../../../bridge/client.js";
+import { errorFromData, errorToData } from "../../../../verbs/errors.js";
 import type { FromWorker, ToWorker } from "./protocol.js";
 import { VERBSLAB_GLOBAL } from "./transform.js";
 
@@ -50,7 +49,7 @@ async function run(js: string, kind: "sim" | "native") {
     await (mod.default as (v: unknown) => unknown)(createVerbsFacade(surface, kind));
     scope.postMessage({ type: "done", ok: true });
   } catch (err) {
-    scope.postMessage({ type: "done", ok: false, error: errorData(err) });
+    scope.postMessage({ type: "done", ok: false, error: errorToData(err) });
   } finally {
     URL.revokeObjectURL(url);
   }
