@@ -4,7 +4,7 @@
  * "init", starts the service, then answers requests one message at a time.
  */
 import { errorToData } from "../../verbs/errors.js";
-import { fromWire, toWire, type Json } from "../bridge/wire.js";
+import { decodeValue, encodeValue, type WireValue } from "../session/wire.js";
 import { defaultProvider } from "./backends.js";
 import type { BackendToHost, HostToBackend } from "./protocol.js";
 import { createBackendService, type BackendService } from "./service.js";
@@ -50,7 +50,7 @@ onMessage(async (message) => {
     try {
       service = createBackendService(message.init, {
         provider: defaultProvider,
-        emit: (event, payload) => send({ type: "event", event, payload: toWire(payload) }),
+        emit: (event, payload) => send({ type: "event", event, payload: encodeValue(payload) }),
         sessionChanged: (info) => send({ type: "session", ...info }),
       });
       const started = await service.start();
@@ -68,8 +68,8 @@ onMessage(async (message) => {
     const { id, method, params } = message;
     try {
       if (!service) throw new Error("the backend process has not been initialised");
-      const result = await service.handle(method, fromWire(params));
-      send({ type: "response", id, ok: true, result: toWire(result ?? null) as Json });
+      const result = await service.handle(method, decodeValue(params));
+      send({ type: "response", id, ok: true, result: encodeValue(result ?? null) as WireValue });
     } catch (err) {
       send({ type: "response", id, ok: false, error: errorToData(err) });
     }

@@ -1,12 +1,12 @@
 /**
  * Messages between a host (Electron main or the web server) and the backend process it
  * supervises. Requests arrive here already validated by the host (bridge/contract.ts);
- * params, results and event payloads are wire-encoded (bridge/wire.ts) exactly as they
+ * params, results and event payloads are wire-encoded (session/wire.ts `encodeValue`) exactly as they
  * go on to the renderer, so the host relays them without re-encoding.
  */
 import type { ErrorData } from "../../verbs/errors.js";
 import type { BackendKind, EventName } from "../bridge/contract.js";
-import type { Json } from "../bridge/wire.js";
+import type { WireValue } from "../session/wire.js";
 
 /** How the host asks the backend process to begin. */
 export interface BackendInit {
@@ -24,12 +24,12 @@ export interface BackendInit {
 }
 
 export type HostToBackend =
-  { type: "init"; init: BackendInit } | { type: "request"; id: number; method: string; params: Json };
+  { type: "init"; init: BackendInit } | { type: "request"; id: number; method: string; params: WireValue };
 
 export type BackendToHost =
   | { type: "ready"; kind: BackendKind; pid: number; transcriptPath?: string }
-  | ({ type: "response"; id: number } & ({ ok: true; result: Json } | { ok: false; error: ErrorData }))
-  | { type: "event"; event: EventName; payload: Json }
+  | ({ type: "response"; id: number } & ({ ok: true; result: WireValue } | { ok: false; error: ErrorData }))
+  | { type: "event"; event: EventName; payload: WireValue }
   /** The session the process now writes (the supervisor re-opens it after a crash). */
   | { type: "session"; transcriptPath: string; backend: BackendKind; seed?: number }
   /** The backend process could not start at all. */

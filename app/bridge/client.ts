@@ -5,7 +5,7 @@
  */
 import { errorFromData } from "../../verbs/errors.js";
 import type { BridgeEvents, Envelope, EventName, RequestMethod, RequestParams, RequestResult } from "./contract.js";
-import { fromWire, toWire, type Json } from "./wire.js";
+import { decodeValue, encodeValue, type WireValue } from "../session/wire.js";
 import { createSnapshotFolder } from "./snapshot.js";
 
 export interface Bridge {
@@ -23,8 +23,8 @@ export interface Bridge {
 /** What a transport must do: move one JSON request and its JSON envelope, and deliver JSON events. */
 export interface Transport {
   readonly host: "electron" | "web";
-  send(method: string, params: Json): Promise<Json>;
-  subscribe(listener: (event: string, payload: Json) => void): () => void;
+  send(method: string, params: WireValue): Promise<WireValue>;
+  subscribe(listener: (event: string, payload: WireValue) => void): () => void;
   onClose?(listener: (reason: string) => void): () => void;
   close?(): void;
 }
@@ -36,7 +36,7 @@ export function createBridge(transport: Transport): Bridge {
   const unsubscribe = transport.subscribe((event, payload) => {
     if (event === "session") snapshots.reset();
     const set = listeners.get(event);
-    let decoded = fromWire(payload) as never;
+    let decoded = decodeValue(payload) as never;
     if (event === "snapshot") {
       try {
         decoded = snapshots.fold(decoded) as never;
@@ -58,7 +58,7 @@ export function createBridge(transport: Transport): Bridge {
   return {
     host: transport.host,
     async request(method, params) {
-      const envelope = fromWire(await transport.send(method, toWire(params ?? {}))) as Envelope<never>;
+      const envelope = decodeValue(await transport.send(method, encodeValue(params ?? {}))) as Envelope<never>;
       if (!envelope || typeof envelope !== "object" || typeof envelope.ok !== "boolean")
         throw errorFromData({ name: "BridgeProtocolError", message: `malformed answer to ${method}` });
       if (envelope.ok)

@@ -4,8 +4,8 @@
  * the schemas below before acting on it (`parseRequest`); the typed clients in this folder
  * are the only code that touches raw IPC or the WebSocket.
  *
- * Messages are wire-encoded (./wire.ts) on both transports, so bigint, bytes and NaN survive
- * and objects living in the backend process travel as HandleRefs.
+ * Messages are encoded with the transcript's codec (../session/wire.ts) on both transports, so
+ * bigint, bytes and NaN survive and objects living in the backend process travel as `Ref`s.
  *
  * Learner code runs in a Web Worker in the renderer; each verb it calls becomes one
  * `verbs.call` request `{ handle, method, args }`, answered when the session has performed

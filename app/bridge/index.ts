@@ -9,8 +9,6 @@ import type { Bridge } from "./client.js";
 
 export * from "./contract.js";
 export { type Bridge } from "./client.js";
-export { errorFromData } from "../../verbs/errors.js";
-export { toWire, fromWire } from "./wire.js";
 
 let bridge: Bridge | null = null;
 

@@ -8,23 +8,23 @@ import WebSocket from "ws";
 import { createWebBridge, type SocketLike } from "../bridge/client-web.js";
 import { errorToData } from "../../verbs/errors.js";
 import { parseRequest, type EventName } from "../bridge/contract.js";
-import { fromWire, toWire, type Json } from "../bridge/wire.js";
+import { decodeValue, encodeValue, type WireValue } from "../session/wire.js";
 import type { HostCore } from "../backend/host.js";
 import { startWebServer, TOKEN_COOKIE, type WebServer } from "./server.js";
 
 /** A host core that answers from the contract alone (no backend process): validation is real. */
 function fakeCore(): HostCore & { emit(event: EventName, payload: unknown): void; seen: string[] } {
-  const listeners = new Set<(event: EventName, payload: Json) => void>();
+  const listeners = new Set<(event: EventName, payload: WireValue) => void>();
   const seen: string[] = [];
   return {
     seen,
     async handle(method, params) {
       try {
-        const p = parseRequest(method, fromWire(params));
+        const p = parseRequest(method, decodeValue(params));
         seen.push(p.method);
-        return toWire({ ok: true, result: { echo: p.params } });
+        return encodeValue({ ok: true, result: { echo: p.params } });
       } catch (err) {
-        return toWire({ ok: false, error: errorToData(err) });
+        return encodeValue({ ok: false, error: errorToData(err) });
       }
     },
     onEvent(l) {
@@ -32,7 +32,7 @@ function fakeCore(): HostCore & { emit(event: EventName, payload: unknown): void
       return () => listeners.delete(l);
     },
     emit(event, payload) {
-      for (const l of listeners) l(event, toWire(payload));
+      for (const l of listeners) l(event, encodeValue(payload));
     },
   };
 }

@@ -49,16 +49,7 @@ import {
   type TranscriptHeader,
   type VerbEvent,
 } from "./transcript.js";
-import {
-  encodeValue,
-  handleNumber,
-  isRef,
-  mapRefs,
-  ROOT_HANDLE,
-  type HandleType,
-  type Ref,
-  type WireValue,
-} from "./wire.js";
+import { encodeValue, isRef, mapRefs, ROOT_HANDLE, type HandleType, type Ref, type WireValue } from "./wire.js";
 import { counterWatch } from "./counter-watch.js";
 
 /** The C function behind each method, per object type. `verbslab_*` names what has no C verb. */
@@ -149,7 +140,7 @@ export function diffFields(before: unknown, after: unknown, path = ""): FieldCha
     return out;
   }
   if (before === after) return [];
-  const enc = (v: unknown) => encodeValue(v, () => undefined);
+  const enc = (v: unknown) => encodeValue(v);
   return [{ field: path, before: enc(before), after: enc(after) }];
 }
 
@@ -202,8 +193,9 @@ export function createSession(options: SessionOptions): Session {
     for (const l of listeners) l(e);
   }
 
-  /** A contract object to its ref (bare: handle and type). */
+  /** A contract object (or an incoming ref) to its bare ref, handle and type, as the transcript records it. */
   const toRef = (o: object): Ref | undefined => {
+    if (isRef(o)) return { $handle: o.$handle, type: o.type };
     const h = handles.get(o);
     return h === undefined ? undefined : { $handle: h, type: entries.get(h)!.type };
   };
@@ -293,8 +285,12 @@ export function createSession(options: SessionOptions): Session {
   function decodeArgs(args: unknown[]): unknown[] {
     return args.map((a) =>
       mapRefs(a, (o) => {
-        if (!isRef(o)) return undefined;
-        const e = entries.get(handleNumber(o.$handle));
+        if (!isRef(o)) {
+          if ("$handle" in o)
+            throw new TypeError(`${JSON.stringify(o.$handle)} is not an object handle (handles are numbers)`);
+          return undefined;
+        }
+        const e = entries.get(o.$handle);
         if (!e) throw new TypeError(`no object with handle ${String(o.$handle)} in this session`);
         return e.obj;
       }),
@@ -383,10 +379,9 @@ export function createSession(options: SessionOptions): Session {
     return `${outcome}${reason ? `: ${reason}` : ""}`;
   }
 
-  async function call(target: number | string | null, method: string, args: unknown[]): Promise<unknown> {
-    const handle = handleNumber(target);
+  async function call(handle: number, method: string, args: unknown[]): Promise<unknown> {
     const entry = entries.get(handle);
-    if (!entry) throw new TypeError(`no object with handle ${String(target)} in this session`);
+    if (!entry) throw new TypeError(`no object with handle ${String(handle)} in this session`);
     const verb = VERB_NAMES[entry.type][method];
     if (!verb) throw new TypeError(`${entry.type} has no method "${method}"`);
     if (!Array.isArray(args)) throw new TypeError("args must be an array");
@@ -561,11 +556,11 @@ export function createSession(options: SessionOptions): Session {
     };
     append(event);
     if (failed) throw error;
-    return toWire(result, created);
+    return withProps(result, created);
   }
 
   /** The result as it leaves the session: created objects as refs with props, known ones bare. */
-  function toWire(result: unknown, created: Ref[]): unknown {
+  function withProps(result: unknown, created: Ref[]): unknown {
     return mapRefs(result, (o) => {
       const h = handles.get(o);
       if (h === undefined) return undefined;
