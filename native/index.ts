@@ -13,6 +13,7 @@ import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../
 import { IBV_QP_ALL_ATTRS, IBV_QP_STATE } from "../verbs/constants.js";
 import { VerbsError, errnoName } from "../verbs/errors.js";
 import { checkModifyMask } from "../verbs/qp-transitions.js";
+import { checkWaitMs } from "../verbs/waits.js";
 import type {
   AhAttr,
   AsyncEvent,
@@ -119,6 +120,7 @@ class NativeBackend implements VerbsBackend {
     return performance.now();
   }
   async sleep(ms: number): Promise<void> {
+    checkWaitMs("verbslab_sleep", "ms", ms);
     await sleepMs(ms);
   }
 }
@@ -165,6 +167,7 @@ class NativeContextImpl implements Context {
     return bind(new NativeChannelImpl(h), h);
   }
   async getAsyncEvent(timeoutMs?: number): Promise<AsyncEvent | null> {
+    checkWaitMs("ibv_get_async_event", "timeoutMs", timeoutMs);
     const ev = await this.#h.getAsyncEvent(timeoutMs);
     if (ev === null) return null;
     const out: AsyncEvent = { event_type: ev.event_type };
@@ -316,6 +319,7 @@ class NativeCqImpl implements Cq {
   async pollWait(count: number, timeoutMs: number): Promise<Wc[]> {
     if (!Number.isInteger(count) || count < 0) throw new TypeError(`pollWait: count must be an integer ≥ 0`);
     if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)) throw new TypeError(`pollWait: timeoutMs`);
+    checkWaitMs("verbslab_poll_wait", "timeoutMs", timeoutMs);
     const out: Wc[] = [];
     const start = performance.now();
     for (;;) {
@@ -345,6 +349,7 @@ class NativeChannelImpl implements CompChannel {
     this.#h = h;
   }
   async getCqEvent(timeoutMs?: number): Promise<Cq | null> {
+    checkWaitMs("ibv_get_cq_event", "timeoutMs", timeoutMs);
     const cq = await this.#h.getCqEvent(timeoutMs);
     return cq === null ? null : ((owners.get(cq) as Cq | undefined) ?? null);
   }

@@ -8,7 +8,7 @@ import type { CompChannel, Cq } from "../verbs/backend.js";
 import { fail } from "../verbs/errors.js";
 import type { Wc } from "../verbs/types.js";
 import { alive, int } from "./check.js";
-import { waitFor } from "./clock.js";
+import { checkWait, waitFor } from "./clock.js";
 import type { SimContext } from "./context.js";
 
 const NOTIFY_NONE = 0;
@@ -97,6 +97,7 @@ export class SimCq implements Cq {
     const c = int("pollWait", "count", count);
     if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs))
       throw new TypeError(`pollWait: timeoutMs must be a number`);
+    checkWait(this.context.world.clock, "verbslab_poll_wait", "timeoutMs", timeoutMs);
     const got: Wc[] = [];
     const take = () => {
       if (!this.destroyed && got.length < c) for (const wc of this.poll(c - got.length)) got.push(wc);
@@ -160,6 +161,7 @@ export class CompChannelImpl implements CompChannel {
     alive("ibv_get_cq_event", "completion channel", this);
     if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)))
       throw new TypeError("ibv_get_cq_event: timeoutMs must be a number");
+    checkWait(this.context.world.clock, "ibv_get_cq_event", "timeoutMs", timeoutMs);
     return waitFor<Cq | null>(
       this.context.world.clock,
       () => this.events.shift(),

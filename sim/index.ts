@@ -6,7 +6,8 @@ import { IBV_EVENT_GID_CHANGE, IBV_EVENT_PORT_ACTIVE, IBV_EVENT_PORT_ERR } from 
 import type { VerbsBackend } from "../verbs/backend.js";
 import { fail } from "../verbs/errors.js";
 import type { DeviceInfo } from "../verbs/types.js";
-import { waitFor } from "./clock.js";
+import { describe } from "./check.js";
+import { checkWait, waitFor } from "./clock.js";
 import { SimContext } from "./context.js";
 import { CNT_LINK_DOWNED } from "./counters.js";
 import { SimDevice } from "./device.js";
@@ -61,9 +62,10 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
   rxe0.addGid(v4MappedGid("10.77.0.1")!);
   rxe1.addGid(v4MappedGid("10.77.0.2")!);
 
-  const dev = (name: string): SimDevice => {
+  const dev = (verb: string, name: string): SimDevice => {
+    if (typeof name !== "string") throw new TypeError(`${verb}: device must be a device name, got ${describe(name)}`);
     const d = world.devices.find((x) => x.name === name);
-    if (!d) throw new RangeError(`no simulated device ${JSON.stringify(name)} (there are rxe0 and rxe1)`);
+    if (!d) throw new RangeError(`${verb}: no simulated device ${JSON.stringify(name)} (there are rxe0 and rxe1)`);
     return d;
   };
 
@@ -73,7 +75,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
       return world.packets;
     },
     clearPackets() {
-      world.packets.length = 0;
+      world.clearPackets();
     },
     setPacketLog(on: boolean) {
       world.packetLog = !!on;
@@ -92,6 +94,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
     now: () => world.clock.now,
     sleep(ms: number): Promise<void> {
       if (typeof ms !== "number" || Number.isNaN(ms)) throw new TypeError("sleep: ms must be a number");
+      checkWait(world.clock, "verbslab_sleep", "ms", ms);
       return waitFor<void>(
         world.clock,
         () => undefined,
@@ -100,7 +103,8 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
       );
     },
     setLinkState(device: string, up: boolean) {
-      const d = dev(device);
+      const d = dev("setLinkState", device);
+      if (typeof up !== "boolean") throw new TypeError(`setLinkState: up must be a boolean, got ${describe(up)}`);
       // A veth pair: taking one end down takes the peer's carrier down too.
       for (const x of world.devices) {
         if (x.linkUp === up) continue;
@@ -117,16 +121,16 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
       void d;
     },
     addIpAddress(device: string, ipv4: string) {
-      const d = dev(device);
+      const d = dev("addIpAddress", device);
       const gid = typeof ipv4 === "string" ? v4MappedGid(ipv4) : null;
-      if (!gid) throw new TypeError(`addIpAddress: ${JSON.stringify(ipv4)} is not an IPv4 address`);
+      if (!gid) throw new TypeError(`addIpAddress: ipv4 must be an IPv4 address, got ${describe(ipv4)}`);
       if (d.findGid(gid) >= 0) return d.findGid(gid);
       const i = d.addGid(gid);
       world.raiseAsync(d, { event_type: IBV_EVENT_GID_CHANGE, port_num: 1 });
       return i;
     },
     netdev(device: string) {
-      const d = dev(device);
+      const d = dev("netdev", device);
       const mac = Array.from(d.mac, (b) => b.toString(16).padStart(2, "0")).join(":");
       return { name: d.netdevName, mac, ifindex: d.ifindex, mtu: d.netdevMtu, up: d.linkUp };
     },

@@ -24,10 +24,14 @@ export interface BackendInit {
 }
 
 export type HostToBackend =
-  { type: "init"; init: BackendInit } | { type: "request"; id: number; method: string; params: WireValue };
+  | { type: "init"; init: BackendInit }
+  | { type: "request"; id: number; method: string; params: WireValue }
+  /** The supervisor's liveness check: the process answers "pong" at once, whatever it is doing. */
+  | { type: "ping"; id: number };
 
 export type BackendToHost =
   | { type: "ready"; kind: BackendKind; pid: number; transcriptPath?: string }
+  | { type: "pong"; id: number }
   | ({ type: "response"; id: number } & ({ ok: true; result: WireValue } | { ok: false; error: ErrorData }))
   | { type: "event"; event: EventName; payload: WireValue }
   /** The session the process now writes (the supervisor re-opens it after a crash). */

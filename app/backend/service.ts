@@ -450,7 +450,8 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
       if (!t) throw named("NoTranscriptError", "nothing has been recorded yet");
       const f = EXPORT_FORMATS[format];
       const base = `verbslab-${t.header.program ? t.header.program.replace(/[^\w.-]+/g, "-") + "-" : ""}${t.header.created.replace(/[:.]/g, "-")}`;
-      return { filename: base + f.extension, mime: f.mime, content: exportTranscript(t, format) };
+      const filename = base + f.extension;
+      return { filename, mime: f.mime, content: exportTranscript(t, format, { fileName: filename }) };
     },
     "transcript.replay": async ({ stepping }) => {
       if (!imported) throw named("NoTranscriptError", "import a transcript first");

@@ -136,6 +136,13 @@ export const PACKETS_PER_SNAPSHOT = 400;
 /** The first bytes of each MR a snapshot carries for the hex view. */
 export const MR_WINDOW = 256;
 
+/**
+ * The largest message the web bridge carries (either way). The page refuses to send a larger
+ * request (its promise rejects with a RangeError); the server closes a socket that sends one
+ * anyway with 1009 (Message Too Big), and every other socket carries on.
+ */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
 /** What the panes show beyond the transcript events (which carry QP snapshots and completions). */
 export interface StateSnapshot {
   backend: BackendKind;

@@ -6,35 +6,11 @@
  * holds (`qp.send_cq === cq`). Read-only fields come from the ref's `props`.
  */
 import type { Sge } from "../../verbs/types.js";
+import { methodsOf, VERBS } from "./verb-table.js";
 import type { Verbs } from "./verbs-api.js";
 import { isRef, mapRefs, ROOT_HANDLE, type CallSurface, type HandleType, type Ref } from "./wire.js";
 
 const HANDLE = Symbol("verbslab.handle");
-
-/** The methods each kind of object forwards to the session (read-only fields come from props). */
-export const FACADE_METHODS: Readonly<Record<HandleType, readonly string[]>> = {
-  verbs: ["getDeviceList", "openDevice", "now", "sleep", "log"],
-  context: [
-    "queryDevice",
-    "queryPort",
-    "queryGid",
-    "queryGidEx",
-    "queryGidTable",
-    "queryPkey",
-    "allocPd",
-    "createCq",
-    "createCompChannel",
-    "getAsyncEvent",
-    "queryCounters",
-    "close",
-  ],
-  pd: ["regMr", "createQp", "createAh", "dealloc"],
-  mr: ["read", "write", "dereg"],
-  cq: ["poll", "pollWait", "reqNotify", "ackEvents", "destroy"],
-  channel: ["getCqEvent", "destroy"],
-  qp: ["modify", "query", "postSend", "postRecv", "destroy"],
-  ah: ["destroy"],
-};
 
 /** The handle behind a facade object, or undefined for anything else. */
 export function refOf(o: object): Ref | undefined {
@@ -50,6 +26,24 @@ function loggable(v: unknown): unknown {
   return v;
 }
 
+/**
+ * `mr.sge(offset, length)`: the SGE for bytes [offset, offset + length) of the MR, checked as
+ * the simulator's Mr.sge checks it (TypeError for a non-integer, RangeError outside the MR).
+ */
+export function mrSge(mr: { addr: number; length: number; lkey: number }, offset: unknown, length?: unknown): Sge {
+  const int = (name: string, v: unknown) => {
+    if (typeof v !== "number" || !Number.isSafeInteger(v))
+      throw new TypeError(`sge: ${name} must be an integer, got ${typeof v === "number" ? v : typeof v}`);
+    return v;
+  };
+  const off = int("offset", offset);
+  const len = length === undefined || length === null ? mr.length - off : int("length", length);
+  if (off < 0 || off > mr.length) throw new RangeError(`sge: offset ${off} is outside this MR (length ${mr.length})`);
+  if (len < 0 || off + len > mr.length)
+    throw new RangeError(`sge: length ${len} at offset ${off} runs past this MR (length ${mr.length})`);
+  return { addr: mr.addr + off, length: len, lkey: mr.lkey };
+}
+
 export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"): Verbs {
   const objects = new Map<number, object>();
 
@@ -62,11 +56,11 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
     const known = objects.get(h);
     if (known) return known;
     const type = ref.type;
-    if (!Object.hasOwn(FACADE_METHODS, type)) throw new TypeError(`"${String(type)}" is not an object type`);
+    if (!Object.hasOwn(VERBS, type)) throw new TypeError(`"${String(type)}" is not an object type`);
     const o: Record<string | symbol, unknown> = { [HANDLE]: { $handle: h, type } };
     objects.set(h, o);
     for (const [k, v] of Object.entries(ref.props ?? {})) o[k] = fromRefs(v);
-    for (const m of FACADE_METHODS[type]) {
+    for (const m of methodsOf(type)) {
       o[m] = async (...args: unknown[]) => {
         const callArgs = m === "log" ? args.map((a) => toRefs(loggable(a))) : args.map(toRefs);
         return fromRefs(await surface.call(h, m, callArgs));
@@ -74,7 +68,7 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
     }
     if (type === "mr") {
       o.sge = function (this: { addr: number; length: number; lkey: number }, offset = 0, length?: number): Sge {
-        return { addr: this.addr + offset, length: length ?? this.length - offset, lkey: this.lkey };
+        return mrSge(this, offset, length);
       };
       const write = o.write as (offset: number, data: unknown) => Promise<unknown>;
       o.write = (offset: number, data: unknown) =>

@@ -9,7 +9,7 @@
 import type { ErrorData } from "../../verbs/errors.js";
 import type { Pitfall } from "../../state-machines/qp.js";
 import type { QpAttr, Wc } from "../../verbs/types.js";
-import type { HandleType, Ref, WireValue } from "./wire.js";
+import { MAX_DEPTH, nestingDepth, type HandleType, type Ref, type WireValue } from "./wire.js";
 
 export const TRANSCRIPT_SCHEMA = "verbslab.transcript";
 export const TRANSCRIPT_VERSION = 1;
@@ -88,7 +88,7 @@ export interface VerbEvent {
   /** The backend's clock when the call started, and how far it moved during the call (ms). */
   clock: number;
   clockAdvance: number;
-  /** Wall time the call took, in ms. */
+  /** Wall time the call took, in ms. Not reproducible: see WALL_TIME_FIELDS. */
   durationMs: number;
   result?: WireValue;
   error?: ErrorData;
@@ -138,6 +138,31 @@ export class TranscriptError extends Error {
     this.line = line;
     if (field !== undefined) this.field = field;
   }
+}
+
+/**
+ * The only fields of a transcript that hold wall time: when it was recorded (`header.created`)
+ * and how long each call took (`durationMs` of a verb event). Everything else is a function of
+ * the seed and the calls; replays and comparisons leave these out (`reproducibleJsonLines`).
+ */
+export const WALL_TIME_FIELDS = { header: ["created"], verb: ["durationMs"] } as const;
+
+/**
+ * The transcript as JSON lines without its wall time (WALL_TIME_FIELDS): byte for byte the
+ * same for the same seed and the same calls, so two runs can be compared as text.
+ */
+export function reproducibleJsonLines(t: Transcript): string {
+  const drop = (line: object, fields: readonly string[]) => {
+    const out: Record<string, unknown> = { ...line };
+    for (const f of fields) delete out[f];
+    return out;
+  };
+  return [
+    drop(t.header, WALL_TIME_FIELDS.header),
+    ...t.events.map((e) => (e.kind === "verb" ? drop(e, WALL_TIME_FIELDS.verb) : e)),
+  ]
+    .map((l) => JSON.stringify(l) + "\n")
+    .join("");
 }
 
 /** The transcript as JSON lines (header first), each line ending in "\n". */
@@ -192,6 +217,10 @@ export function validateLine(o: unknown, line: number): TranscriptLine {
       const t = j.target as Json;
       if (typeof t.$handle !== "number") throw new TranscriptError(line, "expected a handle number", "target.$handle");
       if (!Array.isArray(j.args)) throw new TranscriptError(line, "expected an array", "args");
+      // No event nests deeply (values are capped at MAX_DEPTH when recorded); a file that does
+      // would overflow the stacks of the exporters and the replay.
+      if (nestingDepth(j, MAX_DEPTH + 4) > MAX_DEPTH + 4)
+        throw new TranscriptError(line, `nested more than ${MAX_DEPTH} deep`, "args");
       need(line, j, "clockAdvance", "number");
       need(line, j, "durationMs", "number");
       if (!Array.isArray(j.qps)) throw new TranscriptError(line, "expected an array", "qps");

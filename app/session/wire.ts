@@ -28,7 +28,19 @@ export interface WireBigint {
 export interface WireBytes {
   /** Lower-case hex, two digits a byte. */
   $bytes: string;
+  /**
+   * Set when only the first bytes were kept (`encodeValue`'s `maxBytes`): the whole length.
+   * The bytes past `$bytes` are not recorded; decoding gives zeros there.
+   */
+  $length?: number;
 }
+
+/**
+ * The most bytes of one value a transcript event holds (MR contents, `mr.read` results,
+ * `mr.write` data): events go to the UI as one message each, so a 50 MiB buffer must not
+ * travel in one. Longer values keep their first EVENT_BYTES_MAX bytes and their `$length`.
+ */
+export const EVENT_BYTES_MAX = 64 * 1024;
 
 export interface WireNum {
   $num: "NaN" | "Infinity" | "-Infinity";
@@ -71,18 +83,20 @@ export function isRef(v: unknown): v is Ref {
  * Deep-copies plain data, replacing what `swap` recognises (objects → refs on the way out,
  * refs → objects on the way in). bigint and bytes are kept as they are.
  */
-export function mapRefs(v: unknown, swap: (o: object) => unknown | undefined): unknown {
+export function mapRefs(v: unknown, swap: (o: object) => unknown | undefined, depth = 0): unknown {
   if (v === null || typeof v !== "object") return v;
+  if (depth > MAX_DEPTH)
+    throw new TypeError(`a value nested more than ${MAX_DEPTH} deep (or a cycle) cannot be passed`);
   const s = swap(v);
   if (s !== undefined) return s;
   if (v instanceof Uint8Array) return v;
   if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
   if (v instanceof ArrayBuffer) return new Uint8Array(v);
-  if (Array.isArray(v)) return v.map((x) => mapRefs(x, swap));
+  if (Array.isArray(v)) return v.map((x) => mapRefs(x, swap, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
     if (typeof x === "function" || typeof x === "symbol") continue;
-    out[k] = mapRefs(x, swap);
+    out[k] = mapRefs(x, swap, depth + 1);
   }
   return out;
 }
@@ -111,6 +125,7 @@ function fromHex(hex: string): Uint8Array {
  *
  *   bigint                → { $bigint: "18446744073709551615" }  (decimal)
  *   Uint8Array, views, ArrayBuffer → { $bytes: "0a0b" }        (lower-case hex, two digits a byte)
+ *                           or { $bytes, $length } past `maxBytes` (the transcript keeps EVENT_BYTES_MAX)
  *   NaN, ±Infinity        → { $num: "NaN" }                    (a learner's NaN reaches the verb and is refused there)
  *   undefined (not a field) → { $undefined: true }             (`cq.poll(undefined)` keeps its arity)
  *   a plain object that looks like one of these → { $literal: {…} }  (a transcript event inside a bridge message stays as it is)
@@ -118,18 +133,23 @@ function fromHex(hex: string): Uint8Array {
  * Contract objects never cross: `toRef` turns them into `Ref`s ({ $handle, type, props }),
  * which are plain JSON and decode as themselves unless `fromRef` is given.
  */
-export function encodeValue(v: unknown, toRef?: (o: object) => Ref | undefined): WireValue {
-  return enc(v, toRef, 0, "value");
+export function encodeValue(v: unknown, toRef?: (o: object) => Ref | undefined, maxBytes = Infinity): WireValue {
+  return enc(v, toRef, maxBytes, 0, "value");
 }
 
-const MAX_DEPTH = 64;
+/** Nesting deeper than this is refused (a cycle, or a hostile value). */
+export const MAX_DEPTH = 64;
+
 const TAGS = new Set(["$bigint", "$bytes", "$num", "$undefined", "$literal"]);
 const isTagShaped = (o: object) => {
   const keys = Object.keys(o);
+  if (keys.length === 2) return keys.includes("$bytes") && keys.includes("$length");
   return keys.length === 1 && TAGS.has(keys[0]!);
 };
 
-function enc(v: unknown, toRef: ((o: object) => Ref | undefined) | undefined, depth: number, path: string): WireValue {
+type ToRef = ((o: object) => Ref | undefined) | undefined;
+
+function enc(v: unknown, toRef: ToRef, maxBytes: number, depth: number, path: string): WireValue {
   if (depth > MAX_DEPTH) throw new TypeError(`${path}: nested too deeply (or a cycle) to encode`);
   switch (typeof v) {
     case "string":
@@ -148,20 +168,44 @@ function enc(v: unknown, toRef: ((o: object) => Ref | undefined) | undefined, de
   if (v === null) return null;
   const ref = toRef?.(v as object);
   if (ref) return ref;
-  if (v instanceof ArrayBuffer) return { $bytes: toHex(new Uint8Array(v)) };
-  if (ArrayBuffer.isView(v)) return { $bytes: toHex(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)) };
-  if (Array.isArray(v)) return v.map((item, i) => enc(item, toRef, depth + 1, `${path}[${i}]`));
+  if (v instanceof ArrayBuffer) return bytesValue(new Uint8Array(v), maxBytes);
+  if (ArrayBuffer.isView(v)) return bytesValue(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), maxBytes);
+  if (Array.isArray(v)) return v.map((item, i) => enc(item, toRef, maxBytes, depth + 1, `${path}[${i}]`));
   if (v instanceof Map || v instanceof Set || v instanceof Promise || v instanceof WeakMap)
     throw new TypeError(`${path}: a ${v.constructor.name} cannot be encoded`);
   if (v instanceof Date) return v.toISOString();
   const toJSON = (v as { toJSON?: () => unknown }).toJSON;
-  if (typeof toJSON === "function") return enc(toJSON.call(v), toRef, depth + 1, path);
+  if (typeof toJSON === "function") return enc(toJSON.call(v), toRef, maxBytes, depth + 1, path);
   const out: { [key: string]: WireValue } = {};
   for (const [key, item] of Object.entries(v as Record<string, unknown>)) {
     if (item === undefined) continue; // as JSON: an absent field and an undefined one mean the same
-    out[key] = enc(item, toRef, depth + 1, `${path}.${key}`);
+    out[key] = enc(item, toRef, maxBytes, depth + 1, `${path}.${key}`);
   }
   return isTagShaped(out) ? { $literal: out } : out;
+}
+
+function bytesValue(bytes: Uint8Array, maxBytes: number): WireBytes {
+  if (bytes.length <= maxBytes) return { $bytes: toHex(bytes) };
+  return { $bytes: toHex(bytes.subarray(0, maxBytes)), $length: bytes.length };
+}
+
+/** The length of recorded bytes (whole, or `$length` when only the first were kept). */
+export function wireBytesLength(w: WireBytes): number {
+  return w.$length ?? w.$bytes.length / 2;
+}
+
+/** How deep `v` nests (0 for a primitive), counted without recursion, stopping past `limit`. */
+export function nestingDepth(v: unknown, limit = MAX_DEPTH): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[v, 0]];
+  while (stack.length) {
+    const [x, d] = stack.pop()!;
+    if (x === null || typeof x !== "object") continue;
+    if (d + 1 > deepest) deepest = d + 1;
+    if (deepest > limit) return deepest;
+    for (const y of Object.values(x)) stack.push([y, d + 1]);
+  }
+  return deepest;
 }
 
 /** Decodes what encodeValue produced; `fromRef` turns a ref into the object it names (refs stay refs without it). */
@@ -177,7 +221,17 @@ function dec(w: unknown, fromRef: ((r: Ref) => unknown) | undefined, depth: numb
   const o = w as Record<string, unknown>;
   if (isTagShaped(o)) {
     if (typeof o.$bigint === "string" && /^-?\d+$/.test(o.$bigint)) return BigInt(o.$bigint);
-    if (typeof o.$bytes === "string") return fromHex(o.$bytes);
+    if (typeof o.$bytes === "string" && o.$length === undefined) return fromHex(o.$bytes);
+    if (
+      typeof o.$bytes === "string" &&
+      Number.isSafeInteger(o.$length) &&
+      (o.$length as number) >= o.$bytes.length / 2
+    ) {
+      // Only the first bytes were recorded: the rest read as zeros.
+      const out = new Uint8Array(o.$length as number);
+      out.set(fromHex(o.$bytes));
+      return out;
+    }
     if (o.$num === "NaN") return NaN;
     if (o.$num === "Infinity") return Infinity;
     if (o.$num === "-Infinity") return -Infinity;

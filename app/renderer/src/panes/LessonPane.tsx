@@ -1,7 +1,8 @@
 /** The lesson: title, steps with progress, the step's text (English or 中文), its goal checks turning green, hints. */
 import { memo } from "react";
 import type { Language, Lesson } from "../../../../lessons/schema.js";
-import { describeCheck, type Verdict } from "../../../../lessons/checks.js";
+import { describeCheck, goalContext, type Verdict } from "../../../../lessons/checks.js";
+import { stepPassedShown } from "../../../../state-machines/lesson.js";
 import { Markdown } from "./Markdown.js";
 
 /** Where the learner is, as the lesson flow machine (state-machines/lesson.ts) says. */
@@ -72,6 +73,7 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
   // With a break-it variation in the editor, its own checks say what the learner should see.
   const active = p.breakIt ? step.breakIt?.find((b) => b.id === p.breakIt) : undefined;
   const checks = active?.checks ?? step.checks;
+  const passedShown = stepPassedShown(flow.passed[flow.step] === true, verdict && { verdict, breakIt: !!active });
   return (
     <div className="lesson" data-lesson={lesson.id} data-step={step.number}>
       <div style={{ display: "flex", alignItems: "center", gap: 8 }}>
@@ -111,8 +113,8 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
             <li key={i} className={cls} data-pass={r === undefined ? undefined : String(r.passed)}>
               <span className="mark">{r === undefined ? "○" : r.passed ? "✓" : "✗"}</span>
               <span>
-                {describeCheck(c, lang)}
-                {r && !r.passed && r.detail && <div className="muted">{r.detail}</div>}
+                {describeCheck(c, lang, goalContext(step, lang))}
+                {r && !r.passed && r.detail && <div className="muted">{r.details?.[lang] ?? r.detail}</div>}
               </span>
             </li>
           );
@@ -123,7 +125,7 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
           <code>{verdict.unexpectedError.code ?? "Error"}</code> {verdict.unexpectedError.message}
         </div>
       )}
-      {flow.passed[flow.step] && (
+      {passedShown && (
         <div className="passed-banner" data-testid="step-passed">
           ✓ {flow.completed ? ui.done : ui.passed}
         </div>
