@@ -204,7 +204,7 @@ describe("web-mode server", () => {
       makeSocket: (url) => new WebSocket(url) as unknown as SocketLike,
     });
     try {
-      // A 50 MiB non-zero buffer is ~67 MiB as base64: more than the 64 MiB the socket takes.
+      // A 50 MiB non-zero buffer is 100 MiB as hex: more than the 64 MiB the socket takes.
       const big = new Uint8Array(50 * 1024 * 1024).fill(7);
       const err = await bridge.request("verbs.call", { handle: 2, method: "regMr", args: [big, 1] }).then(
         () => null,
