@@ -14,6 +14,7 @@ import { IBV_QP_ALL_ATTRS, IBV_QP_STATE } from "../verbs/constants.js";
 import { VerbsError, errnoName } from "../verbs/errors.js";
 import { checkModifyMask } from "../verbs/qp-transitions.js";
 import { checkWaitMs } from "../verbs/waits.js";
+import { unackedEventsError } from "../verbs/cq-events.js";
 import type {
   AhAttr,
   AsyncEvent,
@@ -273,6 +274,9 @@ class NativeCqImpl implements Cq {
   #scratch: Uint32Array;
   /** The hot poll into #scratch (addon.ts, bindPollOut). */
   #pollInto: (num_entries: number) => number;
+  /** Completion events ibv_get_cq_event returned for this CQ, and those acknowledged (verbs/cq-events.ts). */
+  eventsGot = 0;
+  #eventsAcked = 0;
   readonly context: Context;
   readonly cqe: number;
   readonly cq_context?: unknown;
@@ -337,8 +341,12 @@ class NativeCqImpl implements Cq {
   }
   ackEvents(n: number): void {
     this.#h.ackEvents(n);
+    this.#eventsAcked += n;
   }
   destroy(): void {
+    // The addon would acknowledge them itself to keep ibv_destroy_cq from hanging; libibverbs
+    // would hang. Both backends refuse instead, with the same error (verbs/cq-events.ts).
+    if (this.eventsGot > this.#eventsAcked) throw unackedEventsError(this.eventsGot - this.#eventsAcked);
     this.#h.destroy();
   }
 }
@@ -351,7 +359,9 @@ class NativeChannelImpl implements CompChannel {
   async getCqEvent(timeoutMs?: number): Promise<Cq | null> {
     checkWaitMs("ibv_get_cq_event", "timeoutMs", timeoutMs);
     const cq = await this.#h.getCqEvent(timeoutMs);
-    return cq === null ? null : ((owners.get(cq) as Cq | undefined) ?? null);
+    const owner = cq === null ? null : ((owners.get(cq) as Cq | undefined) ?? null);
+    if (owner instanceof NativeCqImpl) owner.eventsGot++;
+    return owner;
   }
   destroy(): void {
     this.#h.destroy();

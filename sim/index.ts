@@ -5,9 +5,10 @@
 import { IBV_EVENT_GID_CHANGE, IBV_EVENT_PORT_ACTIVE, IBV_EVENT_PORT_ERR } from "../verbs/constants.js";
 import type { PacketLog, PacketLogEntry, VerbsBackend } from "../verbs/backend.js";
 import { fail } from "../verbs/errors.js";
-import type { DeviceInfo } from "../verbs/types.js";
+import type { DeviceInfo, Wc } from "../verbs/types.js";
 import { describe } from "./check.js";
 import { checkWait, waitFor } from "./clock.js";
+import { reasonOf } from "./explain.js";
 import { SimContext } from "./context.js";
 import { CNT_LINK_DOWNED } from "./counters.js";
 import { SimDevice } from "./device.js";
@@ -43,6 +44,11 @@ export interface SimBackend extends VerbsBackend {
   addIpAddress(device: string, ipv4: string): number;
   /** The netdev behind a device ("veth0"), its MAC and its IPv4 addresses. */
   netdev(device: string): { name: string; mac: string; ifindex: number; mtu: number; up: boolean };
+  /**
+   * Why this simulator failed a completion it polled out, exactly (the responder's check that
+   * refused, the drops the retries met), or undefined (a success, a flush, or not one of ours).
+   */
+  completionReason(wc: Wc): string | undefined;
 }
 
 function randomMac(world: SimWorld): Uint8Array {
@@ -87,6 +93,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
       world.packetLog = !!on;
     },
     clock: { now: () => world.clock.now },
+    completionReason: (wc: Wc) => reasonOf(wc),
     getDeviceList(): DeviceInfo[] {
       return world.devices.map((d) => ({ ...d.info }));
     },

@@ -147,6 +147,7 @@ export class SimWorld {
     p.srcWqe = null;
     p.destDev = null;
     p.wrId = undefined;
+    p.reason = undefined;
     this.pool.push(p);
   }
 
@@ -154,7 +155,9 @@ export class SimWorld {
   transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null): boolean {
     from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
-      if (this.packetLog) this.log(from, destDev, pkt, destDev ? "link down" : "no route to the destination GID");
+      const why = destDev ? "link down" : "no route to the destination GID";
+      if (this.packetLog) this.log(from, destDev, pkt, why);
+      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${from.name} could not send: ${why}`;
       this.recycle(pkt);
       return false;
     }
@@ -476,7 +479,11 @@ export class SimWorld {
       dev.qkeyViolCntr++;
     }
     if (this.packetLog) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, drop ?? undefined);
-    if (drop !== null || !qp) return;
+    if (drop !== null || !qp) {
+      // What the requester's retries will meet (its RETRY_EXC_ERR says so, sim/explain.ts).
+      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${dev.name} dropped its packets: ${drop}`;
+      return;
+    }
     dev.counters[CNT_RCVD_PKTS]++;
     if (pkt.mask & M_REQ) {
       if (!respondPlain(qp, pkt)) responder(qp, pkt);

@@ -13,8 +13,10 @@ export interface BackendInit {
   /** Which backend to start on; null: native when a device exists, else the simulator. */
   backend: BackendKind | null;
   seed?: number;
-  /** Where transcripts (one JSONL file per session) and lesson progress are written. */
+  /** Where transcripts (one JSONL file per session) and learner profiles (lessons/progress-file.ts) are written. */
   dataDir: string;
+  /** The learner profile whose progress and code are kept (default: "default"). */
+  profile?: string;
   /**
    * Set after a crash: the transcript the dead process was writing. The new process
    * re-opens it (never rewrites it), records that the backend died if the run had not

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { errorFromData, errorToData } from "../../verbs/errors.js";
 import type { VerbsBackend } from "../../verbs/backend.js";
 import { loadCourse, type Course } from "../../lessons/load.js";
-import { createJsonFileProgressStore } from "../../lessons/progress-file.js";
+import { openLearnerProfile } from "../../lessons/progress-file.js";
 import { evaluateChecks } from "../../lessons/checks.js";
 import { recordFromTranscript } from "../../lessons/record.js";
 import {
@@ -53,12 +53,11 @@ function named(name: string, message: string): Error {
   return e;
 }
 
-const LEARNER = "default";
 
 export function createBackendService(init: BackendInit, deps: ServiceDeps) {
   const transcriptsDir = join(init.dataDir, "transcripts");
   mkdirSync(transcriptsDir, { recursive: true });
-  const progress = createJsonFileProgressStore(join(init.dataDir, "progress.json"));
+  const profile = openLearnerProfile(init.dataDir, init.profile);
 
   let kind: BackendKind = "sim";
   let seed: number | undefined = init.seed;
@@ -304,16 +303,27 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     "lessons.progress.get": () => {
       const snapshots: Record<string, unknown> = {};
       for (const l of lessons().lessons) {
-        const snap = progress.load(LEARNER, l.id);
+        const snap = profile.progress.load(profile.name, l.id);
         if (snap !== undefined) snapshots[l.id] = snap;
       }
-      return { snapshots };
+      const { lessonId, code } = profile.workspace();
+      return { snapshots, lessonId: lessons().lessons.some((l) => l.id === lessonId) ? lessonId : null, code };
     },
     "lessons.progress.save": ({ lessonId, snapshot: snap }) => {
       if (!lessons().lessons.some((l) => l.id === lessonId))
         throw named("NoSuchLessonError", `there is no lesson "${lessonId}"`);
       if (typeof snap !== "object" || snap === null) throw new TypeError("snapshot must be an object");
-      progress.save(LEARNER, lessonId, snap as Parameters<typeof progress.save>[2]);
+      profile.progress.save(profile.name, lessonId, snap as Parameters<typeof profile.progress.save>[2]);
+      return { saved: true as const };
+    },
+    "lessons.place.save": ({ lessonId }) => {
+      if (!lessons().lessons.some((l) => l.id === lessonId))
+        throw named("NoSuchLessonError", `there is no lesson "${lessonId}"`);
+      profile.setLesson(lessonId);
+      return { saved: true as const };
+    },
+    "lessons.code.save": ({ key, code }) => {
+      profile.setCode(key, code);
       return { saved: true as const };
     },
     "transcript.get": ({ sinceSeq }) => {

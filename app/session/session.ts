@@ -29,6 +29,7 @@ import {
   type PredictContext,
 } from "../../state-machines/qp.js";
 import { createVerbsFacade } from "./facade.js";
+import { createLookout } from "./lookout.js";
 import { methodsWith, verbSpec } from "./verb-table.js";
 import { Gate } from "./step-gate.js";
 import {
@@ -45,6 +46,7 @@ import {
   type FieldChange,
   type Prediction,
   type QpSnapshot,
+  type SessionNotice,
   type StateMove,
   type TranscriptEvent,
   type TranscriptHeader,
@@ -128,6 +130,9 @@ export function createSession(options: SessionOptions): Session {
     ref: { $handle: ROOT_HANDLE, type: "verbs" },
     destroyed: false,
   });
+
+  // Failed completions explained, a hanging destroy refused, silent mistakes noticed (lookout.ts).
+  const lookout = createLookout({ entries: () => [...entries.values()], handleOf: (o) => handles.get(o) }, backend);
 
   const header: TranscriptHeader = {
     kind: "header",
@@ -384,6 +389,8 @@ export function createSession(options: SessionOptions): Session {
     let error: unknown;
     let failed = false;
     try {
+      const refusal = lookout.refuse(entry.type, handle, method);
+      if (refusal) throw refusal;
       result = await perform(entry, method, decoded);
     } catch (e) {
       failed = true;
@@ -398,10 +405,15 @@ export function createSession(options: SessionOptions): Session {
       if (spec.creates === "context") watch.opened(result as Context);
     }
     if (!failed && spec.destroys) entry.destroyed = true;
+    const notices: SessionNotice[] = failed ? [] : lookout.after(entry.type, handle, method, decoded, result);
 
-    const completions: { cq: number; wc: Wc }[] = [];
+    const completions: NonNullable<VerbEvent["completions"]> = [];
     if (!failed && entry.type === "cq" && (method === "poll" || method === "pollWait"))
-      for (const wc of result as Wc[]) completions.push({ cq: handle, wc });
+      for (const wc of result as Wc[]) {
+        const why = lookout.explain(handle, wc);
+        completions.push({ cq: handle, wc, ...(why && { why }) });
+        lookout.completed(handle, wc);
+      }
 
     // Snapshots after, the model's view, and state moves without a modify.
     const qps: QpSnapshot[] = [];
@@ -524,6 +536,7 @@ export function createSession(options: SessionOptions): Session {
       qps,
       ...(moves.length && { moves }),
       ...(completions.length && { completions }),
+      ...(notices.length && { notices }),
       ...(counters.length && { counters }),
     };
     append(event);

@@ -10,6 +10,7 @@ import type { ErrorData } from "../../verbs/errors.js";
 import type { Pitfall } from "../../state-machines/qp.js";
 import type { QpAttr, Wc } from "../../verbs/types.js";
 import { MAX_DEPTH, nestingDepth, type HandleType, type Ref, type WireValue } from "./wire.js";
+import type { WcWhy } from "./explain-wc.js";
 
 export const TRANSCRIPT_SCHEMA = "verbslab.transcript";
 export const TRANSCRIPT_VERSION = 1;
@@ -76,6 +77,17 @@ export interface StateMove {
   cause: string;
 }
 
+/**
+ * A beginner mistake the session saw pass silently (the call succeeded): shown to the learner.
+ * `cq_rounded_up`: more WRs can complete into a CQ than its requested cqe, and no more than the
+ * cqe rxe rounded it up to (the rounding hides the mistake); `read_before_poll`: an MR read of bytes an RDMA
+ * READ/WRITE or atomic in flight changes, before its completion was polled.
+ */
+export interface SessionNotice {
+  id: "cq_rounded_up" | "read_before_poll";
+  text: string;
+}
+
 export interface VerbEvent {
   kind: "verb";
   seq: number;
@@ -98,8 +110,13 @@ export interface VerbEvent {
   check?: Check;
   qps: QpSnapshot[];
   moves?: StateMove[];
-  /** Completions the call returned (poll, pollWait), with the CQ they came from. */
-  completions?: { cq: number; wc: Wc }[];
+  /**
+   * Completions the call returned (poll, pollWait), with the CQ they came from; a failed one with
+   * why, when the app knows (the simulator's exact reason, or one inferred from both sides' objects).
+   */
+  completions?: { cq: number; wc: Wc; why?: WcWhy }[];
+  /** Beginner mistakes this call passed silently. */
+  notices?: SessionNotice[];
   /** Hardware counter deltas over the call, per context, only the non-zero ones. */
   counters?: { context: number; delta: Record<string, number> }[];
 }

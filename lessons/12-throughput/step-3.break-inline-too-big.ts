@@ -44,7 +44,7 @@ export default async function main(verbs: Verbs) {
 
   // Small messages go inline: the payload is copied into the work request itself, so the buffer
   // needs no registration and the adapter skips one DMA read. sg_list names plain bytes here.
-  const note = await pd.regMr(64, IBV_ACCESS_LOCAL_WRITE);
+  const note = await pd.regMr(128, IBV_ACCESS_LOCAL_WRITE); // room for a longer message
   for (let i = 0; i < 32; i++) {
     await note.write(0, `msg ${i}`);
     await a.postSend({

@@ -5,6 +5,7 @@
  * GIDs are taken from the program's own objects (symbols.ts), since they differ per run.
  * Build: cc prog.c -libverbs -o prog
  */
+import { isUnackedEventsRefusal } from "../../../verbs/cq-events.js";
 import {
   flagNames,
   ibv_access_flags,
@@ -543,6 +544,12 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
       w.line(`ibv_ack_cq_events(${self}, ${n(args[0])});`);
       return;
     case "cq.destroy":
+      if (isUnackedEventsRefusal(e.error)) {
+        // The real call would destroy the CQ and then wait for ever for the acknowledgements.
+        w.line(`/* Not called: VerbsLab refused it (${comment(e.error?.reason ?? "")}). */`);
+        w.line(`report(${step}, EBUSY);`);
+        return;
+      }
       w.line(`report(${step}, ibv_destroy_cq(${self}));`);
       return;
     case "channel.getCqEvent": {
