@@ -49,6 +49,9 @@ describe("ErrorData", () => {
     const r = errorFromData(throughJson(errorToData(new RangeError("cqe out of range"))));
     expect(r).toBeInstanceOf(RangeError);
     expect(r.message).toBe("cqe out of range");
+    const coded = errorFromData({ name: "RangeError", message: "too big", code: "ERR_OUT_OF_RANGE" });
+    expect(coded).toBeInstanceOf(RangeError);
+    expect((coded as Error & { code?: string }).code).toBe("ERR_OUT_OF_RANGE");
   });
 
   it("keeps the name and fields of other errors", () => {

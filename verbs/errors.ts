@@ -122,21 +122,24 @@ export function errorToData(err: unknown): ErrorData {
 /**
  * The error ErrorData describes: a real VerbsError for a failed verb (so `err.code` and
  * `instanceof VerbsError` work in learner code), a TypeError or RangeError as such, and
- * otherwise an Error with the same name, message and fields.
+ * otherwise an Error with the same name; each keeps the message and the other fields.
  */
 export function errorFromData(data: ErrorData): Error {
+  let e: Error;
   if (data.name === "VerbsError" && typeof data.verb === "string" && typeof data.errno === "number") {
-    return new VerbsError(data.verb, data.errno, {
+    e = new VerbsError(data.verb, data.errno, {
       ...(data.reason !== undefined && { reason: data.reason }),
       ...(data.attribute !== undefined && { attribute: data.attribute }),
       ...(data.badWrIndex !== undefined && { badWrIndex: data.badWrIndex }),
     });
+  } else if (data.name === "TypeError") e = new TypeError(data.message);
+  else if (data.name === "RangeError") e = new RangeError(data.message);
+  else {
+    e = new Error(data.message);
+    e.name = data.name;
   }
-  if (data.name === "TypeError") return new TypeError(data.message);
-  if (data.name === "RangeError") return new RangeError(data.message);
-  const e = new Error(data.message);
-  e.name = data.name;
+  // Every other field the data carries is kept (a field added to FIELDS survives the trip).
   const fields = e as unknown as Record<string, unknown>;
-  for (const [k, type] of FIELDS) if (k !== "message" && typeof data[k] === type) fields[k] = data[k];
+  for (const [k, type] of FIELDS) if (!(k in e) && typeof data[k] === type) fields[k] = data[k];
   return e;
 }

@@ -53,7 +53,6 @@ function named(name: string, message: string): Error {
   return e;
 }
 
-
 export function createBackendService(init: BackendInit, deps: ServiceDeps) {
   const transcriptsDir = join(init.dataDir, "transcripts");
   mkdirSync(transcriptsDir, { recursive: true });

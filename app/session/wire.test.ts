@@ -26,6 +26,14 @@ describe("the wire codec", () => {
     expect(() => decodeValue({ $bytes: "0g" })).toThrow(TypeError);
   });
 
+  it("keeps only the first maxBytes of a long value, with its whole length; the rest decode as zeros", () => {
+    const w = encodeValue(new Uint8Array([1, 2, 3, 4]), undefined, 2);
+    expect(w).toEqual({ $bytes: "0102", $length: 4 });
+    expect(decodeValue(w)).toEqual(new Uint8Array([1, 2, 0, 0]));
+    // A recorded (already encoded) cut value inside a bridge message stays as recorded.
+    expect(roundTrip({ $bytes: "0102", $length: 4 })).toEqual({ $bytes: "0102", $length: 4 });
+  });
+
   it("reads old transcripts' values: { $bigint } and { $bytes } as they are on disk", () => {
     expect(decodeValue(JSON.parse('[{"$bigint":"5"},{"$bytes":"0a0b"},{"qp_state":1}]'))).toEqual([
       5n,
