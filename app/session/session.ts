@@ -17,7 +17,7 @@ import {
   ibv_wc_status,
   nameOf,
 } from "../../verbs/constants.js";
-import { errorToData, VerbsError } from "../../verbs/errors.js";
+import { errorToData } from "../../verbs/errors.js";
 import type { Context, Cq, Mr, Qp, VerbsBackend } from "../../verbs/backend.js";
 import type { QpAttr, QpAttrInput, SendWr, Wc } from "../../verbs/types.js";
 import {
@@ -30,6 +30,7 @@ import {
 } from "../../state-machines/qp.js";
 import { createVerbsFacade } from "./facade.js";
 import { createLookout } from "./lookout.js";
+import { checkPrediction } from "./prediction-check.js";
 import { methodsWith, verbSpec } from "./verb-table.js";
 import { Gate } from "./step-gate.js";
 import {
@@ -42,7 +43,6 @@ import {
 import {
   TRANSCRIPT_SCHEMA,
   TRANSCRIPT_VERSION,
-  type Check,
   type FieldChange,
   type Prediction,
   type QpSnapshot,
@@ -345,11 +345,6 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
-  function describe(outcome: string, from: number, to: number, reason?: string): string {
-    if (outcome === "ok") return from === to ? `stays ${qpStateName(to)}` : `${qpStateName(from)} → ${qpStateName(to)}`;
-    return `${outcome}${reason ? `: ${reason}` : ""}`;
-  }
-
   async function call(handle: number, method: string, args: unknown[]): Promise<unknown> {
     const entry = entries.get(handle);
     if (!entry) throw new TypeError(`no object with handle ${String(handle)} in this session`);
@@ -416,99 +411,19 @@ export function createSession(options: SessionOptions): Session {
       }
 
     // Snapshots after, the model's view, and state moves without a modify.
-    const qps: QpSnapshot[] = [];
-    const moves: StateMove[] = [];
-    let check: Check | undefined;
-    if (snapshots) {
-      for (const e of [...entries.values()].filter((x) => x.type === "qp")) {
-        const had = qpsBefore.has(e.handle);
-        if (!had && !created.some((r) => r.$handle === e.handle)) continue;
-        const qp = e.obj as Qp;
-        const before = had ? qpsBefore.get(e.handle)! : null;
-        const after = e.destroyed ? null : safeQuery(qp);
-        // A QP created or destroyed by this call has no field-by-field diff: its snapshot says it all.
-        const changes = before && after ? diffFields(before, after) : [];
-        if (changes.length || e.handle === handle || !before !== !after)
-          qps.push({ qp: e.handle, qp_num: qp.qp_num, before, after, changes });
-        if (!after || !e.model) continue;
-        const modelBefore = modelState(e);
-        if (e.handle === handle && method === "modify") {
-          const [attr, mask] = decoded as [QpAttrInput, number];
-          if (!failed) {
-            try {
-              e.model.send({
-                type: "MODIFY",
-                attr: attr ?? {},
-                mask: mask ?? 0,
-                context: predictionContext(e, attr ?? {}),
-              });
-            } catch {
-              // The backend took attributes the model cannot read: OBSERVED below syncs it to the QP.
-            }
-          }
-        } else if (after.qp_state !== modelBefore) {
-          const bad = completions.find(
-            (c) => c.wc.qp_num === qp.qp_num && c.wc.status !== IBV_WC_SUCCESS && c.wc.status !== IBV_WC_WR_FLUSH_ERR,
-          );
-          if (bad && after.qp_state === IBV_QPS_ERR) {
-            e.model.send({ type: "COMPLETION_ERROR", status: bad.wc.status });
-            moves.push({
-              qp: e.handle,
-              qp_num: qp.qp_num,
-              from: modelBefore,
-              to: after.qp_state,
-              cause: `a completion with status ${bad.wc.status} (${wcStatusName(bad.wc.status)})`,
-            });
-          } else {
-            moves.push({
-              qp: e.handle,
-              qp_num: qp.qp_num,
-              from: modelBefore,
-              to: after.qp_state,
-              cause:
-                after.qp_state === IBV_QPS_ERR
-                  ? "an error on the wire (its completions say which when polled)"
-                  : "unexplained: the backend moved the QP without a modify",
-            });
-          }
-        }
-        const modelNow = modelState(e);
-        if (modelNow !== after.qp_state) e.model.send({ type: "OBSERVED", state: after.qp_state });
-        e.observed = after.qp_state;
-      }
-    }
+    const { qps, moves } = snapshots
+      ? observeQps({ handle, method, decoded, failed, created, qpsBefore, completions })
+      : { qps: [], moves: [] };
 
-    if (prediction) {
-      const entryQp = entry.obj as Qp;
-      const after = entry.destroyed ? null : safeQuery(entryQp);
-      const from = qpsBefore.get(handle)?.qp_state ?? prediction.state;
-      // For modify the outcome is a state; for posts, only whether the call is accepted.
-      const expected =
-        method !== "modify" && prediction.outcome === "ok"
-          ? "the call succeeds"
-          : describe(prediction.outcome, from, prediction.state, prediction.reason);
-      if (failed) {
-        const code = error instanceof VerbsError ? error.code : ((error as Error)?.name ?? "Error");
-        check = {
-          agree: prediction.outcome === code,
-          expected,
-          actual: `${code}${error instanceof VerbsError && error.reason ? `: ${error.reason}` : ""}`,
-        };
-      } else {
-        const actualState = after?.qp_state ?? prediction.state;
-        const agree = prediction.outcome === "ok" && (method !== "modify" || actualState === prediction.state);
-        check = {
-          agree,
-          expected,
-          actual: method === "modify" ? describe("ok", from, actualState) : "the call succeeded",
-        };
-      }
-      if (!check.agree)
-        check.note =
-          prediction.outcome === "ok"
-            ? "the model expected this call to succeed: the backend knows something the model does not"
-            : "the model expected this call to fail: the backend accepted something the model refuses";
-    }
+    const check = prediction
+      ? checkPrediction(prediction, {
+          method,
+          from: qpsBefore.get(handle)?.qp_state ?? prediction.state,
+          after: entry.destroyed ? undefined : safeQuery(entry.obj as Qp)?.qp_state,
+          failed,
+          error,
+        })
+      : undefined;
 
     const counters = TRAFFIC.has(method)
       ? watch.changes(
@@ -542,6 +457,82 @@ export function createSession(options: SessionOptions): Session {
     append(event);
     if (failed) throw error;
     return withProps(result, created);
+  }
+
+  /**
+   * After a call: each QP's query against its query before (the snapshot, with the fields
+   * that changed), the QP model told what happened (the modify it saw, an error completion,
+   * or else the state observed), and each state move the learner did not ask for.
+   */
+  function observeQps(c: {
+    handle: number;
+    method: string;
+    decoded: unknown[];
+    failed: boolean;
+    created: Ref[];
+    qpsBefore: Map<number, QpAttr | null>;
+    completions: NonNullable<VerbEvent["completions"]>;
+  }): { qps: QpSnapshot[]; moves: StateMove[] } {
+    const { handle, method, decoded, failed, created, qpsBefore, completions } = c;
+    const qps: QpSnapshot[] = [];
+    const moves: StateMove[] = [];
+    for (const e of [...entries.values()].filter((x) => x.type === "qp")) {
+      const had = qpsBefore.has(e.handle);
+      if (!had && !created.some((r) => r.$handle === e.handle)) continue;
+      const qp = e.obj as Qp;
+      const before = had ? qpsBefore.get(e.handle)! : null;
+      const after = e.destroyed ? null : safeQuery(qp);
+      // A QP created or destroyed by this call has no field-by-field diff: its snapshot says it all.
+      const changes = before && after ? diffFields(before, after) : [];
+      if (changes.length || e.handle === handle || !before !== !after)
+        qps.push({ qp: e.handle, qp_num: qp.qp_num, before, after, changes });
+      if (!after || !e.model) continue;
+      const modelBefore = modelState(e);
+      if (e.handle === handle && method === "modify") {
+        const [attr, mask] = decoded as [QpAttrInput, number];
+        if (!failed) {
+          try {
+            e.model.send({
+              type: "MODIFY",
+              attr: attr ?? {},
+              mask: mask ?? 0,
+              context: predictionContext(e, attr ?? {}),
+            });
+          } catch {
+            // The backend took attributes the model cannot read: OBSERVED below syncs it to the QP.
+          }
+        }
+      } else if (after.qp_state !== modelBefore) {
+        const bad = completions.find(
+          (c) => c.wc.qp_num === qp.qp_num && c.wc.status !== IBV_WC_SUCCESS && c.wc.status !== IBV_WC_WR_FLUSH_ERR,
+        );
+        if (bad && after.qp_state === IBV_QPS_ERR) {
+          e.model.send({ type: "COMPLETION_ERROR", status: bad.wc.status });
+          moves.push({
+            qp: e.handle,
+            qp_num: qp.qp_num,
+            from: modelBefore,
+            to: after.qp_state,
+            cause: `a completion with status ${bad.wc.status} (${wcStatusName(bad.wc.status)})`,
+          });
+        } else {
+          moves.push({
+            qp: e.handle,
+            qp_num: qp.qp_num,
+            from: modelBefore,
+            to: after.qp_state,
+            cause:
+              after.qp_state === IBV_QPS_ERR
+                ? "an error on the wire (its completions say which when polled)"
+                : "unexplained: the backend moved the QP without a modify",
+          });
+        }
+      }
+      const modelNow = modelState(e);
+      if (modelNow !== after.qp_state) e.model.send({ type: "OBSERVED", state: after.qp_state });
+      e.observed = after.qp_state;
+    }
+    return { qps, moves };
   }
 
   /** The result as it leaves the session: created objects as refs with props, known ones bare. */
