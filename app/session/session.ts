@@ -8,7 +8,7 @@
  * Objects are named by handles (numbers, in creation order, so a replay of the same calls
  * gives the same handles). Handle 0 is the backend.
  */
-import { createActor, type Actor } from "xstate";
+import { createActor } from "xstate";
 import {
   IBV_QPS_ERR,
   IBV_QPS_RTS,
@@ -18,7 +18,7 @@ import {
   nameOf,
 } from "../../verbs/constants.js";
 import { errorToData } from "../../verbs/errors.js";
-import type { Context, Cq, Mr, Qp, VerbsBackend } from "../../verbs/backend.js";
+import type { Context, Mr, Qp } from "../../verbs/backend.js";
 import type { QpAttr, QpAttrInput, SendWr, Wc } from "../../verbs/types.js";
 import {
   predictModify,
@@ -29,6 +29,7 @@ import {
   type PredictContext,
 } from "../../state-machines/qp.js";
 import { createVerbsFacade } from "./facade.js";
+import { createHandles, type Entry } from "./handles.js";
 import { createLookout } from "./lookout.js";
 import { checkPrediction } from "./prediction-check.js";
 import { methodsWith, verbSpec } from "./verb-table.js";
@@ -52,32 +53,11 @@ import {
   type TranscriptHeader,
   type VerbEvent,
 } from "./transcript.js";
-import {
-  encodeValue,
-  EVENT_BYTES_MAX,
-  isRef,
-  mapRefs,
-  ROOT_HANDLE,
-  type HandleType,
-  type Ref,
-  type WireValue,
-} from "./wire.js";
+import { encodeValue, EVENT_BYTES_MAX, type HandleType, type Ref } from "./wire.js";
 import { counterWatch } from "./counter-watch.js";
 
 /** Calls after which traffic may have moved: counters are read after them (counter-watch.ts; from the one table). */
 const TRAFFIC = methodsWith("traffic");
-
-interface Entry {
-  handle: number;
-  type: HandleType;
-  obj: unknown;
-  /** The ref with its read-only props, as handed out at creation. */
-  ref: Ref;
-  destroyed: boolean;
-  /** For contexts: where its counters came from; for QPs: the model. */
-  model?: Actor<typeof qpMachine>;
-  observed?: number;
-}
 
 /** The fields of two query results that differ, by dotted path. */
 export function diffFields(before: unknown, after: unknown, path = ""): FieldChange[] {
@@ -115,24 +95,16 @@ export function createSession(options: SessionOptions): Session {
   const { backend, sink } = options;
   const wall = options.wallClock ?? (() => (typeof performance !== "undefined" ? performance.now() : Date.now()));
   const gate = new Gate(options.step ?? false);
-  const entries = new Map<number, Entry>();
+  // Every object this session handed out, by handle (handles.ts).
+  const registry = createHandles(backend);
+  const { toRef } = registry;
   const watch = counterWatch();
-  const handles = new Map<unknown, number>();
   const events: TranscriptEvent[] = [];
   const listeners = new Set<(e: TranscriptEvent) => void>();
-  let nextHandle = 1;
   let ended = false;
 
-  entries.set(ROOT_HANDLE, {
-    handle: ROOT_HANDLE,
-    type: "verbs",
-    obj: backend,
-    ref: { $handle: ROOT_HANDLE, type: "verbs" },
-    destroyed: false,
-  });
-
   // Failed completions explained, a hanging destroy refused, silent mistakes noticed (lookout.ts).
-  const lookout = createLookout({ entries: () => [...entries.values()], handleOf: (o) => handles.get(o) }, backend);
+  const lookout = createLookout({ entries: registry.all, handleOf: registry.handleOf }, backend);
 
   const header: TranscriptHeader = {
     kind: "header",
@@ -151,79 +123,15 @@ export function createSession(options: SessionOptions): Session {
     for (const l of listeners) l(e);
   }
 
-  /** A contract object (or an incoming ref) to its bare ref, handle and type, as the transcript records it. */
-  const toRef = (o: object): Ref | undefined => {
-    if (isRef(o)) return { $handle: o.$handle, type: o.type };
-    const h = handles.get(o);
-    return h === undefined ? undefined : { $handle: h, type: entries.get(h)!.type };
-  };
-
+  /** Registers an object the backend created; a new QP gets its model. */
   function register(obj: object, type: HandleType): Ref {
-    const known = handles.get(obj);
-    if (known !== undefined) return entries.get(known)!.ref;
-    const handle = nextHandle++;
-    const ref: Ref = { $handle: handle, type, props: propsOf(obj, type) };
-    const entry: Entry = { handle, type, obj, ref, destroyed: false };
-    if (type === "qp") {
+    const { entry, fresh } = registry.register(obj, type);
+    if (fresh && type === "qp") {
       const qp = obj as Qp;
       entry.model = createActor(qpMachine, { input: { qp_type: qp.qp_type } }).start();
       entry.observed = safeQuery(qp)?.qp_state ?? 0;
     }
-    entries.set(handle, entry);
-    handles.set(obj, handle);
-    return ref;
-  }
-
-  function propsOf(obj: object, type: HandleType): { [key: string]: WireValue } {
-    const enc = (v: unknown) => encodeValue(v, toRef);
-    switch (type) {
-      case "context": {
-        const ctx = obj as Context;
-        let gids: unknown = [];
-        try {
-          gids = ctx.queryGidTable();
-        } catch {
-          // A context that cannot list its GIDs still works; exports then use index numbers.
-        }
-        return { device: enc(ctx.device), gids: enc(gids) };
-      }
-      case "pd":
-        return { context: enc((obj as { context: object }).context) };
-      case "mr": {
-        const mr = obj as Mr;
-        return {
-          pd: enc(mr.pd),
-          addr: mr.addr,
-          length: mr.length,
-          lkey: mr.lkey,
-          rkey: mr.rkey,
-          access: mr.access,
-        };
-      }
-      case "cq": {
-        const cq = obj as Cq;
-        return {
-          context: enc(cq.context),
-          cqe: cq.cqe,
-          ...(cq.cq_context !== undefined && { cq_context: enc(cq.cq_context) }),
-        };
-      }
-      case "qp": {
-        const qp = obj as Qp;
-        return {
-          pd: enc(qp.pd),
-          qp_num: qp.qp_num,
-          qp_type: qp.qp_type,
-          send_cq: enc(qp.send_cq),
-          recv_cq: enc(qp.recv_cq),
-          cap: enc(qp.cap),
-        };
-      }
-      case "ah":
-        return { pd: enc((obj as { pd: object }).pd) };
-      default:
-        return {};
-    }
+    return entry.ref;
   }
 
   function safeQuery(qp: Qp): QpAttr | null {
@@ -237,23 +145,7 @@ export function createSession(options: SessionOptions): Session {
   // Microsecond precision is all a clock here means (and keeps float noise out of transcripts).
   const nowMs = () => Math.round(backend.now() * 1000) / 1000;
 
-  const liveQps = () => [...entries.values()].filter((e) => e.type === "qp" && !e.destroyed);
-
-  /** Turns incoming plain data (refs for objects) into what the backend takes. */
-  function decodeArgs(args: unknown[]): unknown[] {
-    return args.map((a) =>
-      mapRefs(a, (o) => {
-        if (!isRef(o)) {
-          if ("$handle" in o)
-            throw new TypeError(`${JSON.stringify(o.$handle)} is not an object handle (handles are numbers)`);
-          return undefined;
-        }
-        const e = entries.get(o.$handle);
-        if (!e) throw new TypeError(`no object with handle ${String(o.$handle)} in this session`);
-        return e.obj;
-      }),
-    );
-  }
+  const liveQps = () => registry.all().filter((e) => e.type === "qp" && !e.destroyed);
 
   function predictionContext(qpEntry: Entry, attr: QpAttrInput): PredictContext {
     const qp = qpEntry.obj as Qp;
@@ -346,7 +238,7 @@ export function createSession(options: SessionOptions): Session {
   }
 
   async function call(handle: number, method: string, args: unknown[]): Promise<unknown> {
-    const entry = entries.get(handle);
+    const entry = registry.get(handle);
     if (!entry) throw new TypeError(`no object with handle ${String(handle)} in this session`);
     const spec = verbSpec(entry.type, method);
     if (!spec) throw new TypeError(`${entry.type} has no method ${JSON.stringify(String(method))}`);
@@ -367,7 +259,7 @@ export function createSession(options: SessionOptions): Session {
     if (method === "regMr" && isZeroed(args[0]))
       wireArgs[0] = (args[0] as ArrayBufferLike | ArrayBufferView).byteLength;
     const targetRef = { $handle: handle, type: entry.type };
-    const decoded = decodeArgs(args);
+    const decoded = registry.decodeArgs(args);
     const prediction = safePredict(entry, method, decoded);
 
     if (!spec.ungated) {
@@ -427,7 +319,8 @@ export function createSession(options: SessionOptions): Session {
 
     const counters = TRAFFIC.has(method)
       ? watch.changes(
-          [...entries.values()]
+          registry
+            .all()
             .filter((e) => e.type === "context" && !e.destroyed)
             .map((e) => ({ handle: e.handle, ctx: e.obj as Context })),
         )
@@ -456,7 +349,7 @@ export function createSession(options: SessionOptions): Session {
     };
     append(event);
     if (failed) throw error;
-    return withProps(result, created);
+    return registry.withProps(result, created);
   }
 
   /**
@@ -476,7 +369,7 @@ export function createSession(options: SessionOptions): Session {
     const { handle, method, decoded, failed, created, qpsBefore, completions } = c;
     const qps: QpSnapshot[] = [];
     const moves: StateMove[] = [];
-    for (const e of [...entries.values()].filter((x) => x.type === "qp")) {
+    for (const e of registry.all().filter((x) => x.type === "qp")) {
       const had = qpsBefore.has(e.handle);
       if (!had && !created.some((r) => r.$handle === e.handle)) continue;
       const qp = e.obj as Qp;
@@ -533,15 +426,6 @@ export function createSession(options: SessionOptions): Session {
       e.observed = after.qp_state;
     }
     return { qps, moves };
-  }
-
-  /** The result as it leaves the session: created objects as refs with props, known ones bare. */
-  function withProps(result: unknown, created: Ref[]): unknown {
-    return mapRefs(result, (o) => {
-      const h = handles.get(o);
-      if (h === undefined) return undefined;
-      return created.find((r) => r.$handle === h) ?? entries.get(h)!.ref;
-    });
   }
 
   async function perform(entry: Entry, method: string, args: unknown[]): Promise<unknown> {
@@ -626,7 +510,8 @@ export function createSession(options: SessionOptions): Session {
       }));
     },
     mrBytes(max = 4096) {
-      return [...entries.values()]
+      return registry
+        .all()
         .filter((e) => e.type === "mr" && !e.destroyed)
         .map((e) => {
           const mr = e.obj as Mr;
@@ -635,7 +520,7 @@ export function createSession(options: SessionOptions): Session {
     },
     counters() {
       const out: { handle: number; device: string; counters: Record<string, number> }[] = [];
-      for (const e of entries.values()) {
+      for (const e of registry.all()) {
         if (e.type !== "context" || e.destroyed) continue;
         const ctx = e.obj as Context;
         try {
@@ -660,7 +545,7 @@ export function createSession(options: SessionOptions): Session {
     end,
     log,
   };
-  const liveQpsAll = () => [...entries.values()].filter((e) => e.type === "qp");
+  const liveQpsAll = () => registry.all().filter((e) => e.type === "qp");
   (session as { verbs: unknown }).verbs = createVerbsFacade(session, backend.kind);
   return session;
 }
