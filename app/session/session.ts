@@ -44,6 +44,7 @@ import {
   type ErrorJson,
   type FieldChange,
   type Prediction,
+  type SourceSite,
   type QpSnapshot,
   type StateMove,
   type TranscriptEvent,
@@ -396,7 +397,12 @@ export function createSession(options: SessionOptions): Session {
     return `${outcome}${reason ? `: ${reason}` : ""}`;
   }
 
-  async function call(target: number | string | null, method: string, args: unknown[]): Promise<unknown> {
+  async function call(
+    target: number | string | null,
+    method: string,
+    args: unknown[],
+    source?: SourceSite,
+  ): Promise<unknown> {
     const handle = handleNumber(target);
     const entry = entries.get(handle);
     if (!entry) throw new TypeError(`no object with handle ${String(target)} in this session`);
@@ -406,7 +412,7 @@ export function createSession(options: SessionOptions): Session {
 
     if (method === "log") {
       const message = args.map((a) => (typeof a === "string" ? a : JSON.stringify(encodeValue(a, toRef)))).join(" ");
-      log(message);
+      log(message, source);
       return null;
     }
     if (method === "now") return backend.now();
@@ -422,7 +428,15 @@ export function createSession(options: SessionOptions): Session {
     const prediction = predict(entry, method, decoded);
 
     if (!UNGATED.has(method)) {
-      const pending: PendingCall = { seq, verb, target: targetRef, method, args: wireArgs };
+      const pending: PendingCall = {
+        seq,
+        verb,
+        target: targetRef,
+        method,
+        args: wireArgs,
+        ...(prediction && { prediction }),
+        ...(source && { source }),
+      };
       await gate.enter(pending);
     }
 
@@ -586,6 +600,7 @@ export function createSession(options: SessionOptions): Session {
       ...(created.length && { created }),
       ...(prediction && { prediction }),
       ...(check && { check }),
+      ...(source && { source }),
       qps,
       ...(moves.length && { moves }),
       ...(completions.length && { completions }),
@@ -647,8 +662,8 @@ export function createSession(options: SessionOptions): Session {
     return null;
   }
 
-  function log(message: string): void {
-    append({ kind: "log", seq: events.length + 1, clock: nowMs(), message });
+  function log(message: string, source?: SourceSite): void {
+    append({ kind: "log", seq: events.length + 1, clock: nowMs(), message, ...(source && { source }) });
     options.onLog?.(message);
   }
 

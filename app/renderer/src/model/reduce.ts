@@ -7,7 +7,6 @@
 import type { GateState, StateSnapshot } from "../../../bridge/contract.js";
 import type { Ref, WireValue } from "../../../session/wire.js";
 import type { TranscriptEvent, VerbEvent } from "../../../session/transcript.js";
-import { predictModify } from "../../../../state-machines/qp.js";
 import {
   flagNames,
   ibv_qp_attr_mask,
@@ -20,7 +19,7 @@ import type { QpAttr, QpAttrInput, QpCap, Wc } from "../../../../verbs/types.js"
 import { changedOffsets } from "./hexdump.js";
 import { buildTimeline } from "./timeline.js";
 import { stateName } from "./format.js";
-import type { CounterView, DeviceView, LabView, Prediction, QpView, SweepPoint, TranscriptRow } from "./view.js";
+import type { CounterView, DeviceView, LabView, QpView, SweepPoint, TranscriptRow } from "./view.js";
 import { emptyView } from "./view.js";
 
 export interface ViewInputs {
@@ -437,15 +436,8 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
     const state = attr?.qp_state ?? model?.observed ?? ibv_qp_state.IBV_QPS_RESET;
     const sendCq = refHandle(o.props.send_cq);
     const recvCq = refHandle(o.props.recv_cq);
-    let prediction: Prediction | undefined;
-    if (pending && pending.target.$handle === o.handle && pending.method === "modify") {
-      const [a, mask] = pending.args as [QpAttrInput, number];
-      const p = predictModify(qpType, state, a ?? {}, Number(mask ?? 0), {
-        qp_num: qpNum,
-        known_qpns: qpObjs.map((x) => Number(x.props.qp_num)),
-      });
-      prediction = p.ok ? { to: p.to } : { errno: p.code, reason: p.reason, missing: p.missing };
-    }
+    // The session's own prediction, made before the gate with the port and GID facts it has.
+    const prediction = pending?.target.$handle === o.handle ? pending.prediction : undefined;
     let failedTransition: QpView["failedTransition"];
     if (lastVerb?.error && lastVerb.method === "modify" && lastVerb.target.$handle === o.handle) {
       const [a, mask] = lastVerb.args as [QpAttrInput | null, number];

@@ -3,16 +3,7 @@
  * Components take slices of this as props, so each can be rendered and tested alone.
  */
 import type { QpQuery, Wc } from "../../../../verbs/types.js";
-
-/** The QP model's word before a modify: where the QP should end up, or why it should fail. */
-export interface Prediction {
-  /** The predicted state after the call (absent when an error is predicted). */
-  to?: number;
-  /** The predicted errno name when the call should fail. */
-  errno?: string;
-  reason?: string;
-  missing?: string[];
-}
+import type { Prediction } from "../../../session/transcript.js";
 
 export interface TransitionTaken {
   from: number;
@@ -35,7 +26,7 @@ export interface QpView {
   lastTransition?: TransitionTaken;
   /** The last verb was a modify of this QP that failed: the transition it attempted. */
   failedTransition?: { from: number; to: number; code: string; attribute?: string };
-  /** The prediction for the verb the session is paused before, when it touches this QP. */
+  /** The session's prediction for the verb it is paused before, when that verb is on this QP. */
   pending?: Prediction;
   /** Where the model and the device disagreed last, in words. */
   divergence?: string;

@@ -35,8 +35,8 @@ export const Inspector = memo(function Inspector({ view, focus }: { view: LabVie
           QP state machine
           {f?.divergence && <span className="badge bad">diverged</span>}
           {f?.pending && (
-            <span className={`badge ${f.pending.to === undefined ? "bad" : ""}`} data-testid="prediction">
-              {f.pending.to === undefined ? `predicts ${f.pending.errno}` : "prediction shown"}
+            <span className={`badge ${f.pending.outcome !== "ok" ? "bad" : ""}`} data-testid="prediction">
+              {f.pending.outcome !== "ok" ? `predicts ${f.pending.outcome}` : "prediction shown"}
             </span>
           )}
         </h2>

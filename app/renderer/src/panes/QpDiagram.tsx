@@ -15,8 +15,8 @@ const label = (qp: QpView) => `QP ${qp.qp_num}`;
 export function QpDiagram({ qps, focus }: QpDiagramProps) {
   const f = qps.find((q) => q.handle === focus) ?? qps[qps.length - 1];
   const taken = f?.lastTransition;
-  const predictedTo = f?.pending?.to;
-  const predictedError = f?.pending && f.pending.to === undefined;
+  const predictedTo = f?.pending?.outcome === "ok" ? f.pending.state : undefined;
+  const predictedError = f?.pending && f.pending.outcome !== "ok";
   const divergedAt = f?.divergence ? f.state : undefined;
   const failed = f?.failedTransition;
   const failedEdge = failed && EDGES.find((e) => e.from === failed.from && e.to === failed.to);
@@ -119,7 +119,7 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
       )}
       {f && predictedError && (
         <text x={255} y={195} textAnchor="middle" className="predicted-error" fill="#c92a2a" fontSize={11}>
-          predicted: {f.pending?.errno} — {f.pending?.reason}
+          predicted: {f.pending?.outcome} — {f.pending?.reason}
         </text>
       )}
     </svg>

@@ -31,7 +31,7 @@ describe("QpDiagram", () => {
     const qp = qpView(17, {
       state: IBV_QPS_INIT,
       lastTransition: { from: IBV_QPS_RESET, to: IBV_QPS_INIT, seq: 4 },
-      pending: { to: IBV_QPS_RTR },
+      pending: { qp: 1, outcome: "ok", state: IBV_QPS_RTR, warnings: [] },
     });
     const s = html(<QpDiagram qps={[qp]} focus="qp17" />);
     expect(s).toMatch(/class="node state-INIT current"/);
@@ -59,9 +59,12 @@ describe("QpDiagram", () => {
     const qp = qpView(17, {
       state: IBV_QPS_INIT,
       pending: {
-        errno: "EINVAL",
+        qp: 1,
+        outcome: "EINVAL",
+        state: IBV_QPS_INIT,
         reason: "INIT → RTR needs …; missing: IBV_QP_DEST_QPN",
-        missing: ["IBV_QP_DEST_QPN"],
+        attribute: "IBV_QP_DEST_QPN",
+        warnings: [],
       },
     });
     expect(html(<QpDiagram qps={[qp]} />)).toContain("predicted: EINVAL");
