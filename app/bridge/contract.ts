@@ -85,6 +85,9 @@ export interface BridgeErrorData {
   path?: string;
   /** Learner-code stack (line numbers into the editor), when known. */
   stack?: string;
+  /** The line and column of main.ts the error came from (the verb's call, or the throw), when known. */
+  line?: number;
+  column?: number;
 }
 
 /** The step gate, as the session reports it. */
@@ -480,7 +483,8 @@ export function errorData(err: unknown): BridgeErrorData {
     };
     for (const k of ["code", "verb", "reason", "attribute", "path", "stack"] as const)
       if (typeof e[k] === "string") out[k] = e[k] as string;
-    for (const k of ["errno", "badWrIndex"] as const) if (typeof e[k] === "number") out[k] = e[k] as number;
+    for (const k of ["errno", "badWrIndex", "line", "column"] as const)
+      if (typeof e[k] === "number") out[k] = e[k] as number;
     return out;
   }
   return { name: "Error", message: String(err) };

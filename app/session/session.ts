@@ -135,8 +135,8 @@ interface Entry {
 }
 
 function errorJson(e: unknown): ErrorJson {
-  if (e instanceof VerbsError) return e.toJSON();
-  if (e instanceof Error) return { name: e.name, message: e.message };
+  if (e instanceof VerbsError) return { ...e.toJSON(), ...errorSite(e) };
+  if (e instanceof Error) return { name: e.name, message: e.message, ...errorSite(e) };
   // Already JSON (a recorded error being replayed, or one that crossed the bridge).
   if (
     e &&
@@ -146,6 +146,12 @@ function errorJson(e: unknown): ErrorJson {
   )
     return { ...(e as ErrorJson) };
   return { name: "Error", message: String(e) };
+}
+
+/** The main.ts line and column a learner program's error came from, when its runner put them on it. */
+function errorSite(e: Error): Pick<ErrorJson, "line" | "column"> {
+  const { line, column } = e as { line?: unknown; column?: unknown };
+  return typeof line === "number" && typeof column === "number" ? { line, column } : {};
 }
 
 /** The fields of two query results that differ, by dotted path. */

@@ -34,6 +34,9 @@ export type ErrorJson = {
   verb?: string;
   code?: string;
   errno?: number;
+  /** Where in main.ts a learner program's error came from (the verb's call, or the throw). */
+  line?: number;
+  column?: number;
 } & VerbsErrorDetails;
 
 /** One field of ibv_query_qp that differs between before and after ("ah_attr.grh.dgid"). */

@@ -3,7 +3,7 @@
  * Components take slices of this as props, so each can be rendered and tested alone.
  */
 import type { QpQuery, Wc } from "../../../../verbs/types.js";
-import type { Prediction } from "../../../session/transcript.js";
+import type { Prediction, SourceSite } from "../../../session/transcript.js";
 
 export interface TransitionTaken {
   from: number;
@@ -14,6 +14,8 @@ export interface TransitionTaken {
 
 export interface QpView {
   handle: string;
+  /** Its one name in every pane (model/names.ts): "a (QP 0x11)". */
+  name: string;
   qp_num: number;
   qp_type: number;
   /** The device the QP lives on (rxe0, rxe1). */
@@ -40,6 +42,8 @@ export interface QpView {
 
 export interface MrView {
   handle: string;
+  /** Its one name in every pane (model/names.ts). */
+  name: string;
   pd?: string;
   addr: number;
   length: number;
@@ -54,6 +58,8 @@ export interface MrView {
 
 export interface CqView {
   handle: string;
+  /** Its one name in every pane (model/names.ts). */
+  name: string;
   cqe: number;
   device?: string;
   /** Completions polled from this CQ, newest last. */
@@ -62,6 +68,8 @@ export interface CqView {
 
 export interface PdView {
   handle: string;
+  /** Its one name in every pane (model/names.ts). */
+  name: string;
   device?: string;
 }
 
@@ -91,6 +99,8 @@ export interface TimelineLane {
   qp_num: number;
   /** "qp0" when the session created it, else empty (a QPN only seen on the wire). */
   handle: string;
+  /** The QP's one name (model/names.ts): "a (QP 0x11)", or "QP 0x11" for a QPN only seen on the wire. */
+  name?: string;
   device: string;
 }
 
@@ -185,6 +195,28 @@ export interface TranscriptRow {
   /** The model disagreed with the device on this call. */
   divergence?: string;
   ms?: number;
+  /** The one name of the object called ("a (QP 0x11)"); absent for the root `verbs`. */
+  on?: string;
+  /** The line of main.ts that made the call. */
+  source?: SourceSite;
+}
+
+/** The latest outcome of the calls on one line of main.ts, shown after the line in the editor. */
+export interface LineResult {
+  line: number;
+  /** The seq of the latest call on the line. */
+  seq: number;
+  /** "EINVAL: missing IBV_QP_PORT", "RTR", "1 completion", "a (QP 0x11)", "ok". */
+  text: string;
+  bad: boolean;
+  /** How many calls the line made (a loop's line makes many). */
+  count: number;
+}
+
+/** A line the program logged (or the error it ended with), and where in main.ts. */
+export interface LogLine {
+  text: string;
+  source?: SourceSite;
 }
 
 export interface SweepPoint {
@@ -203,11 +235,13 @@ export interface LabView {
   transcript: TranscriptRow[];
   sweep: SweepPoint[];
   /** The verb the program is paused before, if stepping. */
-  pausedBefore?: { verb: string; detail: string };
+  pausedBefore?: { verb: string; detail: string; source?: SourceSite };
   /** The last error a verb threw (shown prominently). */
   lastError?: TranscriptRow;
   /** Lines the program logged with verbs.log. */
-  logs: string[];
+  logs: LogLine[];
+  /** The outcome of the calls on each line of main.ts that made one. */
+  lineResults: LineResult[];
 }
 
 export const emptyView = (): LabView => ({
@@ -221,4 +255,5 @@ export const emptyView = (): LabView => ({
   transcript: [],
   sweep: [],
   logs: [],
+  lineResults: [],
 });

@@ -1,10 +1,32 @@
-/** What the program logged with verbs.log, oldest first. */
+/** What the program logged with verbs.log, oldest first; a line with its place in main.ts links to it. */
 import { memo } from "react";
-export const LogPane = memo(function LogPane({ lines }: { lines: string[] }) {
+import type { LogLine } from "../model/view.js";
+import type { SourceSite } from "../../../session/transcript.js";
+
+export interface LogPaneProps {
+  lines: LogLine[];
+  /** A line with a place in main.ts was clicked: show that line. */
+  onSource?: (source: SourceSite) => void;
+}
+
+export const LogPane = memo(function LogPane({ lines, onSource }: LogPaneProps) {
   if (lines.length === 0) return <p className="empty">verbs.log(…) lines appear here.</p>;
   return (
-    <pre className="mono" style={{ margin: 0, whiteSpace: "pre-wrap" }}>
-      {lines.join("\n")}
+    <pre className="mono log" style={{ margin: 0, whiteSpace: "pre-wrap" }}>
+      {lines.map((l, i) => {
+        const s = l.source;
+        return (
+          <div
+            key={i}
+            className={s && onSource ? "log-line linked" : "log-line"}
+            data-line={s?.line}
+            title={s ? `main.ts line ${s.line}: click to show it` : undefined}
+            onClick={s && onSource ? () => onSource(s) : undefined}
+          >
+            {l.text}
+          </div>
+        );
+      })}
     </pre>
   );
 });

@@ -9,8 +9,10 @@ export interface QpDiagramProps {
   focus?: string;
 }
 
-// Decimal, as the query table, the connection pane and dest_qp_num show it.
-const label = (qp: QpView) => `QP ${qp.qp_num}`;
+/** The chip's text: the QP's one name (model/names.ts), as every pane shows it. */
+const label = (qp: QpView) => qp.name;
+/** A chip's width for its text (SVG text is not measured before layout). */
+const chipWidth = (qp: QpView) => Math.max(36, 6.2 * label(qp).length + 8);
 
 export function QpDiagram({ qps, focus }: QpDiagramProps) {
   const f = qps.find((q) => q.handle === focus) ?? qps[qps.length - 1];
@@ -82,14 +84,16 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
             <text x={n.x} y={n.y + 4} textAnchor="middle">
               {name}
             </text>
+            {/* One chip a row under the state: names are as long as the learner's variables. */}
             {here.map((q, i) => (
               <g
                 key={q.handle}
                 className="chip"
-                transform={`translate(${n.x - NODE_W / 2 + i * 38}, ${n.y + NODE_H / 2 + 3})`}
+                transform={`translate(${n.x - NODE_W / 2}, ${n.y + NODE_H / 2 + 3 + i * 15})`}
               >
-                <rect width={36} height={13} rx={3} />
-                <text x={18} y={10} textAnchor="middle">
+                <title>{label(q)}</title>
+                <rect width={chipWidth(q)} height={13} rx={3} />
+                <text x={chipWidth(q) / 2} y={10} textAnchor="middle">
                   {label(q)}
                 </text>
               </g>

@@ -1,10 +1,15 @@
-/** Run, Step, Continue, Stop, Reset, with what the program is paused before. */
+/** Run, Step, Continue, Stop, Reset, with what the program is paused before and on which line. */
 import { memo } from "react";
 export interface ToolbarProps {
   running: boolean;
   paused: boolean;
-  /** "ibv_modify_qp qp0.modify(→ RTR, mask …)" while paused. */
+  /** "a (QP 0x11).modify(→ RTR, mask …)" while paused. */
   pausedBefore?: string;
+  /** The line of main.ts the paused verb is on; clicking it shows the line. */
+  pausedLine?: number;
+  onPausedLine?: () => void;
+  /** The program has type errors: ask before running it. */
+  typeErrors?: { errors: string[]; go: () => void; cancel: () => void } | null;
   ready: boolean;
   onRun: () => void;
   onStep: () => void;
@@ -28,7 +33,7 @@ export const Toolbar = memo(function Toolbar(p: ToolbarProps) {
       <button onClick={p.onStep} disabled={!p.ready || (p.running && !p.paused)} data-action="step" title="Step (F10)">
         ⤼ Step<kbd>F10</kbd>
       </button>
-      <button onClick={p.onContinue} disabled={!p.running} data-action="continue" title="Continue (F8)">
+      <button onClick={p.onContinue} disabled={!p.paused} data-action="continue" title="Continue (F8)">
         ⇥ Continue<kbd>F8</kbd>
       </button>
       <button onClick={p.onStop} disabled={!p.running} data-action="stop" title="Stop (Shift+F5)">
@@ -38,8 +43,28 @@ export const Toolbar = memo(function Toolbar(p: ToolbarProps) {
         ↺ Reset
       </button>
       {p.paused && p.pausedBefore && (
-        <span className="paused" data-testid="paused-before" title={`paused before ${p.pausedBefore}`}>
+        <span
+          className="paused"
+          data-testid="paused-before"
+          title={`paused before ${p.pausedBefore}${p.pausedLine ? ` (line ${p.pausedLine})` : ""}`}
+        >
+          {p.pausedLine !== undefined && (
+            <button className="link" data-testid="paused-line" onClick={p.onPausedLine}>
+              line {p.pausedLine}
+            </button>
+          )}
           paused before {p.pausedBefore}
+        </span>
+      )}
+      {p.typeErrors && (
+        <span className="paused" role="alertdialog" data-testid="type-errors" title={p.typeErrors.errors.join("\n")}>
+          {p.typeErrors.errors.length} type error{p.typeErrors.errors.length === 1 ? "" : "s"}: run anyway?
+          <button onClick={p.typeErrors.go} data-action="run-anyway">
+            Run anyway
+          </button>
+          <button onClick={p.typeErrors.cancel} data-action="cancel-run">
+            Cancel
+          </button>
         </span>
       )}
     </div>

@@ -38,7 +38,7 @@ describe("QpDiagram", () => {
     expect(s).toMatch(/class="edge primary taken" [^>]*data-edge="RESET-INIT"/);
     expect(s).toMatch(/class="edge primary available predicted" [^>]*data-edge="INIT-RTR"/);
     expect(s).toMatch(/class="node state-RTR predicted"/);
-    expect(s).toContain("QP 17"); // the chip names the QP as the query table does
+    expect(s).toContain("QP 0x11"); // the chip names the QP as the query table does (its one name)
   });
   it("keeps the taken edge (and its animation) when the focus moves between QPs that took it; a new transition replays it", () => {
     // The key of the taken edge's <path>: a new key is a new element, whose march starts over.
@@ -91,8 +91,8 @@ describe("QpQueryTable", () => {
   });
   it("puts two QPs side by side", () => {
     const s = html(<QpQueryTable qps={[qpView(17), qpView(18)]} />);
-    expect(s).toContain("QP 17");
-    expect(s).toContain("QP 18");
+    expect(s).toContain("QP 0x11");
+    expect(s).toContain("QP 0x12");
   });
 });
 
@@ -101,7 +101,7 @@ describe("ConnectionPane", () => {
     const a = qpView(17, { state: IBV_QPS_RTR }, { qp_state: IBV_QPS_RTR, dest_qp_num: 99 });
     const b = qpView(18, { state: IBV_QPS_RTR }, { qp_state: IBV_QPS_RTR, dest_qp_num: 17 });
     const s = html(<ConnectionPane qps={[a, b]} devices={[]} mrs={[]} />);
-    expect(s).toContain("QP 17: dest_qp_num is 99, the peer says 18");
+    expect(s).toContain("QP 0x11: dest_qp_num is 99, the peer says 18");
     expect(count(s, /class="value mismatch"/)).toBe(1);
   });
 });
@@ -124,7 +124,9 @@ describe("CqEntries", () => {
   });
   it("colours by status and explains the errors", () => {
     const s = html(
-      <CqEntries cqs={[{ handle: "cq0", cqe: 15, entries: [wc(IBV_WC_SUCCESS), wc(IBV_WC_REM_ACCESS_ERR)] }]} />,
+      <CqEntries
+        cqs={[{ handle: "cq0", name: "cq", cqe: 15, entries: [wc(IBV_WC_SUCCESS), wc(IBV_WC_REM_ACCESS_ERR)] }]}
+      />,
     );
     expect(s).toMatch(/class="wc ok" data-status="IBV_WC_SUCCESS"/);
     expect(s).toMatch(/class="wc error" data-status="IBV_WC_REM_ACCESS_ERR"/);
@@ -137,7 +139,19 @@ describe("MrHex", () => {
     const bytes = new TextEncoder().encode("hi");
     const s = html(
       <MrHex
-        mrs={[{ handle: "mr0", addr: 0x1000, length: 2, lkey: 1, rkey: 0, access: 1, bytes, changedBytes: [1] }]}
+        mrs={[
+          {
+            handle: "mr0",
+            name: "buf",
+            addr: 0x1000,
+            length: 2,
+            lkey: 1,
+            rkey: 0,
+            access: 1,
+            bytes,
+            changedBytes: [1],
+          },
+        ]}
       />,
     );
     expect(s).toContain("<span>68 </span>");
