@@ -88,6 +88,8 @@ export interface BridgeErrorData {
   /** The line and column of main.ts the error came from (the verb's call, or the throw), when known. */
   line?: number;
   column?: number;
+  /** The error is a verb's that the program called without `await` (nothing caught it). */
+  unawaited?: boolean;
 }
 
 /** The step gate, as the session reports it. */
@@ -485,6 +487,7 @@ export function errorData(err: unknown): BridgeErrorData {
       if (typeof e[k] === "string") out[k] = e[k] as string;
     for (const k of ["errno", "badWrIndex", "line", "column"] as const)
       if (typeof e[k] === "number") out[k] = e[k] as number;
+    if (e.unawaited === true) out.unawaited = true;
     return out;
   }
   return { name: "Error", message: String(err) };

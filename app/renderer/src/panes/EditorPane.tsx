@@ -139,7 +139,8 @@ export default memo(function EditorPane({
       if (!line) continue;
       const end = model.getLineMaxColumn(line);
       decorations.push({
-        range: new monaco.Range(line, end, line, end),
+        // The whole line, so the text goes in after its end (an empty range's injected text is not drawn).
+        range: new monaco.Range(line, 1, line, end),
         options: {
           after: {
             content: `  → ${r.text}${r.count > 1 ? ` (×${r.count})` : ""}`,
@@ -190,7 +191,7 @@ export default memo(function EditorPane({
     m.revealed.set([lineMark(line, "vl-revealed-line")]);
     wrap.current?.setAttribute("data-revealed-line", String(line));
     editor.setPosition({ lineNumber: line, column: reveal.column });
-    editor.revealLineInCenter(line, monaco.editor.ScrollType.Smooth);
+    editor.revealLineInCenter(line, monaco.editor.ScrollType.Immediate);
   }, [reveal]);
 
   return (

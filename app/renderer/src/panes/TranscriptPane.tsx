@@ -124,7 +124,7 @@ const Row = memo(function Row({ r, onSource }: { r: TranscriptRow; onSource?: (s
       <td className="muted">{r.seq}</td>
       <td className="field">{r.verb}</td>
       <td className="mono" title={r.on ? `${r.on}: ${r.detail}` : r.detail}>
-        {r.on && <span className="on">{r.on}: </span>}
+        {r.on && <span className="on">{r.detail ? `${r.on}: ` : r.on}</span>}
         {r.detail}
       </td>
       <td className={r.outcome === "ok" ? "ok" : "err"}>

@@ -62,11 +62,12 @@ function lockDown() {
 }
 
 /** The program's error with its main.ts line: a verb's from the call, anything else from its stack. */
-function located(err: unknown): BridgeErrorData {
-  const data = errorData(err);
+function located(err: unknown, unawaited = false): BridgeErrorData {
+  const data = { ...errorData(err), ...(unawaited && { unawaited }) };
   const site = (err as { [CALL_SITE]?: SourceSite } | null)?.[CALL_SITE] ?? sites?.site((err as Error)?.stack);
   if (!site) return data;
-  return { ...data, line: site.line, column: site.column, message: `${data.message} (${at(site)})` };
+  const note = unawaited ? "; the call was not awaited" : "";
+  return { ...data, line: site.line, column: site.column, message: `${data.message} (${at(site)}${note})` };
 }
 
 function finish(m: FromWorker) {
@@ -85,6 +86,8 @@ async function run(js: string, kind: "sim" | "native", map: string | undefined, 
     if (typeof mod.default !== "function")
       throw new TypeError("the program must `export default async function main(verbs) { … }`");
     await (mod.default as (v: unknown) => unknown)(createVerbsFacade(surface, kind));
+    // An unawaited verb that failed is reported (unhandledrejection) in a task of its own: let it come first.
+    await new Promise((r) => setTimeout(r, 0));
     // A verb still in flight when main returned was called without `await`.
     const [first] = waiting.values();
     if (first) {
@@ -106,8 +109,7 @@ async function run(js: string, kind: "sim" | "native", map: string | undefined, 
 scope.addEventListener("unhandledrejection", (e) => {
   e.preventDefault();
   const err = e.reason as Error;
-  if (err && typeof err === "object" && CALL_SITE in err) err.message = `${err.message} (the call was not awaited)`;
-  finish({ type: "done", ok: false, error: located(err) });
+  finish({ type: "done", ok: false, error: located(err, !!err && typeof err === "object" && CALL_SITE in err) });
 });
 
 scope.onmessage = (e) => {
