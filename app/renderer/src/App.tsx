@@ -260,6 +260,7 @@ export function App({ store, course: start, arrived }: AppProps) {
       data-seq={lastSeq}
       data-snapshot-seq={state.snapshot?.seq ?? 0}
       data-gate-seq={state.gate?.pending?.seq ?? 0}
+      data-gate-line={pausedSource?.line ?? 0}
       data-paused={String(runner.paused)}
       data-running={String(runner.running)}
       data-runs={runner.finished}

@@ -21,11 +21,14 @@ export function useLabView(state: LabState): LabView {
   builder.current ??= createViewBuilder();
   // The view reads the gate for a pending verb's prediction (the session's, in the QP views) and
   // for the toolbar's "paused before". Every step changes the gate twice (released, then the next
-  // verb held), so only a held verb with a prediction rebuilds the view for it; any other held verb adds its
+  // verb held), so only a held verb with a prediction to draw rebuilds the view for it; any other held verb adds its
   // "paused before" to the view as it was (the builder's pausedBefore makes it exactly as a
   // build does, from the events of the build just made).
   const pending = state.gate?.pending ?? null;
-  const predictionGate = pending?.prediction ? state.gate : null;
+  // A prediction the panes draw: a modify's target state, or an error predicted for any verb (an
+  // accepted post moves nothing, so its "ok" leaves the view as it was, and costs no rebuild).
+  const p = pending?.prediction;
+  const predictionGate = p && (pending.method === "modify" || p.outcome !== "ok") ? state.gate : null;
   const base = useMemo(() => {
     const view = share(
       last.current,

@@ -91,7 +91,6 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
                 className="chip"
                 transform={`translate(${n.x - NODE_W / 2}, ${n.y + NODE_H / 2 + 3 + i * 15})`}
               >
-                <title>{label(q)}</title>
                 <rect width={chipWidth(q)} height={13} rx={3} />
                 <text x={chipWidth(q) / 2} y={10} textAnchor="middle">
                   {label(q)}
