@@ -84,7 +84,8 @@ async function replayVerb(
   const before = session.events().length;
   let thrown: unknown;
   try {
-    await session.call(e.target.$handle, e.method, args);
+    // The same line of the same program made it: the replay's event keeps it (and the names it gives).
+    await session.call(e.target.$handle, e.method, args, e.source);
   } catch (err) {
     thrown = err;
   }

@@ -79,6 +79,12 @@ export default memo(function EditorPane({
     const editor = monaco.editor.create(host.current!, { ...OPTIONS, model });
     editorRef.current = editor;
     const changes = model.onDidChangeContent(() => {
+      // The outcomes and the error were of the program as it ran: once it changes, they point at
+      // lines that are not that program's any more.
+      marks.current?.results.clear();
+      marks.current?.error.clear();
+      monaco.editor.setModelMarkers(model, "verbslab-run", []);
+      wrap.current?.setAttribute("data-error-line", "");
       if (!applying.current) latest.current.onChange(model.getValue());
     });
     editor.addCommand(monaco.KeyCode.F10, () => latest.current.onShortcut?.("step"));
