@@ -7,7 +7,16 @@
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, screenshot, setEditorCode, type Lab, openLab, closeLab, runAndWait } from "./harness.js";
+import {
+  hasChromium,
+  screenshot,
+  selectLesson,
+  setEditorCode,
+  type Lab,
+  openLab,
+  closeLab,
+  runAndWait,
+} from "./harness.js";
 
 const PROGRAM = `import { IBV_QPT_RC, IBV_QPS_INIT, IBV_QP_STATE, type Verbs } from "verbslab";
 
@@ -245,4 +254,24 @@ export default async function main(verbs: Verbs) {
     await page.waitForSelector(".monaco-editor .squiggly-error", { state: "detached", timeout: 30_000 });
     expect(errors).toEqual([]);
   }, 60_000);
+
+  it("on another lesson, the last run's results are marked as from before and point at no line", async () => {
+    await setEditorCode(page, PROGRAM);
+    await runAndWait(page);
+    expect(await page.getAttribute(".app", "data-stale")).toBe("false");
+    expect(await page.locator(".monaco-editor .vl-result").count()).toBeGreaterThan(0);
+    await selectLesson(page, "qp-state-machine");
+    await page.waitForSelector("[data-testid=stale-results]");
+    expect(await page.getAttribute(".app", "data-stale")).toBe("true");
+    // The editor shows the new step's program: none of the old run's outcomes, no rows linking into it.
+    expect(await page.locator(".monaco-editor .vl-result").count()).toBe(0);
+    await page.click("[data-tab=transcript]");
+    expect(await page.locator(".transcript tbody tr").count()).toBeGreaterThan(0);
+    expect(await page.locator(".transcript tr.linked").count()).toBe(0);
+    await screenshot(page, "64-stepper-stale-results");
+    // This step's own run: its results, current again.
+    await runAndWait(page);
+    expect(await page.getAttribute(".app", "data-stale")).toBe("false");
+    expect(await page.locator("[data-testid=stale-results]").count()).toBe(0);
+  }, 90_000);
 });
