@@ -33,6 +33,11 @@ export interface NativeContext {
   queryGidEx(port_num: number, index: number): GidEntry;
   queryGidTable(): GidEntry[];
   queryPkey(port_num: number, index: number): number;
+  /**
+   * The port's hardware counters by the driver's names, asked of the driver over RDMA netlink
+   * (RDMA_NLDEV_CMD_STAT_GET) at every call: never sysfs's copy, which lags up to its lifespan.
+   */
+  queryCounters(port_num?: number): Record<string, number>;
   allocPd(): NativePd;
   createCq(cqe: number, channel: NativeChannel | null, comp_vector: number): NativeCq;
   createCompChannel(): NativeChannel;

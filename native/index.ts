@@ -44,9 +44,8 @@ import {
   type NativeSendWr,
   type PostPacked,
 } from "./addon.js";
-import { readHwCounters } from "./counters.js";
 
-export { rdmaResShowQp, readHwCounters, type RdmaResQp } from "./counters.js";
+export { rdmaResShowQp, type RdmaResQp } from "./rdma-res.js";
 
 /** How to get real verbs when the kernel has none. */
 const GET_RDMA =
@@ -175,7 +174,7 @@ class NativeContextImpl implements Context {
     return out;
   }
   queryCounters(port_num = 1): PortCounters {
-    return readHwCounters(this.device.name, port_num);
+    return this.#h.queryCounters(port_num);
   }
   close(): void {
     this.#h.close();

@@ -12,18 +12,13 @@
 # prices JavaScript (JS / C); the one-thread rows run both sides in turn on one thread, for
 # information.
 #
-# The host's speed drifts during a boot (one boot, five runs each of the same 64 KiB WRITE
-# stream: perftest 8.8-12.5 MB/s, ours 10.7-14.2), and the ping-pong across the two vCPUs
-# swings between a fast and a slow pattern, each lasting from hundreds to thousands of round
-# trips, in every program: medians of successive 1000-round-trip windows of one C run went
-# 83 83 70 63 41 41 98 97 µs; whole runs over seven boots: C 37-117 µs typical, ours 64-168,
-# perftest 41-118. Pinning the two threads to vCPUs or turning ASLR off does not change it.
+# The host's speed drifts during a boot, and the ping-pong across the two vCPUs alternates
+# between a fast and a slow pattern in every program (scripts/README.md gives the figures).
 # So every goal measurement runs five times, perftest's, ours and the C twin's in turn,
 # spread over the boot, and each figure is the median run (all five shown).
 # bench-rxe.ts runs bundled (esbuild, on the host before the boot) in plain Node, one
-# measurement per process: under tsx, its esbuild service and two parent processes share the
-# VM's two vCPUs with the busy-polling threads (traced: 21840 context switches in one run of
-# the loop, against 1377 in plain Node).
+# measurement per process: under tsx, its esbuild service and two parent processes would
+# share the VM's two vCPUs with the busy-polling threads.
 # Environment: BENCH_ITERS_BW (default 500), BENCH_ITERS_LAT (default 1000), BENCH_WARMUP
 # (untimed latency round trips before the timed ones, JS and C; default 10000).
 # Under heavy emulation load rxe (Linux 6.1) sometimes fails a long WRITE stream with

@@ -26,9 +26,7 @@
  *
  * --warmup round trips (default 10000) run untimed first. perftest's loop is compiled before
  * it starts; ours is compiled by V8 while it runs, and under the VM's emulation that takes
- * seconds: measured in one boot, the median of successive 1000-round-trip windows of the same
- * loop went 211, 179, 164, 147, 151 ... 131, 132 µs over 20000 round trips (C beside it:
- * 104-115 µs throughout).
+ * seconds (scripts/README.md gives the figures).
  *
  * `lat` (the goal's figure) has perftest's structure: the passive side (rxe1, perftest's
  * server process) runs in a worker_thread (its own V8 isolate and OS thread) and both sides

@@ -3,7 +3,7 @@
  * uverbs checks the port, ib_core's rdma_fill_sgid_attr needs a GRH (is_global) and a valid
  * sgid_index (ENODATA), and ib_resolve_eth_dmac must find the destination (ENETUNREACH for an
  * unknown IPv6 GID or ::, EINVAL for an unknown IPv4-mapped one). What is stored is what
- * rxe keeps: hop_limit 64 (route resolution), sl and static_rate dropped (rxe-behavior §3).
+ * rxe keeps: hop_limit 64 (route resolution), sl and static_rate dropped (RXE-FACTS.md §3).
  */
 import { fail } from "../verbs/errors.js";
 import type { AhAttr } from "../verbs/types.js";
@@ -102,7 +102,7 @@ export function resolveAv(world: SimWorld, dev: SimDevice, input: unknown, verb:
   };
 }
 
-/** An AV as query_qp shows it before one is set: is_global 1, everything else 0 (rxe-behavior §3). */
+/** An AV as query_qp shows it before one is set: is_global 1, everything else 0 (RXE-FACTS.md §3). */
 export function emptyAv(): AhAttr {
   return {
     grh: { dgid: "::", flow_label: 0, sgid_index: 0, hop_limit: 0, traffic_class: 0 },

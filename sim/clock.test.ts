@@ -41,7 +41,7 @@ describe("virtual clock", () => {
     expect(b.now()).toBe(0);
   });
 
-  it("local ACK timeout and RNR delays follow the jiffy formulas of rxe-behavior §5.1", () => {
+  it("local ACK timeout and RNR delays follow the jiffy formulas of RXE-FACTS.md §5.1", () => {
     expect(ackTimeoutMs(0)).toBe(0);
     expect(ackTimeoutMs(1)).toBe(8); // floor → 0, at least 1 jiffy, plus the measured extra tick
     expect(ackTimeoutMs(10)).toBe(8);

@@ -1,7 +1,7 @@
 /**
  * A simulated rxe device: its netdev (MAC, IPv4 addresses, MTU, link), GID table, port,
  * counters, and the per-device pools rxe keeps (MR index, QPN), with rxe's attribute values
- * (rxe-behavior §1).
+ * (RXE-FACTS.md §1).
  */
 import {
   IBV_ATOMIC_HCA,
@@ -43,7 +43,7 @@ export class SimDevice {
   counters = newCounters();
   /** The port's Q_Key violation counter (rxe_recv.c check_keys: set_qkey_viol_cntr). */
   qkeyViolCntr = 0;
-  /** Next MR pool index: 1 is the kernel's DMA MR, so user MRs start at 2 (rxe-behavior §6.2). */
+  /** Next MR pool index: 1 is the kernel's DMA MR, so user MRs start at 2 (RXE-FACTS.md §6.2). */
   nextMrIndex = 2;
   /** Next QPN: 16 is the GSI QP, so user QPs start at 0x11. */
   nextQpn = 0x11;

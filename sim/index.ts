@@ -109,7 +109,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
           x.counters[CNT_LINK_DOWNED]++;
           world.raiseAsync(x, { event_type: IBV_EVENT_PORT_ERR, port_num: 1 });
         } else {
-          // Two PORT_ACTIVE events were measured on link up (rxe-behavior §7).
+          // Two PORT_ACTIVE events were measured on link up (RXE-FACTS.md §7).
           world.raiseAsync(x, { event_type: IBV_EVENT_PORT_ACTIVE, port_num: 1 });
           world.raiseAsync(x, { event_type: IBV_EVENT_PORT_ACTIVE, port_num: 1 });
         }

@@ -1,5 +1,5 @@
 /**
- * ibv_modify_qp, with the checks in the kernel's order (rxe-behavior §2.1): libibverbs
+ * ibv_modify_qp, with the checks in the kernel's order (RXE-FACTS.md §2.1): libibverbs
  * (EOPNOTSUPP), uverbs (ports, qp_state range, privileged Q_Key, SQD→SQD adds PORT), ib_core
  * (AV: GRH, sgid_index, route; ALT_PATH), then rxe (the transition table via checkModifyMask,
  * draining, value limits). Nothing changes unless every check passes; then rxe_qp_from_attr.
@@ -53,7 +53,7 @@ function roundupPow2(n: number): number {
 
 /**
  * Local ACK timeout per attempt: nsecs_to_jiffies(4096 << timeout) (floor, at least one
- * jiffy), plus the one extra tick every attempt was measured to take (rxe-behavior §5.1).
+ * jiffy), plus the one extra tick every attempt was measured to take (RXE-FACTS.md §5.1).
  */
 export function ackTimeoutMs(timeout: number): number {
   if (timeout === 0) return 0;

@@ -1,5 +1,5 @@
 /**
- * struct ibv_qp: creation with rxe's capacity rules (rxe-behavior §3.1), posting (the
+ * struct ibv_qp: creation with rxe's capacity rules (RXE-FACTS.md §3.1), posting (the
  * userspace provider's checks, then the kernel doorbell), query (§3), destroy, and the
  * per-QP state the requester, responder and completer share (named after rxe_qp's fields).
  */
@@ -371,7 +371,7 @@ export class SimQp implements Qp {
     if (this.reqState === QS_DRAIN) this.world.kickRequester(this);
   }
 
-  /** SQ_DRAINED, which rxe raises on every drain (rxe-behavior §2.3). */
+  /** SQ_DRAINED, which rxe raises on every drain (RXE-FACTS.md §2.3). */
   drained(): void {
     this.reqState = QS_DRAINED;
     this.context.pushAsync({ event_type: IBV_EVENT_SQ_DRAINED, qp_num: this.qp_num });
@@ -492,7 +492,7 @@ export class SimQp implements Qp {
         alt_ah_attr: av(a.alt_ah_attr),
         pkey_index: a.pkey_index,
         alt_pkey_index: a.alt_pkey_index,
-        // rxe does not write these two (rxe-behavior §3); a zeroed struct reads 0.
+        // rxe does not write these two (RXE-FACTS.md §3); a zeroed struct reads 0.
         en_sqd_async_notify: 0,
         sq_draining: this.reqState === QS_DRAIN ? 1 : 0,
         max_rd_atomic: a.max_rd_atomic,

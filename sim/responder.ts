@@ -388,7 +388,7 @@ export function doComplete(qp: SimQp, pkt: Packet | null): number {
         m & M_IMMDT ? IBV_WC_GRH | IBV_WC_WITH_IMM : IBV_WC_GRH,
       );
     } else {
-      // Error CQEs are zeroed apart from wr_id, status and qp_num (rxe-behavior §5.2).
+      // Error CQEs are zeroed apart from wr_id, status and qp_num (RXE-FACTS.md §5.2).
       wc = makeWc(wqe.wr_id, st, 0, 0, 0, qp.qp_num, 0, 0);
     }
     qp.rq.pop();

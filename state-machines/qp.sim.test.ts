@@ -44,14 +44,14 @@ const TYPES: TableQpType[] = [IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD];
 const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
 
 /**
- * The backend under test: the simulator, or real rxe when VERBSLAB_TEST_BACKEND=native (run
- * inside the lab VM: scripts/rxe-vm/run.sh -- env VERBSLAB_TEST_BACKEND=native npx vitest run state-machines).
+ * The backend under test: the simulator, or real rxe when VERBSLAB_BACKEND=native (run
+ * inside the lab VM: scripts/rxe-vm/run.sh -- env VERBSLAB_BACKEND=native npx vitest run state-machines).
  */
-const NATIVE = process.env.VERBSLAB_TEST_BACKEND === "native";
+const NATIVE = process.env.VERBSLAB_BACKEND === "native";
 let native: VerbsBackend | undefined;
 if (NATIVE) {
   const r = (await import("../native/index.js")).loadNativeBackend();
-  if ("unavailable" in r) throw new Error(`VERBSLAB_TEST_BACKEND=native but ${r.unavailable}`);
+  if ("unavailable" in r) throw new Error(`VERBSLAB_BACKEND=native but ${r.unavailable}`);
   native = r.backend;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The one table of legal QP transitions with the attributes each requires and allows,
  * per QP type: the kernel's `qp_state_table` (drivers/infiniband/core/verbs.c, Linux 6.1)
- * as measured on rxe (shared/reference/rxe-behavior.md §2.2). The simulator, the xstate
+ * as measured on rxe (sim/RXE-FACTS.md §2.2). The simulator, the xstate
  * QP model, the native pre-check and the error explanations all read it from here.
  */
 import {
@@ -150,7 +150,7 @@ export const QP_TRANSITIONS: Readonly<Record<number, Readonly<Record<number, Tra
           IBV_QP_MIN_RNR_TIMER |
           IBV_QP_PATH_MIG_STATE,
         // The kernel's table also allows AV here, but uverbs then adds IBV_QP_PORT, which
-        // UC does not allow: so on rxe a UC SQD→SQD with AV fails (rxe-behavior §2.1).
+        // UC does not allow: so on rxe a UC SQD→SQD with AV fails (sim/RXE-FACTS.md §2.1).
         [IBV_QPT_UC]: IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX | IBV_QP_PATH_MIG_STATE,
         [IBV_QPT_UD]: IBV_QP_PKEY_INDEX | IBV_QP_QKEY,
       },

@@ -25,7 +25,7 @@ function post(message: BackendToHost): void {
  * Messages sent in one turn of the event loop leave together, in order, after it (setImmediate:
  * no timer delay). A step sends a gate event, the verb's transcript and snapshot events and two
  * responses within one turn; as one message the host relays them as one WebSocket frame, so the
- * renderer updates its panes once per step instead of once per message (bench:ui, issue #6).
+ * renderer updates its panes once per step instead of once per message.
  */
 let outbox: BackendToHost[] = [];
 function send(message: BackendToHost): void {

@@ -1,5 +1,13 @@
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { doctor, formatFindings, type SystemProbe } from "./doctor.js";
+import { ADDON_PATH } from "../../native/addon.js";
+import { loadNativeBackend } from "../../native/index.js";
+import { doctor, formatFindings, systemProbe, type NativeProbe, type SystemProbe } from "./doctor.js";
+
+const ADDON = "/repo/native/build/Release/verbslab_native.node";
+const ENOSYS =
+  "ibv_get_device_list: ENOSYS (38): this kernel has no RDMA support (no ib_uverbs in /sys/class/infiniband_verbs). " +
+  "Real verbs run in the lab VM (scripts/rxe-vm/run.sh -- <command>), or on a Linux kernel with soft-RoCE: sudo modprobe rdma_rxe";
 
 /** A machine made of files and command outputs. */
 function machine(opts: {
@@ -8,6 +16,7 @@ function machine(opts: {
   commands?: Record<string, { status: number; stdout?: string; stderr?: string }>;
   ipv4?: Record<string, string[]>;
   uid?: number;
+  native?: Partial<NativeProbe>;
 }): SystemProbe {
   const files = opts.files ?? {};
   const dirs = opts.dirs ?? {};
@@ -22,6 +31,13 @@ function machine(opts: {
       return c ? { status: c.status, stdout: c.stdout ?? "", stderr: c.stderr ?? "" } : null;
     },
     ipv4: () => opts.ipv4 ?? { lo: ["127.0.0.1"], eth0: ["192.168.1.5"] },
+    native: () => ({
+      addonPath: ADDON,
+      built: true,
+      loadError: null,
+      backend: { unavailable: ENOSYS },
+      ...opts.native,
+    }),
   };
 }
 
@@ -61,6 +77,7 @@ describe("verbslab doctor", () => {
     const f = doctor(
       machine({
         uid: 0,
+        native: { backend: { devices: ["rxe0"] } },
         dirs: {
           "/sys/class/infiniband": ["rxe0"],
           "/sys/class/infiniband/rxe0/ports": ["1"],
@@ -131,6 +148,52 @@ describe("verbslab doctor", () => {
     expect(f.find((x) => x.title.startsWith("memlock"))).toMatchObject({
       status: "ok",
       title: "memlock limit unlimited",
+    });
+  });
+
+  describe("the native addon", () => {
+    const nativeOf = (native: Partial<NativeProbe>) =>
+      doctor(machine({ native })).find((x) => x.title.startsWith("native "))!;
+
+    it("built, loads, but ENOSYS: says the kernel has no RDMA, how to get real verbs, and to use the simulator here", () => {
+      const f = nativeOf({});
+      expect(f.status).toBe("fail");
+      expect(f.title).toContain("native addon built and loads");
+      expect(f.title).toContain("ENOSYS (38): this kernel has no RDMA support");
+      expect(f.detail?.join(" ")).toMatch(/lab VM .*rdma_rxe/);
+      expect(f.fix).toContain("--backend sim");
+      expect(f.facts).toEqual({ native: { addon: ADDON, built: true, loads: true, unavailable: ENOSYS } });
+    });
+
+    it("not built: fails with the build command", () => {
+      const f = nativeOf({ built: false, backend: { unavailable: "the native addon is not built" } });
+      expect(f).toMatchObject({ status: "fail", fix: expect.stringContaining("npm run build:native") });
+      expect(f.title).toContain(`${ADDON} is missing`);
+      expect(f.facts).toMatchObject({ native: { built: false, loads: false } });
+    });
+
+    it("built but not loadable: gives the loader's reason", () => {
+      const why = "the native addon could not be loaded (libibverbs.so.1: cannot open shared object file)";
+      const f = nativeOf({ loadError: why, backend: { unavailable: why } });
+      expect(f).toMatchObject({ status: "fail", title: "native addon built, but it does not load", detail: [why] });
+      expect(f.facts).toMatchObject({ native: { built: true, loads: false } });
+    });
+
+    it("with a device: ok, naming the devices", () => {
+      const f = nativeOf({ backend: { devices: ["rxe0"] } });
+      expect(f).toMatchObject({ status: "ok", title: "native addon built and loads; the native backend sees rxe0" });
+      expect(f.facts).toMatchObject({ native: { built: true, loads: true, devices: ["rxe0"] } });
+    });
+
+    it("on this machine: reports what the addon file and loadNativeBackend() say", () => {
+      const f = doctor(systemProbe()).find((x) => x.title.startsWith("native "))!;
+      const native = (f.facts as { native: { built: boolean; loads: boolean; unavailable?: string } }).native;
+      expect(native.built).toBe(existsSync(ADDON_PATH));
+      const r = loadNativeBackend();
+      if ("unavailable" in r) {
+        expect(f.status).toBe("fail");
+        expect(native.unavailable).toBe(r.unavailable);
+      } else expect(f.status).toBe("ok");
     });
   });
 });

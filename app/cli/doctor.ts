@@ -6,6 +6,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { networkInterfaces, release } from "node:os";
+import { ADDON_PATH, loadAddon } from "../../native/addon.js";
+import { loadNativeBackend } from "../../native/index.js";
 
 export interface SystemProbe {
   kernel: string;
@@ -17,6 +19,18 @@ export interface SystemProbe {
   run(cmd: string, args: string[]): { status: number | null; stdout: string; stderr: string } | null;
   /** Interface name → IPv4 addresses. */
   ipv4(): Record<string, string[]>;
+  /** The native addon: built, loaded, and what loadNativeBackend() made of this machine. */
+  native(): NativeProbe;
+}
+
+export interface NativeProbe {
+  /** Where the addon is built (native/build/Release/verbslab_native.node). */
+  addonPath: string;
+  built: boolean;
+  /** Why the built addon does not load (null: it loads, with libibverbs). */
+  loadError: string | null;
+  /** loadNativeBackend(): the devices it sees, or why the backend is unavailable. */
+  backend: { devices: string[] } | { unavailable: string };
 }
 
 export type Status = "ok" | "warn" | "fail" | "info";
@@ -27,6 +41,8 @@ export interface Finding {
   detail?: string[];
   /** What to do about it. */
   fix?: string;
+  /** The facts behind the finding, for --json (e.g. the native addon's). */
+  facts?: Record<string, unknown>;
 }
 
 export function systemProbe(): SystemProbe {
@@ -67,6 +83,18 @@ export function systemProbe(): SystemProbe {
       for (const [name, addrs] of Object.entries(networkInterfaces()))
         out[name] = (addrs ?? []).filter((a) => a.family === "IPv4").map((a) => a.address);
       return out;
+    },
+    native: () => {
+      const built = existsSync(ADDON_PATH);
+      const addon = built ? loadAddon() : null;
+      const loadError = addon && "missing" in addon ? addon.missing : null;
+      const r = loadNativeBackend();
+      return {
+        addonPath: ADDON_PATH,
+        built,
+        loadError,
+        backend: "unavailable" in r ? r : { devices: r.backend.getDeviceList().map((d) => d.name) },
+      };
     },
   };
 }
@@ -170,6 +198,8 @@ export function doctor(p: SystemProbe): Finding[] {
           fix: "sudo apt-get install libibverbs-dev ibverbs-utils rdma-core",
         },
   );
+
+  f.push(nativeFinding(p.native()));
 
   // Devices.
   const devs = p.listDir(IB) ?? [];
@@ -306,6 +336,49 @@ export function doctor(p: SystemProbe): Finding[] {
     f.push({ status: "ok", title: `memlock limit ${fmtBytes(bytes)}` });
   }
   return f;
+}
+
+/** Whether the native addon is built, loads, and finds a device; if not, why and what to do. */
+function nativeFinding(n: NativeProbe): Finding {
+  const facts = {
+    native: {
+      addon: n.addonPath,
+      built: n.built,
+      loads: n.built && n.loadError === null,
+      ...("devices" in n.backend ? { devices: n.backend.devices } : { unavailable: n.backend.unavailable }),
+    },
+  };
+  if (!n.built)
+    return {
+      status: "fail",
+      title: `native addon not built (${n.addonPath} is missing): only the simulator is available`,
+      fix: "sudo apt-get install libibverbs-dev cmake g++ && npm run build:native",
+      facts,
+    };
+  if (n.loadError !== null)
+    return {
+      status: "fail",
+      title: "native addon built, but it does not load",
+      detail: [n.loadError],
+      fix: "sudo apt-get install libibverbs1, then npm run build:native",
+      facts,
+    };
+  if ("unavailable" in n.backend) {
+    // The reason's first sentence says what failed; the rest, how to get real verbs.
+    const [what, ...how] = n.backend.unavailable.split(/(?<=\.)\s+(?=[A-Z])/);
+    return {
+      status: "fail",
+      title: `native addon built and loads, but the native backend is unavailable: ${what}`,
+      detail: how,
+      fix: "here, use the simulator (--backend sim; it behaves like rdma_rxe)",
+      facts,
+    };
+  }
+  return {
+    status: "ok",
+    title: `native addon built and loads; the native backend sees ${n.backend.devices.join(", ")}`,
+    facts,
+  };
 }
 
 function fmtBytes(n: number): string {

@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -27,6 +27,15 @@ function io(lines: string[] = []): CliIo & { stdout: string; stderr: string } {
   return o;
 }
 
+const haveCc = (() => {
+  try {
+    execFileSync("cc", ["--version"], { stdio: "ignore" });
+    return existsSync("/usr/include/infiniband/verbs.h");
+  } catch {
+    return false;
+  }
+})();
+
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "verbslab-cli-"));
@@ -42,10 +51,30 @@ describe("verbslab run", () => {
     expect(code).toBe(0);
     expect(o.stdout).toMatch(/^#1 verbs\.openDevice\("rxe0"\) → ctx1$/m);
     expect(o.stdout).toContain("log: RDMA WRITE landed: hello, rdma");
-    expect(o.stdout).toMatch(/✓ .*rc-loopback\.ts: ok, 20 verb\(s\) on sim, 0 model disagreement\(s\)/);
+    expect(o.stdout).toMatch(/✓ .*rc-loopback\.ts: ok on sim, 23 event\(s\) \(#1–#23: 20 verb\(s\), 2 log\(s\), end\)/);
+    expect(o.stdout).toMatch(/0 model disagreement\(s\), transcript in .*run\.jsonl$/m);
     const t = parseTranscript(readFileSync(out, "utf8"));
     expect(t.header).toMatchObject({ backend: "sim", seed: 3 });
     expect(t.events.filter((e) => e.kind === "verb")).toHaveLength(20);
+  });
+
+  it("numbers its summary as the transcript and export do (log lines and the end take numbers too)", async () => {
+    const out = join(dir, "numbers.jsonl");
+    const o = io();
+    expect(await main(["run", example, "--transcript", out], o)).toBe(0);
+    const t = parseTranscript(readFileSync(out, "utf8"));
+    const verbs = t.events.filter((e) => e.kind === "verb");
+    const [, events, last, verbCount] = /ok on sim, (\d+) event\(s\) \(#1–#(\d+): (\d+) verb\(s\)/.exec(o.stdout)!;
+    // The last event's number is the count (what export says), and the last verb printed is within it.
+    expect(Number(events)).toBe(t.events.length);
+    expect(Number(last)).toBe(t.events.at(-1)!.seq);
+    expect(Number(verbCount)).toBe(verbs.length);
+    const lastPrinted = Number([...o.stdout.matchAll(/^#(\d+) /gm)].at(-1)![1]);
+    expect(lastPrinted).toBe(verbs.at(-1)!.seq);
+    expect(lastPrinted).toBeLessThanOrEqual(Number(last));
+    const e = io();
+    expect(await main(["export", out, "-o", join(dir, "numbers.md")], e)).toBe(0);
+    expect(e.stdout).toContain(`(md, ${events} events)`);
   });
 
   it("steps: one key per verb, then stop", async () => {
@@ -53,7 +82,7 @@ describe("verbslab run", () => {
     const code = await main(["run", example, "--step", "--quiet"], o);
     expect(code).toBe(130);
     expect(o.stdout.match(/⏸ #\d+/g)).toEqual(["⏸ #1", "⏸ #2", "⏸ #3"]);
-    expect(o.stdout).toMatch(/stopped, 2 verb\(s\)/);
+    expect(o.stdout).toMatch(/stopped on sim, 3 event\(s\) \(#1–#3: 2 verb\(s\), end\)/);
   });
 
   it("says what was wrong and what to do", async () => {
@@ -99,6 +128,41 @@ describe("verbslab export", () => {
     expect(o.stdout).toMatch(/^# VerbsLab transcript/);
   });
 
+  it("the C build line names the file it is in, and its binary; on stdout, the prog.c it says to save as", async () => {
+    const t = join(dir, "cname.jsonl");
+    expect(await main(["run", example, "--quiet", "--transcript", t], io())).toBe(0);
+    mkdirSync(join(dir, "sub"), { recursive: true });
+    const file = join(dir, "sub", "foo.c");
+    const o = io();
+    expect(await main(["export", t, "-o", file], o)).toBe(0);
+    const c = readFileSync(file, "utf8");
+    expect(c).toContain(" * Build: cc foo.c -libverbs -o foo     Run: ./foo");
+    expect(c).not.toMatch(/prog\.c|\.\/prog\b/);
+    expect(o.stdout).toContain(`build it with: cc ${file} -libverbs -o ${join(dir, "sub", "foo")}\n`);
+    for (const argv of [
+      ["export", t, "--format", "c"],
+      ["export", t, "--format", "c", "-o", "-"],
+    ]) {
+      const s = io();
+      expect(await main(argv, s)).toBe(0);
+      expect(s.stdout).toContain(
+        " * Build (save this output as prog.c first): cc prog.c -libverbs -o prog     Run: ./prog",
+      );
+      expect(existsSync("-")).toBe(false);
+    }
+  });
+
+  it.skipIf(!haveCc)("the build line in an exported file builds it", async () => {
+    const t = join(dir, "cbuild.jsonl");
+    expect(await main(["run", example, "--quiet", "--transcript", t], io())).toBe(0);
+    const work = join(dir, "cbuild");
+    mkdirSync(work);
+    expect(await main(["export", t, "-o", join(work, "loopback.c")], io())).toBe(0);
+    const line = /Build: (cc .*?)     Run/.exec(readFileSync(join(work, "loopback.c"), "utf8"))![1]!;
+    execFileSync("sh", ["-c", line], { cwd: work, stdio: "pipe" });
+    expect(existsSync(join(work, "loopback"))).toBe(true);
+  });
+
   it("reports a bad transcript by line and field", async () => {
     const t = join(dir, "broken.jsonl");
     writeFileSync(
@@ -109,6 +173,135 @@ describe("verbslab export", () => {
     expect(await main(["export", t, "--format", "md"], o)).toBe(2);
     expect(o.stderr).toContain('transcript line 2, field "seq"');
     expect(await main(["export", t], io())).toBe(2);
+  });
+});
+
+describe("verbslab help", () => {
+  const commands = ["doctor", "run", "export", "replay"];
+
+  it.each(commands)(
+    "%s --help, -h and help <cmd>: its own usage, every option with its default, an example, exit 0",
+    async (cmd) => {
+      const outputs: string[] = [];
+      for (const argv of [
+        [cmd, "--help"],
+        [cmd, "-h"],
+        ["help", cmd],
+        [cmd, "some.jsonl", "--help"],
+      ]) {
+        const o = io();
+        expect(await main(argv, o), argv.join(" ")).toBe(0);
+        expect(o.stderr).toBe("");
+        outputs.push(o.stdout);
+      }
+      expect(new Set(outputs).size).toBe(1);
+      const text = outputs[0]!;
+      expect(text).toMatch(new RegExp(`^usage: verbslab ${cmd} `));
+      expect(text).toMatch(new RegExp(`example:\\n  verbslab ${cmd}`));
+      const options = text.split("options:\n")[1]!.split("\n\n")[0]!.split("\n");
+      for (const line of options.filter((l) => !l.includes("--help"))) expect(line).toMatch(/\(default: [^)]+\)$/);
+    },
+  );
+
+  it("names each option the command parses", async () => {
+    const o = io();
+    await main(["run", "--help"], o);
+    for (const flag of ["--backend", "--device", "--seed", "--step", "--transcript", "--quiet"])
+      expect(o.stdout).toContain(flag);
+    const r = io();
+    await main(["replay", "--help"], r);
+    for (const flag of ["--backend", "--seed", "--up-to", "--transcript", "--quiet"]) expect(r.stdout).toContain(flag);
+    const e = io();
+    await main(["export", "--help"], e);
+    for (const flag of ["--format", "-o, --output"]) expect(e.stdout).toContain(flag);
+  });
+
+  it("verbslab --help and verbslab help list the commands (exit 0); a bare verbslab or help for nothing exits 2", async () => {
+    for (const argv of [["--help"], ["-h"], ["help"]]) {
+      const o = io();
+      expect(await main(argv, o)).toBe(0);
+      for (const c of [...commands, "help"]) expect(o.stdout).toMatch(new RegExp(`^  ${c} `, "m"));
+    }
+    expect(await main([], io())).toBe(2);
+    const o = io();
+    expect(await main(["help", "frobnicate"], o)).toBe(2);
+    expect(o.stderr).toContain('no help for "frobnicate"');
+  });
+
+  it("an unknown option says which, and shows that command's usage", async () => {
+    const o = io();
+    expect(await main(["export", "x.jsonl", "--bogus"], o)).toBe(2);
+    expect(o.stderr).toContain("unknown option --bogus (options: --format, -o, --output, --help)");
+    expect(o.stderr).toContain("usage: verbslab export");
+  });
+});
+
+describe("where verbslab writes", () => {
+  it("nowhere unasked: run, replay, export and doctor without an output option leave the working directory empty", async () => {
+    const cwd = join(dir, "cwd");
+    mkdirSync(cwd);
+    const t = join(dir, "asked.jsonl");
+    const driver = join(dir, "driver.mts");
+    writeFileSync(
+      driver,
+      `import { main } from ${JSON.stringify(new URL("./main.ts", import.meta.url).pathname)};
+const io = { out: () => {}, err: (s: string) => process.stderr.write(s), lines: null };
+const codes = [];
+codes.push(await main(["run", ${JSON.stringify(example)}, "--quiet"], io));
+codes.push(await main(["run", ${JSON.stringify(example)}, "--quiet", "--transcript", ${JSON.stringify(t)}], io));
+codes.push(await main(["replay", ${JSON.stringify(t)}, "--quiet"], io));
+for (const f of ["md", "html", "json", "c"]) codes.push(await main(["export", ${JSON.stringify(t)}, "--format", f], io));
+codes.push(await main(["export", ${JSON.stringify(t)}, "--format", "c", "-o", "-"], io));
+await main(["doctor"], io);
+await main(["doctor", "--json"], io);
+console.log(JSON.stringify(codes));
+process.exit();
+`,
+    );
+    // tsx by absolute URL: the working directory has no node_modules.
+    const tsx = import.meta.resolve("tsx");
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", tsx, driver], {
+      cwd,
+      timeout: 60_000,
+    });
+    expect(JSON.parse(stdout)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(existsSync(t)).toBe(true);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+});
+
+describe("where verbslab will not write", () => {
+  it("over its own input: the script, the recording being replayed, the transcript being exported", async () => {
+    const script = join(dir, "keep.mjs");
+    const code = 'export default async function (verbs) { await verbs.openDevice("rxe0"); }\n';
+    writeFileSync(script, code);
+    let o = io();
+    expect(await main(["run", script, "--transcript", script], o)).toBe(2);
+    expect(o.stderr).toContain(`--transcript ${script} is the file being read`);
+    expect(readFileSync(script, "utf8")).toBe(code);
+
+    const t = join(dir, "keep.jsonl");
+    expect(await main(["run", script, "--quiet", "--transcript", t], io())).toBe(0);
+    const recorded = readFileSync(t, "utf8");
+    o = io();
+    expect(await main(["replay", t, "--quiet", "--transcript", t], o)).toBe(2);
+    expect(o.stderr).toContain("is the file being read");
+    o = io();
+    expect(await main(["export", t, "--format", "json", "-o", t], o)).toBe(2);
+    expect(o.stderr).toContain("is the transcript being read");
+    expect(readFileSync(t, "utf8")).toBe(recorded);
+  });
+
+  it("where it cannot: exit 2 naming the path, no crash", async () => {
+    const nowhere = join(dir, "no-such-dir", "x.jsonl");
+    const t = join(dir, "keep2.jsonl");
+    expect(await main(["run", example, "--quiet", "--transcript", t], io())).toBe(0);
+    let o = io();
+    expect(await main(["run", example, "--quiet", "--transcript", nowhere], o)).toBe(2);
+    expect(o.stderr).toContain(`cannot write the transcript to ${nowhere}`);
+    o = io();
+    expect(await main(["export", t, "-o", join(dir, "no-such-dir", "x.md")], o)).toBe(2);
+    expect(o.stderr).toContain("cannot write");
   });
 });
 
@@ -128,6 +321,6 @@ export default async function main(verbs: Verbs) {
       timeout: 60_000,
     });
     expect(stdout).toContain("log: UD is 4 rxe1");
-    expect(stdout).toMatch(/✓ .*outside\.ts: ok, 1 verb/);
+    expect(stdout).toMatch(/✓ .*outside\.ts: ok on sim, 3 event\(s\) \(#1–#3: 1 verb\(s\), 1 log\(s\), end\)/);
   });
 });

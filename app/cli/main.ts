@@ -1,18 +1,19 @@
 /**
- * The `verbslab` command line: doctor, run, export. `main(argv, io)` returns the exit code;
+ * The `verbslab` command line: doctor, run, export, replay, help. `main(argv, io)` returns the exit code;
  * app/cli/verbslab.mjs runs it under tsx.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { extname, resolve } from "node:path";
+import { basename, extname, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import type { VerbsBackend } from "../../verbs/backend.js";
 import { summarize } from "../session/describe.js";
+import { cBuild, toC } from "../session/export/c.js";
 import { EXPORT_FORMATS, exportTranscript, type ExportFormat } from "../session/export/index.js";
 import { createSession } from "../session/session.js";
-import type { PendingCall, Session } from "../session/session-types.js";
+import type { PendingCall, Session, TranscriptSink } from "../session/session-types.js";
 import { appendFileSink } from "../session/transcript-file.js";
-import { importTranscript, TranscriptError } from "../session/transcript.js";
+import { importTranscript, TranscriptError, type TranscriptEvent } from "../session/transcript.js";
 import type { Verbs } from "../session/verbs-api.js";
 import { formatCall } from "../session/describe.js";
 import { doctor, formatFindings, systemProbe } from "./doctor.js";
@@ -24,23 +25,128 @@ export interface CliIo {
   lines?: AsyncIterator<string> | null;
 }
 
-const USAGE = `usage:
-  verbslab doctor [--json]
-  verbslab run <script.ts|.js> [--backend sim|native] [--device rxe0] [--seed N] [--step] [--transcript out.jsonl] [--quiet]
-  verbslab export <transcript.jsonl> [--format md|html|json|c] [-o FILE]
-  verbslab replay <transcript.jsonl> [--backend sim|native] [--seed N] [--up-to SEQ] [--transcript out.jsonl]
+type Command = "doctor" | "run" | "export" | "replay";
 
-A script is an ES module: export default async function main(verbs, { device }) { ... }
-with constants from "verbslab" (import { IBV_QP_STATE } from "verbslab").
+/** One option: its names ("o", "output" → -o, --output), its value's placeholder if it takes one, what it does (default). */
+interface OptionHelp {
+  names: string[];
+  value?: string;
+  text: string;
+}
+
+/** What `verbslab <cmd> --help` prints: what the command does, every option with its default, an example. */
+interface CommandHelp {
+  synopsis: string;
+  /** One line for `verbslab --help`. */
+  short: string;
+  what: string;
+  /** Every option the command parses (parseFlags reads them from here). */
+  options: OptionHelp[];
+  example: string;
+  more?: string;
+}
+
+const HELP: Record<Command, CommandHelp> = {
+  doctor: {
+    synopsis: "verbslab doctor [--json]",
+    short: "what this machine has for RDMA, and what to do about each gap",
+    what: "Says what this machine has for RDMA (libibverbs, the native addon, devices, ports, GIDs, rdma_rxe, memlock) and what to do about each gap. Exit 1 if anything failed.",
+    options: [{ names: ["json"], text: "print the findings as JSON (default: text)" }],
+    example: "verbslab doctor",
+  },
+  run: {
+    synopsis: "verbslab run <script.ts|.js> [options]",
+    short: "run a program on the simulator or a real device",
+    what: "Runs a program on a backend, printing each verb and its result, then a summary numbered like the transcript.",
+    options: [
+      { names: ["backend"], value: "sim|native", text: "the simulator or the machine's RDMA device (default: sim)" },
+      { names: ["device"], value: "NAME", text: "the device name passed to the program (default: rxe0)" },
+      { names: ["seed"], value: "N", text: "the simulator's seed (default: 1)" },
+      {
+        names: ["step"],
+        text: "pause before each verb: [enter] step, c continue, s run to postSend, p run to poll, q stop (default: off)",
+      },
+      {
+        names: ["transcript"],
+        value: "FILE",
+        text: "write the transcript (JSON lines) to FILE as it runs (default: none, nothing is written)",
+      },
+      { names: ["quiet"], text: "print only logs and the summary (default: off)" },
+    ],
+    example: "verbslab run app/cli/examples/rc-loopback.ts --backend sim --transcript /tmp/run.jsonl",
+    more: 'A script is an ES module: export default async function main(verbs, { device }) { ... }\nwith constants from "verbslab" (import { IBV_QP_STATE } from "verbslab").',
+  },
+  export: {
+    synopsis: "verbslab export <transcript.jsonl> [options]",
+    short: "a transcript as Markdown, HTML, JSON or C",
+    what: "Renders a transcript as Markdown, HTML, JSON or a standalone C program over libibverbs.",
+    options: [
+      {
+        names: ["format"],
+        value: "md|html|json|c",
+        text: "the format (default: from -o's extension; needed when printing to stdout)",
+      },
+      { names: ["o", "output"], value: "FILE", text: "write to FILE (default: stdout; - is stdout too)" },
+    ],
+    example: "verbslab export /tmp/run.jsonl -o /tmp/run.c   # then: cc /tmp/run.c -libverbs -o /tmp/run",
+  },
+  replay: {
+    synopsis: "verbslab replay <transcript.jsonl> [options]",
+    short: "run a transcript again and report what differs",
+    what: "Performs a transcript's verbs again and reports every result that differs from the recorded one (exit 1 if any).",
+    options: [
+      {
+        names: ["backend"],
+        value: "sim|native",
+        text: "where to replay (default: the backend the transcript was recorded on)",
+      },
+      { names: ["seed"], value: "N", text: "the simulator's seed (default: the transcript's, else 1)" },
+      { names: ["up-to"], value: "SEQ", text: "stop after event number SEQ (default: replay every event)" },
+      {
+        names: ["transcript"],
+        value: "FILE",
+        text: "write the replay's own transcript to FILE (default: none, nothing is written)",
+      },
+      { names: ["quiet"], text: "no progress line (default: off)" },
+    ],
+    example: "verbslab replay /tmp/run.jsonl --backend sim",
+  },
+};
+
+function isCommand(s: string | undefined): s is Command {
+  return s !== undefined && Object.hasOwn(HELP, s);
+}
+
+const flagName = (n: string) => (n.length === 1 ? "-" : "--") + n;
+const HELP_OPTION: OptionHelp = { names: ["h", "help"], text: "print this help" };
+
+/** One command's usage: what it does, its options with defaults, an example. */
+export function commandUsage(cmd: Command): string {
+  const h = HELP[cmd];
+  const rows = [...h.options, HELP_OPTION].map(
+    (o) => [o.names.map(flagName).join(", ") + (o.value ? ` ${o.value}` : ""), o.text] as const,
+  );
+  const width = Math.max(...rows.map(([o]) => o.length));
+  const opts = rows.map(([o, d]) => `  ${o.padEnd(width)}  ${d}`).join("\n");
+  return `usage: ${h.synopsis}\n\n${h.what}\n\noptions:\n${opts}\n\nexample:\n  ${h.example}\n${h.more ? `\n${h.more}\n` : ""}`;
+}
+
+const USAGE = `usage: verbslab <command> [options]
+
+commands:
+${(Object.keys(HELP) as Command[]).map((c) => `  ${c.padEnd(8)}${HELP[c].short}`).join("\n")}
+  help    what a command does, its options and defaults: verbslab help <command> (or <command> --help)
+
+${HELP.run.more}
 `;
 
 /** A usage mistake: the message says what was wrong and what to type instead. */
 class UsageError extends Error {}
 
-function parseFlags(
-  args: string[],
-  spec: Record<string, "bool" | "value">,
-): { pos: string[]; flags: Record<string, string | true> } {
+/** Parses a command's arguments against the options its help lists. */
+function parseFlags(cmd: Command, args: string[]): { pos: string[]; flags: Record<string, string | true> } {
+  const spec: Record<string, "bool" | "value"> = {};
+  for (const o of HELP[cmd].options) for (const n of o.names) spec[n] = o.value ? "value" : "bool";
   const pos: string[] = [];
   const flags: Record<string, string | true> = {};
   for (let i = 0; i < args.length; i++) {
@@ -50,13 +156,9 @@ function parseFlags(
       continue;
     }
     const [name, inline] = a.replace(/^--?/, "").split("=", 2) as [string, string | undefined];
-    const kind = spec[name];
+    const kind = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (!kind)
-      throw new UsageError(
-        `unknown option ${a} (options: ${Object.keys(spec)
-          .map((k) => (k.length === 1 ? "-" : "--") + k)
-          .join(", ")})`,
-      );
+      throw new UsageError(`unknown option ${a} (options: ${[...Object.keys(spec), "help"].map(flagName).join(", ")})`);
     if (kind === "bool") flags[name] = true;
     else {
       const v = inline ?? args[++i];
@@ -82,6 +184,20 @@ export async function openBackend(kind: string, seed: number): Promise<VerbsBack
     return r.backend;
   }
   throw new UsageError(`--backend must be sim or native, not "${kind}"`);
+}
+
+/**
+ * The --transcript file, or a usage error naming it when it cannot be written or is the
+ * command's own input (truncating it would lose the learner's script or recording).
+ */
+function transcriptSink(path: string, input: string): TranscriptSink {
+  if (resolve(path) === resolve(input))
+    throw new UsageError(`--transcript ${path} is the file being read (${input}): name another file`);
+  try {
+    return appendFileSink(path);
+  } catch (e) {
+    throw new UsageError(`cannot write the transcript to ${path}: ${(e as Error).message}`);
+  }
 }
 
 /** Loads a learner program's default export (or a named `main`). */
@@ -135,15 +251,23 @@ async function stepPrompt(session: Session, io: CliIo): Promise<void> {
   });
 }
 
+/**
+ * The run summary's counts, numbered as the transcript is: every event (verb, log line,
+ * end) takes the next seq, so "N events (#1–#N)" is what `export` and the transcript show,
+ * and the verb count alone is never mistaken for the last event's number.
+ */
+export function runCounts(events: readonly TranscriptEvent[]): string {
+  const verbs = events.filter((e) => e.kind === "verb");
+  const logs = events.filter((e) => e.kind === "log").length;
+  const ended = events.some((e) => e.kind === "end");
+  const disagreements = verbs.filter((e) => e.check && !e.check.agree).length;
+  const parts = [`${verbs.length} verb(s)`, ...(logs ? [`${logs} log(s)`] : []), ...(ended ? ["end"] : [])];
+  const last = events.at(-1)?.seq ?? 0;
+  return `${events.length} event(s)${last ? ` (#1–#${last}: ${parts.join(", ")})` : ""}, ${disagreements} model disagreement(s)`;
+}
+
 async function cmdRun(args: string[], io: CliIo): Promise<number> {
-  const { pos, flags } = parseFlags(args, {
-    backend: "value",
-    device: "value",
-    seed: "value",
-    step: "bool",
-    transcript: "value",
-    quiet: "bool",
-  });
+  const { pos, flags } = parseFlags("run", args);
   if (pos.length !== 1) throw new UsageError("verbslab run needs exactly one script: verbslab run my-program.ts");
   const script = pos[0]!;
   const seed = flags.seed === undefined ? 1 : Number(flags.seed);
@@ -156,23 +280,19 @@ async function cmdRun(args: string[], io: CliIo): Promise<number> {
     step: flags.step === true,
     program: script,
     ...(backend.kind === "sim" && { seed }),
-    ...(typeof flags.transcript === "string" && { sink: appendFileSink(flags.transcript) }),
+    ...(typeof flags.transcript === "string" && { sink: transcriptSink(flags.transcript, script) }),
     onLog: (m) => io.out(`log: ${m}\n`),
   });
   if (flags.step === true) await stepPrompt(session, io);
-  let verbs = 0;
-  let disagreements = 0;
   session.subscribe((e) => {
     if (e.kind === "verb") {
-      verbs++;
-      if (e.check && !e.check.agree) disagreements++;
       if (flags.quiet !== true) io.out(summarize(e) + "\n");
       for (const w of e.prediction?.warnings ?? []) io.out(`   ⚠ ${w.message}\n`);
     }
   });
   const r = await session.run((v) => program(v, { device }));
   io.out(
-    `${r.outcome === "ok" ? "✓" : "✗"} ${script}: ${r.outcome}, ${verbs} verb(s) on ${backend.kind}, ${disagreements} model disagreement(s)${typeof flags.transcript === "string" ? `, transcript in ${flags.transcript}` : ""}\n`,
+    `${r.outcome === "ok" ? "✓" : "✗"} ${script}: ${r.outcome} on ${backend.kind}, ${runCounts(session.events())}${typeof flags.transcript === "string" ? `, transcript in ${flags.transcript}` : ""}\n`,
   );
   if (r.outcome === "error") {
     const e = r.error as { name?: string; message?: string; stack?: string };
@@ -185,10 +305,12 @@ async function cmdRun(args: string[], io: CliIo): Promise<number> {
 }
 
 async function cmdExport(args: string[], io: CliIo): Promise<number> {
-  const { pos, flags } = parseFlags(args, { format: "value", o: "value", output: "value" });
+  const { pos, flags } = parseFlags("export", args);
   if (pos.length !== 1)
     throw new UsageError("verbslab export needs one transcript: verbslab export run.jsonl --format md -o run.md");
-  const out = (flags.o ?? flags.output) as string | undefined;
+  const o = (flags.o ?? flags.output) as string | undefined;
+  // "-o -" is stdout, as in most tools (never a file named "-").
+  const out = o === "-" ? undefined : o;
   let format = flags.format as string | undefined;
   if (!format && out) format = Object.entries(EXPORT_FORMATS).find(([, f]) => f.extension === extname(out))?.[0];
   if (!format)
@@ -200,24 +322,26 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
   } catch (e) {
     throw new UsageError(`cannot read ${pos[0]}: ${(e as Error).message}`);
   }
+  if (out && resolve(out) === resolve(pos[0]!))
+    throw new UsageError(`-o ${out} is the transcript being read: name another file`);
   const t = importTranscript(text);
-  const rendered = exportTranscript(t, format as ExportFormat);
+  // The C program's build line names the file it is saved as.
+  const rendered =
+    format === "c" ? toC(t, out ? { fileName: basename(out) } : {}) : exportTranscript(t, format as ExportFormat);
   if (out) {
-    writeFileSync(out, rendered);
+    try {
+      writeFileSync(out, rendered);
+    } catch (e) {
+      throw new UsageError(`cannot write ${out}: ${(e as Error).message}`);
+    }
     io.out(`wrote ${out} (${format}, ${t.events.length} events)\n`);
-    if (format === "c") io.out(`build it with: cc ${out} -libverbs -o ${out.replace(/\.c$/, "")}\n`);
+    if (format === "c") io.out(`build it with: ${cBuild(out).command}\n`);
   } else io.out(rendered);
   return 0;
 }
 
 async function cmdReplay(args: string[], io: CliIo): Promise<number> {
-  const { pos, flags } = parseFlags(args, {
-    backend: "value",
-    seed: "value",
-    "up-to": "value",
-    transcript: "value",
-    quiet: "bool",
-  });
+  const { pos, flags } = parseFlags("replay", args);
   if (pos.length !== 1) throw new UsageError("verbslab replay needs one transcript: verbslab replay run.jsonl");
   let text: string;
   try {
@@ -237,7 +361,7 @@ async function cmdReplay(args: string[], io: CliIo): Promise<number> {
   const r = await replayTranscript(t, backend, {
     ...(upTo !== undefined && { upTo }),
     ...(backend.kind === "sim" && { seed }),
-    ...(typeof flags.transcript === "string" && { sink: appendFileSink(flags.transcript) }),
+    ...(typeof flags.transcript === "string" && { sink: transcriptSink(flags.transcript, pos[0]!) }),
     onProgress: (done) => {
       if (flags.quiet !== true && (done % 50 === 0 || done === total)) io.err(`replayed ${done}/${total}\r`);
     },
@@ -253,9 +377,13 @@ async function cmdReplay(args: string[], io: CliIo): Promise<number> {
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
+    if (isCommand(cmd) && rest.some((a) => a === "--help" || a === "-h")) {
+      io.out(commandUsage(cmd));
+      return 0;
+    }
     switch (cmd) {
       case "doctor": {
-        const { flags } = parseFlags(rest, { json: "bool" });
+        const { flags } = parseFlags("doctor", rest);
         const findings = doctor(systemProbe());
         io.out(flags.json ? JSON.stringify(findings, null, 2) + "\n" : formatFindings(findings));
         return findings.some((f) => f.status === "fail") ? 1 : 0;
@@ -266,8 +394,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await cmdExport(rest, io);
       case "replay":
         return await cmdReplay(rest, io);
+      case "help": {
+        const [topic, ...extra] = rest;
+        if (topic === undefined) io.out(USAGE);
+        else if (isCommand(topic) && extra.length === 0) io.out(commandUsage(topic));
+        else throw new UsageError(`no help for "${rest.join(" ")}": the commands are ${Object.keys(HELP).join(", ")}`);
+        return 0;
+      }
       case undefined:
-      case "help":
       case "--help":
       case "-h":
         io.out(USAGE);
@@ -278,7 +412,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`verbslab: ${e.message}\n`);
-      if (!e.message.includes("\n")) io.err(`\n${USAGE}`);
+      if (!e.message.includes("\n")) io.err(`\n${isCommand(cmd) ? commandUsage(cmd) : USAGE}`);
       return 2;
     }
     if (e instanceof TranscriptError) {

@@ -1,9 +1,8 @@
 /**
  * Cold loads timed with no debugger attached while the page loads, as a learner's window loads.
- * A page that Playwright drives (the DevTools protocol, its Runtime and Network domains on) spent
- * 60 + 83 + 150 ms of its main thread in V8.CollectSourcePositions during one traced cold load,
- * re-parsing whole scripts (Monaco's 2.5 MB chunk among them) to give stack frames line numbers;
- * the same build measured 1607 ms driven that way and 1426 ms this way (medians of 6, alternated).
+ * A page that Playwright drives (the DevTools protocol, its Runtime and Network domains on) spends
+ * main-thread time in V8.CollectSourcePositions, re-parsing whole scripts (Monaco's 2.5 MB chunk
+ * among them) to give stack frames line numbers, which makes a cold load about 13% slower.
  * So bench:ui loads the page in its own Chromium, started with the harness's flags, through the
  * bare protocol: a new browser context (empty cache), a new tab on the URL, and only seconds
  * later a session to read the page's `verbslab:interactive` mark (App.tsx), in ms since

@@ -30,6 +30,8 @@ export interface MainOptions {
   rendererDir: string;
   /** The bundled preload (CommonJS). */
   preloadPath: string;
+  /** The window icon (a PNG rendered from assets/icon.svg). */
+  iconPath?: string;
   /** The backend process entry (JavaScript). */
   backendEntry: string;
   appVersion: string;
@@ -105,7 +107,7 @@ export function createMainApp(electron: ElectronModule, options: MainOptions): M
   const ready = app.whenReady().then(async () => {
     hardenSession(session.defaultSession);
     protocol.handle(APP_SCHEME, (request) => serveApp(options.rendererDir, request.url));
-    win = new BrowserWindow(windowOptions(options.preloadPath));
+    win = new BrowserWindow(windowOptions(options.preloadPath, options.iconPath));
     win.once("ready-to-show", () => win?.show());
     win.on("closed", () => {
       win = null;

@@ -79,6 +79,7 @@ export async function buildShell(outDir = join(REPO_ROOT, "dist", "app")): Promi
   if (existsSync(lessonsDir))
     for (const name of readdirSync(lessonsDir))
       if (/^\d{2}-/.test(name)) cpSync(join(lessonsDir, name), join(outDir, "lessons", name), { recursive: true });
+  cpSync(join(REPO_ROOT, "assets", "icons"), join(outDir, "assets", "icons"), { recursive: true });
   const addonDir = join(REPO_ROOT, "native", "build", "Release");
   if (existsSync(addonDir))
     for (const name of readdirSync(addonDir))

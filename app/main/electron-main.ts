@@ -15,6 +15,7 @@ const pkg = JSON.parse(readFileSync(join(distRoot, "..", "package.json"), "utf8"
 createMainApp(electron, {
   rendererDir: join(distRoot, "renderer"),
   preloadPath: join(here, "..", "preload", "preload.cjs"),
+  iconPath: join(here, "..", "..", "assets", "icons", "512x512.png"),
   backendEntry: join(here, "..", "backend", "entry.js"),
   appVersion: pkg.version,
 });

@@ -71,6 +71,7 @@ describe(`electron-builder --dir (${realDist ? "real Electron dist" : "stand-in 
     if (existsSync(join(REPO_ROOT, "package-lock.json")))
       cpSync(join(REPO_ROOT, "package-lock.json"), join(project, "package-lock.json"));
     symlinkSync(join(REPO_ROOT, "node_modules"), join(project, "node_modules"), "dir");
+    cpSync(join(REPO_ROOT, "assets"), join(project, "assets"), { recursive: true });
     await buildShell(join(project, "dist", "app"));
     const renderer = join(project, "dist", "renderer");
     const built = join(REPO_ROOT, "dist", "renderer");
@@ -112,6 +113,8 @@ describe(`electron-builder --dir (${realDist ? "real Electron dist" : "stand-in 
       "dist/app/sim/index.js",
       "dist/app/app/session/index.js",
       "dist/renderer/index.html",
+      // The window's icon (electron-main.ts points at it).
+      "dist/app/assets/icons/512x512.png",
     ])
       expect(files, f).toContain(`/${f}`);
     // Lessons are data read at run time.

@@ -14,8 +14,9 @@ export const APP_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
 
 export const CSP = contentSecurityPolicy();
 
-export function windowOptions(preloadPath: string): BrowserWindowConstructorOptions {
+export function windowOptions(preloadPath: string, iconPath?: string): BrowserWindowConstructorOptions {
   return {
+    ...(iconPath !== undefined && { icon: iconPath }),
     width: 1440,
     height: 900,
     minWidth: 960,

@@ -46,7 +46,12 @@ async function main(): Promise<void> {
     return;
   }
   if (!wantWeb && "missing" in electron)
-    console.log(`Electron is not available here (${electron.missing}); starting web mode instead.`);
+    console.log(
+      "Electron's binary is not installed, so VerbsLab starts in web mode (the same app, in your browser).\n" +
+        "npm install never downloads it (package.json's allowScripts denies electron's download script).\n" +
+        "For the desktop app, download it once: node node_modules/electron/install.js\n" +
+        `(${electron.missing})`,
+    );
 
   // Web mode: the same renderer and backend, served on 127.0.0.1 behind a per-run token.
   const { startWebMode } = await import("../server/cli.js");
@@ -79,9 +84,21 @@ async function main(): Promise<void> {
     if (p.event === "died") console.error(`The backend process died (${p.lastExit?.reason}); restarting it.`);
     if (p.event === "restarted") console.error(`The backend process was restarted (pid ${p.pid}).`);
   });
-  const stop = () => void web.close().finally(() => process.exit(0));
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void web.close().finally(() => process.exit(0));
+  };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  // npm does not pass a SIGTERM on past the shell it runs the script in, and a SIGKILL reaches
+  // nobody: when the process that started us is gone (we were handed to init), stop too.
+  // The backend process follows by itself (it exits when its IPC channel closes).
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 500).unref();
 }
 
 main().catch((err: Error) => {

@@ -125,7 +125,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   /**
    * Frames for a socket go out after the current turn of the event loop (setImmediate: no timer
    * delay), in order, several as one JSON array: a step's events and responses reach the page as
-   * one message, which it handles in one task and renders once (bench:ui, issue #6).
+   * one message, which it handles in one task and renders once.
    */
   const outboxes = new Map<WebSocket, string[]>();
   const sendFrame = (ws: WebSocket, text: string) => {

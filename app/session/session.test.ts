@@ -249,3 +249,26 @@ describe("the session", () => {
     await expect(s.call(pd.$handle, "fly", [])).rejects.toBeInstanceOf(TypeError);
   });
 });
+
+describe("the session's counters", () => {
+  it("count traffic that moved between two verbs: the run's deltas add up to the device's own change", async () => {
+    // On rxe packets also move from kernel tasks while the program is between verbs; here a
+    // second session on the same device sends them while the first is between two verbs.
+    const backend = createSimBackend({ seed: 3 });
+    const s = createSession({ backend });
+    const ctx = await s.verbs.openDevice("rxe0");
+    const before = { ...backend.openDevice("rxe0").queryCounters() };
+    await s.verbs.sleep(1);
+    await rcLoopback(createSession({ backend }).verbs);
+    await s.verbs.sleep(1);
+    const after = backend.openDevice("rxe0").queryCounters();
+    const recorded: Record<string, number> = {};
+    for (const e of verbEvents(s))
+      for (const c of e.counters ?? [])
+        for (const [k, d] of Object.entries(c.delta)) recorded[k] = (recorded[k] ?? 0) + d;
+    expect(after.sent_pkts! - before.sent_pkts!).toBeGreaterThan(0);
+    expect(recorded.sent_pkts).toBe(after.sent_pkts! - before.sent_pkts!);
+    expect(recorded.rcvd_pkts).toBe(after.rcvd_pkts! - before.rcvd_pkts!);
+    await ctx.close();
+  });
+});

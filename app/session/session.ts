@@ -61,6 +61,7 @@ import {
   type Ref,
   type WireValue,
 } from "./wire.js";
+import { counterWatch } from "./counter-watch.js";
 
 /** The C function behind each method, per object type. `verbslab_*` names what has no C verb. */
 export const VERB_NAMES: Readonly<Record<HandleType, Readonly<Record<string, string>>>> = {
@@ -119,7 +120,7 @@ const CREATES: Readonly<Record<string, HandleType>> = {
 const DESTROYS = new Set(["close", "dealloc", "dereg", "destroy"]);
 /** Calls that are not verbs: no gate, no snapshots (reading and writing MR bytes still get an event). */
 const UNGATED = new Set(["log", "now", "read", "write"]);
-/** Calls after which traffic may have moved: counters are compared around them. */
+/** Calls after which traffic may have moved: counters are read after them (counter-watch.ts). */
 const TRAFFIC = new Set(["postSend", "postRecv", "poll", "pollWait", "sleep", "getCqEvent", "getAsyncEvent", "modify"]);
 
 interface Entry {
@@ -191,6 +192,7 @@ export function createSession(options: SessionOptions): Session {
   const wall = options.wallClock ?? (() => (typeof performance !== "undefined" ? performance.now() : Date.now()));
   const gate = new Gate(options.step ?? false);
   const entries = new Map<number, Entry>();
+  const watch = counterWatch();
   const handles = new Map<unknown, number>();
   const events: TranscriptEvent[] = [];
   const listeners = new Set<(e: TranscriptEvent) => void>();
@@ -449,22 +451,6 @@ export function createSession(options: SessionOptions): Session {
     const snapshots = !UNGATED.has(method);
     const qpsBefore = new Map<number, QpAttr | null>();
     if (snapshots) for (const e of liveQps()) qpsBefore.set(e.handle, safeQuery(e.obj as Qp));
-    const contexts = [...entries.values()].filter((e) => e.type === "context" && !e.destroyed);
-    const countersBefore = new Map<number, Record<string, number>>();
-    if (TRAFFIC.has(method)) {
-      const seen = new Set<string>();
-      for (const c of contexts) {
-        const ctx = c.obj as Context;
-        if (seen.has(ctx.device.name)) continue;
-        seen.add(ctx.device.name);
-        try {
-          countersBefore.set(c.handle, { ...ctx.queryCounters() });
-        } catch {
-          // Counters are a nicety: a backend without them still records the verb.
-        }
-      }
-    }
-
     const clock = nowMs();
     const t0 = wall();
     let result: unknown;
@@ -482,6 +468,7 @@ export function createSession(options: SessionOptions): Session {
     const created: Ref[] = [];
     if (!failed && CREATES[method] && result && typeof result === "object") {
       created.push(register(result, CREATES[method]!));
+      if (CREATES[method] === "context") watch.opened(result as Context);
     }
     if (!failed && DESTROYS.has(method)) entry.destroyed = true;
 
@@ -579,17 +566,13 @@ export function createSession(options: SessionOptions): Session {
             : "the model expected this call to fail: the backend accepted something the model refuses";
     }
 
-    const counters: { context: number; delta: Record<string, number> }[] = [];
-    for (const [h, before] of countersBefore) {
-      try {
-        const after = (entries.get(h)!.obj as Context).queryCounters();
-        const delta: Record<string, number> = {};
-        for (const [k, v] of Object.entries(after)) if (v !== (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);
-        if (Object.keys(delta).length) counters.push({ context: h, delta });
-      } catch {
-        // As above: counters are optional.
-      }
-    }
+    const counters = TRAFFIC.has(method)
+      ? watch.changes(
+          [...entries.values()]
+            .filter((e) => e.type === "context" && !e.destroyed)
+            .map((e) => ({ handle: e.handle, ctx: e.obj as Context })),
+        )
+      : [];
 
     const event: VerbEvent = {
       kind: "verb",

@@ -18,8 +18,8 @@ void ThrowVerbs(Napi::Env env, const char* verb, int err, const std::string& rea
     Napi::Object e = addon->verbsError.New({Napi::String::New(env, verb), Napi::Number::New(env, err), details});
     throw Napi::Error(env, e);
   }
-  Napi::Error e = Napi::Error::New(env, std::string(verb) + ": errno " + std::to_string(err) +
-                                            (reason.empty() ? "" : ": " + reason));
+  Napi::Error e = Napi::Error::New(
+      env, std::string(verb) + ": errno " + std::to_string(err) + (reason.empty() ? "" : ": " + reason));
   e.Set("verb", verb);
   e.Set("errno", Napi::Number::New(env, err));
   e.Set("details", details);
@@ -58,7 +58,8 @@ uint64_t Arg::Uint(Napi::Value v, std::string_view name, uint64_t max, bool opti
     ThrowType(env, verb + std::string(": ") + S(name) + " must be an integer, not " + Show(d));
   }
   if (d < 0 || d > static_cast<double>(max)) {
-    ThrowVerbs(env, verb, EINVAL, S(name) + " = " + Show(d) + " is out of range (0.." + std::to_string(max) + ")", S(name));
+    ThrowVerbs(env, verb, EINVAL, S(name) + " = " + Show(d) + " is out of range (0.." + std::to_string(max) + ")",
+               S(name));
   }
   return static_cast<uint64_t>(d);
 }
@@ -71,9 +72,10 @@ int64_t Arg::Int(Napi::Value v, std::string_view name, int64_t min, int64_t max,
     ThrowType(env, verb + std::string(": ") + S(name) + " must be an integer, not " + Show(d));
   }
   if (d < static_cast<double>(min) || d > static_cast<double>(max)) {
-    ThrowVerbs(env, verb, EINVAL,
-               S(name) + " = " + Show(d) + " is out of range (" + std::to_string(min) + ".." + std::to_string(max) + ")",
-               S(name));
+    ThrowVerbs(
+        env, verb, EINVAL,
+        S(name) + " = " + Show(d) + " is out of range (" + std::to_string(min) + ".." + std::to_string(max) + ")",
+        S(name));
   }
   return static_cast<int64_t>(d);
 }

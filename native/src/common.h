@@ -72,11 +72,30 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
   }
 
   // Property names read on the posting fast path.
-  enum Key { kWrId, kOpcode, kSendFlags, kSgList, kImmData, kRdma, kAtomic, kUd, kAddr, kLength, kLkey,
-             kRemoteAddr, kRkey, kCompareAdd, kSwap, kAh, kRemoteQpn, kRemoteQkey, kKeyCount };
+  enum Key {
+    kWrId,
+    kOpcode,
+    kSendFlags,
+    kSgList,
+    kImmData,
+    kRdma,
+    kAtomic,
+    kUd,
+    kAddr,
+    kLength,
+    kLkey,
+    kRemoteAddr,
+    kRkey,
+    kCompareAdd,
+    kSwap,
+    kAh,
+    kRemoteQpn,
+    kRemoteQkey,
+    kKeyCount
+  };
   static constexpr const char* kKeyNames[kKeyCount] = {
-      "wr_id", "opcode", "send_flags", "sg_list", "imm_data", "rdma", "atomic", "ud", "addr",
-      "length", "lkey", "remote_addr", "rkey", "compare_add", "swap", "ah", "remote_qpn", "remote_qkey"};
+      "wr_id",  "opcode", "send_flags",  "sg_list", "imm_data",    "rdma", "atomic", "ud",         "addr",
+      "length", "lkey",   "remote_addr", "rkey",    "compare_add", "swap", "ah",     "remote_qpn", "remote_qkey"};
   Napi::Value Get(Napi::Object o, Key k) { return o.Get(kKeyNames[k]); }
 
  private:

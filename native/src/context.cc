@@ -52,8 +52,8 @@ Napi::Value FdWaits::Wait(Napi::Env env, Napi::Object owner, int fd, double time
 void FdWaits::Arm(Napi::Env env, uint64_t key) {
   Pending& p = pending_.at(key);
   double left = p.deadlineMs < 0 ? -1 : std::max(0.0, p.deadlineMs - NowMs());
-  p.watchId = AddonOf(env)->poller.Watch(env, p.fd, left,
-                                         [this, key](Napi::Env env, bool ready) { Fire(env, key, ready); });
+  p.watchId =
+      AddonOf(env)->poller.Watch(env, p.fd, left, [this, key](Napi::Env env, bool ready) { Fire(env, key, ready); });
 }
 
 void FdWaits::Fire(Napi::Env env, uint64_t key, bool ready) {
@@ -101,6 +101,7 @@ Napi::Function Context::Define(Napi::Env env) {
           {"queryGidEx", "ibv_query_gid_ex", Method<Context, &Context::QueryGidEx>},
           {"queryGidTable", "ibv_query_gid_table", Method<Context, &Context::QueryGidTable>},
           {"queryPkey", "ibv_query_pkey", Method<Context, &Context::QueryPkey>},
+          {"queryCounters", "RDMA_NLDEV_CMD_STAT_GET", Method<Context, &Context::QueryCounters>},
           {"allocPd", "ibv_alloc_pd", Method<Context, &Context::AllocPd>},
           {"createCq", "ibv_create_cq", Method<Context, &Context::CreateCq>},
           {"createCompChannel", "ibv_create_comp_channel", Method<Context, &Context::CreateCompChannel>},

@@ -140,7 +140,8 @@ int CompletionQueue::Fill(Napi::Env env, const char* verb, int n, uint32_t* o, s
 
 Napi::Value CompletionQueue::ReqNotify(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
-  int solicited = info[0].IsBoolean() ? info[0].As<Napi::Boolean>().Value() : Arg{env, verb}.I32(info[0], "solicited_only", true);
+  int solicited =
+      info[0].IsBoolean() ? info[0].As<Napi::Boolean>().Value() : Arg{env, verb}.I32(info[0], "solicited_only", true);
   int err = ibv_req_notify_cq(cq_, solicited);
   if (err) ThrowVerbs(env, verb, ErrnoOf(err));
   return env.Undefined();

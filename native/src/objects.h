@@ -47,6 +47,7 @@ class Context : public Napi::ObjectWrap<Context>, public Resource {
   Napi::Value QueryGidEx(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value QueryGidTable(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value QueryPkey(const Napi::CallbackInfo& info, const char* verb);
+  Napi::Value QueryCounters(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value AllocPd(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value CreateCq(const Napi::CallbackInfo& info, const char* verb);
   Napi::Value CreateCompChannel(const Napi::CallbackInfo& info, const char* verb);
@@ -181,8 +182,8 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   static Napi::Function Define(Napi::Env env);
   explicit QueuePair(const Napi::CallbackInfo& info);
   void Finalize(Napi::Env env) override { ForceDestroy(); }
-  void Attach(ProtectionDomain* pd, Napi::Object pdJs, CompletionQueue* scq, Napi::Object scqJs,
-              CompletionQueue* rcq, Napi::Object rcqJs, ibv_qp* qp);
+  void Attach(ProtectionDomain* pd, Napi::Object pdJs, CompletionQueue* scq, Napi::Object scqJs, CompletionQueue* rcq,
+              Napi::Object rcqJs, ibv_qp* qp);
 
   // One WR packed by the TypeScript layer into the Float64Arrays bound with bindPacked:
   //   send: wr_id, opcode, send_flags, imm_data, num_sge, has_rdma, rdma.remote_addr,

@@ -139,10 +139,11 @@ Napi::Value ProtectionDomain::CreateAh(const Napi::CallbackInfo& info, const cha
 // AddressHandle
 
 Napi::Function AddressHandle::Define(Napi::Env env) {
-  return DefineVerbsClass<AddressHandle>(env, "AddressHandle",
-                                         {
-                                             {"destroy", "ibv_destroy_ah", Method<AddressHandle, &AddressHandle::Destroy>},
-                                         });
+  return DefineVerbsClass<AddressHandle>(
+      env, "AddressHandle",
+      {
+          {"destroy", "ibv_destroy_ah", Method<AddressHandle, &AddressHandle::Destroy>},
+      });
 }
 
 AddressHandle::AddressHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AddressHandle>(info) {

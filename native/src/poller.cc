@@ -20,8 +20,8 @@ Poller::~Poller() { Stop(); }
 
 void Poller::Start(Napi::Env env) {
   wakeFd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  tsfn_ = Tsfn::New(env, "verbslab-poller", 0, 1, this,
-                    [](Napi::Env, void*, Poller* self) { self->OnTsfnFinalized(); });
+  tsfn_ =
+      Tsfn::New(env, "verbslab-poller", 0, 1, this, [](Napi::Env, void*, Poller* self) { self->OnTsfnFinalized(); });
   tsfnAlive_ = true;
   // Only pending waits keep the process alive.
   tsfn_.Unref(env);

@@ -55,7 +55,7 @@ class Poller {
   int wakeFd_ = -1;
   std::atomic<bool> stop_{false};
   std::mutex mu_;
-  std::map<uint64_t, Watched> watched_;  // guarded by mu_
+  std::map<uint64_t, Watched> watched_;     // guarded by mu_
   std::map<uint64_t, Callback> callbacks_;  // JS thread only
   uint64_t nextId_ = 1;
 };

@@ -6,7 +6,7 @@
 import * as v from "../../verbs/constants.js";
 import { VerbsError } from "../../verbs/errors.js";
 import { loadAddon, type NativeCq } from "../addon.js";
-import { rdmaResShowQp } from "../counters.js";
+import { rdmaResShowQp } from "../rdma-res.js";
 import { ACCESS, connectRc } from "../tools/rc-pair.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ADDON_PATH, loadAddon } from "../addon.js";
 import { loadNativeBackend, noDevicesReason } from "../index.js";
-import { parseRdmaResQp } from "../counters.js";
+import { parseRdmaResQp } from "../rdma-res.js";
 
 const built = existsSync(ADDON_PATH);
 // ib_uverbs registers this class; without it libibverbs answers ENOSYS.

@@ -56,8 +56,8 @@ static void open_side(struct side* s, const char* name) {
   s->scq = ibv_create_cq(s->ctx, 2 * DEPTH, NULL, NULL, 0);
   s->rcq = ibv_create_cq(s->ctx, 2 * DEPTH, NULL, NULL, 0);
   struct ibv_qp_init_attr ia = {.send_cq = s->scq, .recv_cq = s->rcq, .qp_type = IBV_QPT_RC, .sq_sig_all = 0};
-  ia.cap = (struct ibv_qp_cap){.max_send_wr = DEPTH, .max_recv_wr = DEPTH, .max_send_sge = 1, .max_recv_sge = 1,
-                               .max_inline_data = 8};
+  ia.cap = (struct ibv_qp_cap){
+      .max_send_wr = DEPTH, .max_recv_wr = DEPTH, .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = 8};
   s->qp = ibv_create_qp(s->pd, &ia);
   s->mr = ibv_reg_mr(s->pd, s->buf, sizeof s->buf, IBV_ACCESS_LOCAL_WRITE);
   if (!s->pd || !s->scq || !s->rcq || !s->qp || !s->mr) die("setup");
@@ -67,8 +67,8 @@ static void open_side(struct side* s, const char* name) {
 }
 
 static void connect_to(struct side* x, struct side* y) {
-  struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
-                          .qp_access_flags = IBV_ACCESS_LOCAL_WRITE};
+  struct ibv_qp_attr a = {
+      .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1, .qp_access_flags = IBV_ACCESS_LOCAL_WRITE};
   if (ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) die("INIT");
   memset(&a, 0, sizeof a);
   a.qp_state = IBV_QPS_RTR;
@@ -108,7 +108,10 @@ static int post(struct side* s) {
   s->sends++;
   int signaled = s->sends % s->cq_mod == 0;
   struct ibv_sge sge = {.addr = (uintptr_t)s->buf, .length = 8, .lkey = s->mr->lkey};
-  struct ibv_send_wr wr = {.wr_id = s->sends, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+  struct ibv_send_wr wr = {.wr_id = s->sends,
+                           .sg_list = &sge,
+                           .num_sge = 1,
+                           .opcode = IBV_WR_SEND,
                            .send_flags = (s->inline_send ? IBV_SEND_INLINE : 0) | (signaled ? IBV_SEND_SIGNALED : 0)},
                      *bad;
   if (ibv_post_send(s->qp, &wr, &bad)) die("post_send");
@@ -282,7 +285,8 @@ int main(int argc, char** argv) {
   const char* names[7] = {"sendA", "waitB", "recvB", "sendB", "waitA", "recvA", "rtt"};
   fprintf(out, "{\n \"touch_pages\": %d,\n \"clock_gettime_us\": %.2f,\n \"poll_empty_us\": %.2f,\n", touch_pages,
           clock_us, poll_empty_us + 0 * sink);
-  for (int k = 0; k < 7; k++) fprintf(out, " \"median_%s_us\": %.2f,\n", names[k], median(ph[k] + iters / 2, iters - iters / 2));
+  for (int k = 0; k < 7; k++)
+    fprintf(out, " \"median_%s_us\": %.2f,\n", names[k], median(ph[k] + iters / 2, iters - iters / 2));
   fprintf(out, " \"max_polls_per_wait\": %d\n}\n", polls_max);
   return 0;
 }

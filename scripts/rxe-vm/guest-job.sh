@@ -9,7 +9,7 @@
 # namespace never receives anything (measured): both ends stay in this one namespace. rxe routes
 # with the netdev as output interface, so 10.77.0.1 -> 10.77.0.2 really leaves through veth0; but
 # the receiving end sees a packet (or ARP request) from one of its own addresses, which Linux drops
-# as martian unless accept_local=1 -- that is why RTR over IPv4 GIDs used to time out. Static
+# as martian unless accept_local=1 -- without it, RTR over IPv4 GIDs times out. Static
 # neighbour entries spare the ARP round trip.
 set -euo pipefail
 job="$1"

@@ -1,7 +1,7 @@
 /**
  * Abuse: wrong argument types are TypeErrors; calls on destroyed objects are VerbsErrors
  * (EINVAL); absurd sizes and objects from another context are refused — never a crash,
- * never a hang (issue 2 "Done when", issue 3 abuse tests).
+ * never a hang.
  */
 import { expect, it } from "vitest";
 import type { Cq } from "../backend.js";

@@ -1,4 +1,4 @@
-/** Reference §4.1: atomics return the original remote value; byte_len is the SGE length. */
+/** sim/RXE-FACTS.md §4.1: atomics return the original remote value; byte_len is the SGE length. */
 import { describe, expect, it } from "vitest";
 import {
   IBV_WC_COMP_SWAP,

@@ -1,4 +1,4 @@
-/** Reference §3.1 (CQ rounding and capacity) and §6.3 (CQ and channel destroy ordering). */
+/** sim/RXE-FACTS.md §3.1 (CQ rounding and capacity) and §6.3 (CQ and channel destroy ordering). */
 import { expect, it } from "vitest";
 import { IBV_QPT_RC, IBV_SEND_SIGNALED, IBV_WC_SUCCESS, IBV_WR_SEND } from "../constants.js";
 import { B, LOOPBACK, expectVerbsError, pair, scope, suite, waitWc } from "./harness.js";

@@ -1,4 +1,4 @@
-/** Reference §1.1–1.3: device list, ibv_query_device, ibv_query_port, P_Keys. */
+/** sim/RXE-FACTS.md §1.1–1.3: device list, ibv_query_device, ibv_query_port, P_Keys. */
 import { expect, it } from "vitest";
 import {
   IBV_ATOMIC_HCA,

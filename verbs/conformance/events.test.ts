@@ -1,5 +1,5 @@
 /**
- * Reference §2.3 and §7: SQD and IBV_EVENT_SQ_DRAINED, CQ overflow, the absence of QP
+ * sim/RXE-FACTS.md §2.3 and §7: SQD and IBV_EVENT_SQ_DRAINED, CQ overflow, the absence of QP
  * async events, and completion channels.
  */
 import { expect, it } from "vitest";

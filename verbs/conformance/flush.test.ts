@@ -1,4 +1,4 @@
-/** Reference §5.2: moving a QP to ERR flushes every outstanding WR, in order, with zeroed CQEs. */
+/** sim/RXE-FACTS.md §5.2: moving a QP to ERR flushes every outstanding WR, in order, with zeroed CQEs. */
 import { expect, it } from "vitest";
 import { IBV_QPS_ERR, IBV_QPS_RTR, IBV_QPT_UD, IBV_WC_WR_FLUSH_ERR, IBV_WR_SEND } from "../constants.js";
 import {

@@ -1,4 +1,4 @@
-/** Reference §1.3: rxe fills only RoCE v2 GIDs, one per netdev address. */
+/** sim/RXE-FACTS.md §1.3: rxe fills only RoCE v2 GIDs, one per netdev address. */
 import { expect, it } from "vitest";
 import { IBV_GID_TYPE_ROCE_V2 } from "../constants.js";
 import { expectVerbsError, findGid, gidBytes, isIpv4Mapped, sameGid, scope, suite } from "./harness.js";

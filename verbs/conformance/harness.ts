@@ -513,7 +513,7 @@ export function describeWcs(wcs: Wc[]): string {
   );
 }
 
-/** rxe zeroes an error CQE: opcode 0 (SEND), byte_len 0, wc_flags 0 (reference §5.2). */
+/** rxe zeroes an error CQE: opcode 0 (SEND), byte_len 0, wc_flags 0 (sim/RXE-FACTS.md §5.2). */
 export function expectErrorWc(wc: Wc, status: number, qp: Qp, wr_id?: number): void {
   expect(nameOf(ibv_wc_status, wc.status)).toBe(nameOf(ibv_wc_status, status));
   expect({ opcode: wc.opcode, byte_len: wc.byte_len, wc_flags: wc.wc_flags, qp_num: wc.qp_num }).toEqual({

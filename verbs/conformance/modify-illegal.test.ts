@@ -1,5 +1,5 @@
 /**
- * Reference §2.1–2.2: illegal transitions, missing required bits, bits a transition does not
+ * sim/RXE-FACTS.md §2.1–2.2: illegal transitions, missing required bits, bits a transition does not
  * accept, and the value checks — each fails with its errno and leaves the QP where it was.
  */
 import { beforeAll, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Reference §2.2: every legal transition of every QP type succeeds with exactly its
+ * sim/RXE-FACTS.md §2.2: every legal transition of every QP type succeeds with exactly its
  * required attributes, with each optional attribute added, and with all of them.
  */
 import { beforeAll, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The modify_qp matrix as MEASURED on rxe (reference §2.2), written out independently of
+ * The modify_qp matrix as MEASURED on rxe (sim/RXE-FACTS.md §2.2), written out independently of
  * verbs/qp-transitions.ts on purpose: this is the oracle the backends are judged by, so a
  * slip in the shared table cannot hide here. RoCE specifics are applied: IBV_QP_ALT_PATH
  * is never accepted (ib_core bans APM on RoCE) and UC SQD→SQD refuses IBV_QP_AV (uverbs

@@ -1,5 +1,5 @@
 /**
- * Reference §2.1: which attribute values each layer checks (port, AV, path_mtu, timeout,
+ * sim/RXE-FACTS.md §2.1: which attribute values each layer checks (port, AV, path_mtu, timeout,
  * max_rd_atomic), which it does not, and how PSNs are masked.
  */
 import { beforeAll, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-/** Reference §6.1–6.3: ibv_reg_mr access rules, key formats, destroy ordering. */
+/** sim/RXE-FACTS.md §6.1–6.3: ibv_reg_mr access rules, key formats, destroy ordering. */
 import { expect, it } from "vitest";
 import {
   IBV_ACCESS_HUGETLB,

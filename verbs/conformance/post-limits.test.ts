@@ -1,4 +1,4 @@
-/** Reference §3.1 and §6.3: queue depths, SGE counts, inline sizes, and bad_wr in WR lists. */
+/** sim/RXE-FACTS.md §3.1 and §6.3: queue depths, SGE counts, inline sizes, and bad_wr in WR lists. */
 import { expect, it } from "vitest";
 import {
   IBV_QPS_ERR,

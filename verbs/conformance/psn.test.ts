@@ -1,4 +1,4 @@
-/** Reference §4.3: sq_psn advances once per packet, rq_psn tracks it, PSNs wrap at 2^24. */
+/** sim/RXE-FACTS.md §4.3: sq_psn advances once per packet, rq_psn tracks it, PSNs wrap at 2^24. */
 import { expect, it } from "vitest";
 import {
   IBV_QP_RQ_PSN,

@@ -1,4 +1,4 @@
-/** Reference §3.1: QP capacity rounding, the SGE/inline coupling, limits, unsupported types. */
+/** sim/RXE-FACTS.md §3.1: QP capacity rounding, the SGE/inline coupling, limits, unsupported types. */
 import { expect, it } from "vitest";
 import {
   IBV_QPS_RESET,

@@ -1,4 +1,4 @@
-/** Reference §3: ibv_query_qp field by field through a whole life, with the probe's values. */
+/** sim/RXE-FACTS.md §3: ibv_query_qp field by field through a whole life, with the probe's values. */
 import { expect, it } from "vitest";
 import {
   IBV_ACCESS_LOCAL_WRITE,

@@ -1,5 +1,5 @@
 /**
- * Reference §4.1–4.2: each RC opcode's completions on both sides and the bytes it moves,
+ * sim/RXE-FACTS.md §4.1–4.2: each RC opcode's completions on both sides and the bytes it moves,
  * on every pairing (loopback and rxe0 ↔ rxe1, IPv4 and link-local GIDs).
  */
 import { describe, expect, it } from "vitest";

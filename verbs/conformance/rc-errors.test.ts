@@ -1,5 +1,5 @@
 /**
- * Reference §5 (RC rows) and §8: each error case with both WC statuses, both QP states,
+ * sim/RXE-FACTS.md §5 (RC rows) and §8: each error case with both WC statuses, both QP states,
  * the flushes, and rxe's zeroed error CQEs. A requests, B responds, loopback on rxe0.
  */
 import { describe, expect, it } from "vitest";

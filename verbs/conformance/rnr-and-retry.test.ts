@@ -1,5 +1,5 @@
 /**
- * Reference §5 and §5.1: RNR NAKs and rnr_retry (7 = forever), the local ACK timeout and
+ * sim/RXE-FACTS.md §5 and §5.1: RNR NAKs and rnr_retry (7 = forever), the local ACK timeout and
  * retry_cnt (7 = forever on rxe), PSN mismatches. Timings are on the backend's clock and
  * asserted with tolerances: exact on the simulator, jittery on real rxe in a slow VM.
  */

@@ -1,4 +1,4 @@
-/** Reference §4 and §5.3: UC completions, and UC's rule that the sender never learns of a drop. */
+/** sim/RXE-FACTS.md §4 and §5.3: UC completions, and UC's rule that the sender never learns of a drop. */
 import { describe, expect, it } from "vitest";
 import {
   IBV_ACCESS_LOCAL_WRITE,

@@ -1,4 +1,4 @@
-/** Reference §4.2, §4.3 and §5.3: UD completions, the 40-byte GRH, qkeys and drops. */
+/** sim/RXE-FACTS.md §4.2, §4.3 and §5.3: UD completions, the 40-byte GRH, qkeys and drops. */
 import { describe, expect, it } from "vitest";
 import {
   IBV_QPS_ERR,

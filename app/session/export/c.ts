@@ -165,7 +165,41 @@ static UNUSED void print_bytes(const char *what, const unsigned char *p, size_t 
 }
 `;
 
-export function toC(t: Transcript): string {
+/** Options of the C export. */
+export interface CExportOptions {
+  /**
+   * The name the program is saved under (e.g. "run.c"): the build line in its header names
+   * it and the binary. Default: none (printed to stdout); the line then says to save it as prog.c.
+   */
+  fileName?: string;
+}
+
+/**
+ * How to compile exported C saved at `path`: the shell command (quoted where needed; `-x c`
+ * where the name does not end in .c) and how to run the binary it makes (the name without
+ * its extension).
+ */
+export function cBuild(path: string): { command: string; run: string } {
+  // A leading "-" would read as an option even quoted: ./ makes it a path.
+  const quote = (s: string) => {
+    const p = s.startsWith("-") ? `./${s}` : s;
+    return /^[\w./+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
+  };
+  const stem = path.replace(/\.[^./]*$/, "");
+  const binary = stem === path || stem.endsWith("/") ? `${path}.out` : stem;
+  const q = quote(binary);
+  const run = q.includes("/") ? q : `./${q}`;
+  return {
+    command: `cc ${path.endsWith(".c") ? "" : "-x c "}${quote(path)} -libverbs -o ${quote(binary)}`,
+    run,
+  };
+}
+
+export function toC(t: Transcript, options: CExportOptions = {}): string {
+  const build = cBuild(options.fileName ?? "prog.c");
+  const buildLine = options.fileName
+    ? comment(`Build: ${build.command}     Run: ${build.run}`)
+    : `Build (save this output as prog.c first): ${build.command}     Run: ${build.run}`;
   const objects = objectsOf(t);
   const w = new Writer();
   const decls: string[] = ["struct ibv_device **dev_list = NULL;", "int num_devices = 0;", "int rc = 0;"];
@@ -207,7 +241,7 @@ export function toC(t: Transcript): string {
  * It performs the same verbs with the same attributes and prints the states and
  * completions; the comments say what the transcript recorded at each step.
  *
- * Build: cc prog.c -libverbs -o prog     Run: ./prog (needs an RDMA device, e.g. rxe0)
+ * ${buildLine} (needs an RDMA device, e.g. rxe0)
  */
 ${PRELUDE}
 int main(void)

@@ -72,12 +72,12 @@ export class LabStore {
   /**
    * Updates the state at once and tells the panes in a task of its own, right after this one
    * (a MessageChannel message: no timer clamp, no frame wait; deferring to the next animation
-   * frame measured slower under load, bench:ui p50 26 → 322 ms). Why a task: React renders a
-   * store change in a microtask, which ran before the verb's response could reach the learner's
-   * worker, so the backend waited on the page's render (~20–30 ms) before it got the next call;
-   * now the render overlaps that round trip, and every change of one task is one render.
+   * frame waits for frames, which come late under load). Why a task: React renders a
+   * store change in a microtask, which runs before the verb's response can reach the learner's
+   * worker, so the backend would wait on the page's render (~20–30 ms) for the next call; in
+   * a task the render overlaps that round trip, and every change of one task is one render.
    * Only the per-step events (`later`) wait; what the learner did (dismiss a notice, reset,
-   * import) shows at once, as before.
+   * import) shows at once.
    */
   private set(patch: Partial<LabState>, later = false) {
     this.state = { ...this.state, ...patch };
@@ -96,9 +96,9 @@ export class LabStore {
   /**
    * One step, one render. Step lets one verb through the gate; its events (gate open, the verb's
    * transcript event and snapshot, an unstepped mr.write's) arrive a few ms before the gate
-   * holds the next verb. Rendering in between put a render and a frame (~20–40 ms of the main
-   * thread) on the path of the worker's next call, which the page relays to the host (bench:ui:
-   * two renders per step). So after a step's release the per-step events wait until the gate
+   * holds the next verb. Rendering in between would put a render and a frame (~20–40 ms of the
+   * main thread) on the path of the worker's next call, which the page relays to the host, and
+   * render twice per step. So after a step's release the per-step events wait until the gate
    * holds again, the run ends or `STEP_HOLD_MS` pass — then the panes show it all at once.
    */
   private holdTimer: ReturnType<typeof setTimeout> | null = null;

@@ -72,9 +72,9 @@ export const TranscriptPane = memo(function TranscriptPane({
 
 /**
  * Rows per table. A long transcript is a stack of small tables with the same fixed columns,
- * each skipped by layout and paint while off screen (content-visibility): as one table, every
- * step's new row re-laid-out and repainted all earlier rows (bench:ui: about half of the main
- * thread's time per step at 200 steps).
+ * each skipped by layout and paint while off screen (content-visibility): in one table, every
+ * step's new row would re-lay-out and repaint all earlier rows (about half of the main thread's
+ * time per step at 200 steps).
  */
 const CHUNK = 50;
 

@@ -1,31 +1,9 @@
 /**
- * Two views of a device from outside libibverbs: rxe's hardware counters in sysfs, and the
- * kernel's own list of QPs from iproute2's `rdma res show qp -j` (a second opinion on a QP's
- * state and PSNs, next to what ibv_query_qp says).
+ * The kernel's own list of QPs from iproute2's `rdma res show qp -j`: a second opinion on a
+ * QP's state and PSNs, next to what ibv_query_qp says. (Port counters come from the addon:
+ * Context.queryCounters asks the driver over RDMA netlink.)
  */
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { VerbsError, errnos } from "../verbs/errors.js";
-import type { PortCounters } from "../verbs/types.js";
-
-/** /sys/class/infiniband/<device>/ports/<port>/hw_counters/*, every file by name. */
-export function readHwCounters(device: string, port = 1, sysfs = "/sys/class/infiniband"): PortCounters {
-  const dir = join(sysfs, device, "ports", String(port), "hw_counters");
-  if (!existsSync(dir)) {
-    throw new VerbsError("hw_counters", errnos.ENOENT, {
-      reason: `${dir} does not exist (no such device or port, or the driver has no counters)`,
-      attribute: "port_num",
-    });
-  }
-  const out: PortCounters = {};
-  for (const name of readdirSync(dir).sort()) {
-    const text = readFileSync(join(dir, name), "utf8").trim();
-    const value = Number(text);
-    if (text !== "" && Number.isFinite(value)) out[name] = value;
-  }
-  return out;
-}
 
 /** One QP as `rdma res show qp -j` reports it. */
 export interface RdmaResQp {
