@@ -1,8 +1,8 @@
 /**
  * Monaco's Quick Fix (the light bulb, Ctrl+.) for a verbs constant used but not imported:
  * TypeScript's "Cannot find name 'IBV_…'" marker gets "Import IBV_… from "verbslab"".
- * TypeScript's own import fix is not offered: it would import from the contract's file path,
- * which the runner refuses (learner code imports from "verbslab" only).
+ * TypeScript's own fixes are turned off (monaco/setup.ts): its imports can name the typings'
+ * virtual files, which the runner refuses (learner code imports from "verbslab" only).
  */
 import type * as Monaco from "monaco-editor/editor/editor.api";
 import { importFix } from "./import-fix.js";

@@ -45,8 +45,9 @@ ts.typescriptDefaults.setCompilerOptions({
   sourceMap: true,
 });
 for (const lib of EXTRA_LIBS) ts.typescriptDefaults.addExtraLib(lib.content, lib.path);
-// Quick fixes are ours (monaco/quick-fix.ts): TypeScript's import fix would name the contract's
-// file, which the runner refuses; the rest of TypeScript's language features stay.
+// Quick fixes are ours (monaco/quick-fix.ts): TypeScript's import fixes can name the typings'
+// virtual files (file:///verbslab/…) instead of "verbslab", which the runner refuses. The rest of
+// TypeScript's language features stay.
 ts.typescriptDefaults.setModeConfiguration({ ...ts.typescriptDefaults.modeConfiguration, codeActions: false });
 registerImportQuickFix(monaco);
 // Emit even when there are type errors: the learner is asked, and may see the verb fail instead.
