@@ -8,8 +8,17 @@ import {
   IBV_WC_SUCCESS,
 } from "../verbs/constants.js";
 import type { QpAttr } from "../verbs/types.js";
-import { constValue, describeCheck, evaluateCheck, evaluateChecks, type RunRecord, type RunWc } from "./checks.js";
+import {
+  constValue,
+  describeCheck,
+  goalContext,
+  evaluateCheck,
+  evaluateChecks,
+  type RunRecord,
+  type RunWc,
+} from "./checks.js";
 import { parseLog } from "./record.js";
+import type { Check } from "./schema.js";
 
 const wc = (over: Partial<RunWc>): RunWc => ({
   wr_id: 0,
@@ -106,5 +115,170 @@ describe("checks", () => {
     const c = { kind: "qp_state", qp: 0, state: "IBV_QPS_RTS" } as const;
     expect(describeCheck(c, "en")).toContain("IBV_QPS_RTS");
     expect(describeCheck(c, "zh")).toMatch(/[\u4e00-\u9fff]/);
+  });
+});
+
+describe("a failed goal says which constraint failed and what was seen", () => {
+  const detail = (c: Parameters<typeof evaluateCheck>[0], r: RunRecord) => {
+    const res = evaluateCheck(c, r);
+    expect(res.passed).toBe(false);
+    return res.detail;
+  };
+
+  it("wc: the nearest completion's differing fields, with the value seen and the one expected", () => {
+    const r = run({
+      wcs: [
+        wc({ qp_num: 0x11, qp_index: 0, opcode: 0, wr_id: 0 }),
+        wc({ qp_num: 0x12, qp_index: 1, opcode: IBV_WC_RECV, wr_id: 7, byte_len: 5 }),
+      ],
+    });
+    const recv = { kind: "wc", qp: 1, opcode: "IBV_WC_RECV", wr_id: 200, byte_len: { equals: 11 } } as const;
+    const d = detail(recv, r);
+    expect(d).toContain("wr_id 7, expected 200");
+    expect(d).toContain("byte_len 5, expected = 11");
+    expect(detail({ kind: "wc", qp: 0, wr_id: 100 }, r)).toContain("wr_id 0, expected 100");
+    expect(detail({ kind: "wc", qp: 1, status: "IBV_WC_REM_ACCESS_ERR" }, r)).toContain(
+      "status IBV_WC_SUCCESS, expected IBV_WC_REM_ACCESS_ERR",
+    );
+    expect(detail({ kind: "wc", qp: 1, wc_flags_set: ["IBV_WC_GRH"] }, r)).toContain("IBV_WC_GRH not set");
+    expect(detail({ kind: "wc", qp: 1, imm_data: 0x12345678 }, r)).toContain("imm_data 0x0, expected 0x12345678");
+    expect(detail({ kind: "wc", qp: 1, count: { equals: 0 } }, r)).toMatch(
+      /1 matching completion\(s\), expected count = 0/,
+    );
+    expect(detail({ kind: "wc", qp: 1 }, run())).toMatch(/no completions were polled/);
+    expect(detail({ kind: "wc", qp: 0, opcode: "IBV_WC_RECV" }, run({ wcs: [r.wcs[1]!] }))).toMatch(
+      /no completion on QP #0/,
+    );
+  });
+
+  it("qp_state, qp_attr (in hex for PSNs), verb_count, counter: seen, then expected", () => {
+    expect(detail({ kind: "qp_state", qp: 1, state: "IBV_QPS_ERR" }, run())).toBe(
+      "QP #1 (0x12) is IBV_QPS_RTS, expected IBV_QPS_ERR",
+    );
+    expect(detail({ kind: "qp_attr", qp: 0, field: "sq_psn", value: { equals: 0x124 } }, run())).toBe(
+      "QP #0 (0x11) sq_psn 0x5, expected = 0x124",
+    );
+    const calls = [
+      { verb: "ibv_post_send", ok: true },
+      { verb: "ibv_post_send", ok: true },
+    ];
+    expect(detail({ kind: "verb_count", verb: "ibv_post_send", count: { equals: 1 } }, run({ calls }))).toBe(
+      "ibv_post_send was called 2 time(s), expected = 1",
+    );
+    expect(detail({ kind: "counter", device: "rxe0", name: "sent_pkts", delta: { min: 5 } }, run())).toBe(
+      "rxe0 sent_pkts changed by 4, expected ≥ 5",
+    );
+  });
+
+  it("error: what failed instead, or that nothing did", () => {
+    const e = { verb: "ibv_modify_qp", code: "EINVAL", attribute: "IBV_QP_AV", message: "" };
+    const calls = [{ verb: "ibv_modify_qp", ok: false, error: e }];
+    const want = { kind: "error", verb: "ibv_modify_qp", code: "EINVAL", attribute: "IBV_QP_PORT" } as const;
+    expect(detail(want, run({ calls }))).toBe(
+      "ibv_modify_qp EINVAL (IBV_QP_AV), expected ibv_modify_qp to fail with EINVAL (IBV_QP_PORT)",
+    );
+    expect(detail(want, run())).toMatch(/^no verb failed, expected ibv_modify_qp to fail/);
+  });
+
+  it("mr_bytes and log: the bytes or value seen, then expected", () => {
+    expect(detail({ kind: "mr_bytes", mr: 0, utf8: "help!" }, run())).toBe(
+      'MR #0 holds "hello" at offset 0, expected "help!"',
+    );
+    expect(detail({ kind: "mr_bytes", mr: 0, hex: "6869" }, run())).toBe(
+      "MR #0 holds 0x6865 at offset 0, expected 0x6869",
+    );
+    const logs = [parseLog("packets 3"), parseLog('gid "fe80::1"'), parseLog("order [1,2]")];
+    expect(detail({ kind: "log", key: "packets", value: { min: 4 } }, run({ logs }))).toBe(
+      '"packets" = 3, expected ≥ 4',
+    );
+    expect(detail({ kind: "log", key: "order", equals: [1, 2, 3] }, run({ logs }))).toBe(
+      '"order" = [1,2], expected [1,2,3]',
+    );
+    expect(detail({ kind: "log", key: "gid", prefix: "::ffff:" }, run({ logs }))).toBe(
+      '"gid" = "fe80::1", expected a string starting with "::ffff:"',
+    );
+    expect(evaluateCheck({ kind: "log", key: "gid", prefix: "fe80:" }, run({ logs })).passed).toBe(true);
+    expect(detail({ kind: "log", key: "nope", present: true }, run({ logs }))).toMatch(/never logged "nope"/);
+  });
+});
+
+describe("generated goals state the whole check", () => {
+  it("names every wc constraint, and writes PSNs and imm_data in hex", () => {
+    const c: Check = {
+      kind: "wc",
+      qp: 1,
+      status: "IBV_WC_SUCCESS",
+      opcode: "IBV_WC_RECV",
+      wr_id: 200,
+      byte_len: { equals: 11 },
+      imm_data: 0x12345678,
+      wc_flags_set: ["IBV_WC_WITH_IMM"],
+      wc_flags_clear: ["IBV_WC_GRH"],
+    };
+    for (const lang of ["en", "zh"] as const) {
+      const s = describeCheck(c, lang);
+      for (const part of [
+        "IBV_WC_SUCCESS",
+        "IBV_WC_RECV",
+        "wr_id 200",
+        "byte_len = 11",
+        "imm_data 0x12345678",
+        "IBV_WC_WITH_IMM",
+        "IBV_WC_GRH",
+        "QP #1",
+      ])
+        expect(s).toContain(part);
+    }
+    expect(describeCheck({ kind: "qp_attr", qp: 1, field: "rq_psn", value: { equals: 292 } }, "en")).toContain(
+      "= 0x124",
+    );
+    expect(describeCheck({ kind: "wc", qp: 1, count: { equals: 0 } }, "en")).toMatch(/^No work completion on QP #1/);
+  });
+
+  it("writes a number in hex where the step text does", () => {
+    const c = { kind: "log", key: "x", value: { equals: 4660 } } as const;
+    expect(describeCheck(c, "en", "the value is 0x1234")).toContain("= 0x1234");
+    expect(describeCheck(c, "en", "the value is 4660 (0x1234)")).toContain("= 4660");
+    expect(describeCheck(c, "en")).toContain("= 4660");
+  });
+
+  it("writes a PSN as the step writes it: hex by default, decimal where the starter code uses decimal", () => {
+    const c: Check = { kind: "log", key: "b.rq_psn", value: { equals: 200 } };
+    const text = { en: "b keeps its rq_psn", zh: "b 保持它的 rq_psn" };
+    expect(describeCheck(c, "en", goalContext({ text, starter: "" }, "en"))).toContain("= 0xc8");
+    const starter = "await connect(b, a.qp_num, gid, 0, { rq_psn: 200 });";
+    expect(describeCheck(c, "en", goalContext({ text, starter }, "en"))).toContain("= 200");
+  });
+});
+
+describe("a failed completion", () => {
+  it("is explained by its status alone: rxe zeroes its opcode and byte_len", () => {
+    const r = run({ wcs: [wc({ qp_index: 0, status: IBV_WC_REM_ACCESS_ERR, opcode: 0, byte_len: 0, wr_id: 1 })] });
+    const c = {
+      kind: "wc",
+      qp: 0,
+      status: "IBV_WC_SUCCESS",
+      opcode: "IBV_WC_RDMA_WRITE",
+      byte_len: { equals: 15 },
+    } as const;
+    expect(evaluateCheck(c, r).detail).toBe(
+      "closest completion on QP #0 (0x11): status IBV_WC_REM_ACCESS_ERR, expected IBV_WC_SUCCESS",
+    );
+  });
+});
+
+describe("failure details in Chinese", () => {
+  it("say the same constraint, value seen and value expected", () => {
+    const r = run({ wcs: [wc({ qp_num: 0x12, qp_index: 1, opcode: IBV_WC_RECV, wr_id: 7 })] });
+    const res = evaluateCheck({ kind: "wc", qp: 1, opcode: "IBV_WC_RECV", wr_id: 200 }, r);
+    expect(res.details).toEqual({
+      en: "closest completion on QP #1 (0x12): wr_id 7, expected 200",
+      zh: "QP #1 (0x12) 上最接近的完成：wr_id 7，期望 200",
+    });
+    const calls = [{ verb: "ibv_post_send", ok: true }];
+    expect(
+      evaluateCheck({ kind: "verb_count", verb: "ibv_post_send", count: { equals: 2 } }, run({ calls })).details?.zh,
+    ).toBe("ibv_post_send 调用了 1 次，期望 = 2");
+    expect(evaluateCheck({ kind: "log", key: "k", present: true }, run()).details?.zh).toMatch(/^程序从未记录 "k"/);
   });
 });

@@ -4,6 +4,7 @@
  * build the record from the session's transcript; this file only judges it.
  */
 import {
+  IBV_WC_SUCCESS,
   enums,
   flagNames,
   ibv_qp_state,
@@ -51,8 +52,10 @@ export interface RunError {
 export interface CheckResult {
   check: Check;
   passed: boolean;
-  /** What was seen, in English, when it failed (or to explain a pass). */
+  /** What was seen, in English, when it failed (or to explain a pass): reports and the CLI. */
   detail: string;
+  /** The same in both languages, for the goal list (always set by evaluateCheck). */
+  details?: Text;
 }
 
 export interface Verdict {
@@ -80,13 +83,75 @@ export function matchNumber(value: number, m: NumberMatch): boolean {
   return true;
 }
 
-function describeNumber(m: NumberMatch): string {
+/**
+ * Fields whose values lessons write in hex (PSNs, immediate data, keys, QP numbers): a goal
+ * states them the way the text does.
+ */
+const HEX_FIELDS = /psn|imm_data|qkey|qp_num|rkey|lkey|mask/;
+
+/** `s` spells `v` in decimal, as a number of its own. */
+export const decimalIn = (v: number, s: string) => new RegExp(`(?<![\\w.])${v}(?![\\w])`).test(s);
+/** `s` spells `v` in hex (`0x124`, any case, leading zeros allowed). */
+export const hexIn = (v: number, s: string) => new RegExp(`\\b0x0*${v.toString(16)}\\b`, "i").test(s);
+
+/**
+ * Whether a goal writes `v` in hex: as the step's text (and starter code) spell it when they
+ * spell it one way only (`0x124`, or `rq_psn: 200`); otherwise hex for the fields lessons write
+ * in hex (PSNs, imm_data, keys, QP numbers), decimal for the rest.
+ */
+export function prefersHex(v: number, fieldName = "", text = ""): boolean {
+  if (!Number.isInteger(v) || v < 0) return false;
+  const hex = hexIn(v, text);
+  const dec = decimalIn(v, text);
+  if (hex !== dec) return hex;
+  return HEX_FIELDS.test(fieldName);
+}
+
+/** How a number is written in a goal (`prefersHex`). */
+export function formatValue(v: number, fieldName = "", text = ""): string {
+  return prefersHex(v, fieldName, text) ? `0x${v.toString(16)}` : String(v);
+}
+
+/** What a learner reads next to a step's goals: its text and starter code (the base numbers are written in). */
+export function goalContext(step: { text: Text; starter: string }, lang: Language): string {
+  return `${step.text[lang]}\n${step.starter}`;
+}
+
+/** A NumberMatch as text ("= 0x124", "≥ 4 ≤ 8", "& 0x1 = 1"). */
+export function describeNumber(m: NumberMatch, fieldName = "", text = ""): string {
+  const f = (v: number) => formatValue(v, fieldName, text);
   const parts: string[] = [];
   if (m.mask !== undefined) parts.push(`& 0x${m.mask.toString(16)}`);
-  if (m.equals !== undefined) parts.push(`= ${m.equals}`);
-  if (m.min !== undefined) parts.push(`≥ ${m.min}`);
-  if (m.max !== undefined) parts.push(`≤ ${m.max}`);
+  if (m.equals !== undefined) parts.push(`= ${f(m.equals)}`);
+  if (m.min !== undefined) parts.push(`≥ ${f(m.min)}`);
+  if (m.max !== undefined) parts.push(`≤ ${f(m.max)}`);
   return parts.join(" ");
+}
+
+/** A language-neutral fragment (numbers, constant names, code) in both languages. */
+const same = (s: string): Text => ({ en: s, zh: s });
+/** "seen, expected want" in both languages. */
+const expected = (seen: Text | string, want: string): Text => {
+  const t = typeof seen === "string" ? same(seen) : seen;
+  return { en: `${t.en}, expected ${want}`, zh: `${t.zh}，期望 ${want}` };
+};
+const joined = (parts: Text[]): Text => ({
+  en: parts.map((p) => p.en).join("; "),
+  zh: parts.map((p) => p.zh).join("；"),
+});
+
+/** `got` against a bound, for a failure: null when it matches, else "sq_psn 0x123, expected = 0x124". */
+function mismatch(label: string, got: number, m: NumberMatch, fieldName = label): Text | null {
+  if (matchNumber(got, m)) return null;
+  const v = formatValue(m.mask !== undefined ? got & m.mask : got, fieldName);
+  const seen =
+    m.mask !== undefined
+      ? {
+          en: `${label} ${v} (after & 0x${m.mask.toString(16)})`,
+          zh: `${label} ${v}（& 0x${m.mask.toString(16)} 之后）`,
+        }
+      : same(`${label} ${v}`);
+  return expected(seen, describeNumber(m, fieldName));
 }
 
 function field(obj: unknown, path: string): unknown {
@@ -98,101 +163,263 @@ function field(obj: unknown, path: string): unknown {
   return cur;
 }
 
-function wcMatches(c: Extract<Check, { kind: "wc" }>, wc: RunWc, run: RunRecord): boolean {
-  if (c.qp !== undefined) {
-    if (wc.qp_index !== undefined ? wc.qp_index !== c.qp : wc.qp_num !== run.qps[c.qp]?.qp_num) return false;
+type WcCheck = Extract<Check, { kind: "wc" }>;
+
+function onQp(c: WcCheck, wc: RunWc, run: RunRecord): boolean {
+  if (c.qp === undefined) return true;
+  return wc.qp_index !== undefined ? wc.qp_index === c.qp : wc.qp_num === run.qps[c.qp]?.qp_num;
+}
+
+/** The constraints of a wc check (besides its QP) that this completion breaks, as "wr_id 0, expected 100". */
+function wcMismatches(c: WcCheck, wc: RunWc): Text[] {
+  const out: Text[] = [];
+  const named = (name: string, group: Record<string, number>, got: number, want: ConstRef) => {
+    if (got !== constValue(want)) out.push(expected(`${name} ${nameOf(group, got)}`, constName(want)));
+  };
+  if (c.status !== undefined) named("status", ibv_wc_status, wc.status, c.status);
+  if (c.wr_id !== undefined && wc.wr_id !== c.wr_id) out.push(expected(`wr_id ${String(wc.wr_id)}`, String(c.wr_id)));
+  // A failed completion carries only its status and wr_id (rxe zeroes opcode and byte_len): the rest would be noise.
+  if (out.length > 0 && wc.status !== IBV_WC_SUCCESS) return out;
+  if (c.opcode !== undefined) named("opcode", ibv_wc_opcode, wc.opcode, c.opcode);
+  if (c.byte_len !== undefined) {
+    const m = mismatch("byte_len", wc.byte_len, c.byte_len);
+    if (m) out.push(m);
   }
-  if (c.status !== undefined && wc.status !== constValue(c.status)) return false;
-  if (c.opcode !== undefined && wc.opcode !== constValue(c.opcode)) return false;
-  if (c.byte_len !== undefined && !matchNumber(wc.byte_len, c.byte_len)) return false;
-  if (c.imm_data !== undefined && wc.imm_data !== c.imm_data) return false;
-  if (c.wr_id !== undefined && wc.wr_id !== c.wr_id) return false;
-  for (const f of c.wc_flags_set ?? []) if ((wc.wc_flags & constValue(f)) === 0) return false;
-  for (const f of c.wc_flags_clear ?? []) if ((wc.wc_flags & constValue(f)) !== 0) return false;
-  return true;
+  if (c.imm_data !== undefined && wc.imm_data !== c.imm_data)
+    out.push(expected(`imm_data ${formatValue(wc.imm_data, "imm_data")}`, formatValue(c.imm_data, "imm_data")));
+  for (const f of c.wc_flags_set ?? [])
+    if ((wc.wc_flags & constValue(f)) === 0)
+      out.push({
+        en: `${constName(f)} not set in wc_flags (${flagList(wc.wc_flags)})`,
+        zh: `wc_flags（${flagList(wc.wc_flags)}）中没有 ${constName(f)}`,
+      });
+  for (const f of c.wc_flags_clear ?? [])
+    if ((wc.wc_flags & constValue(f)) !== 0)
+      out.push({
+        en: `${constName(f)} set in wc_flags, expected clear`,
+        zh: `wc_flags 中设置了 ${constName(f)}，期望不设置`,
+      });
+  return out;
+}
+
+function wcMatches(c: WcCheck, wc: RunWc, run: RunRecord): boolean {
+  return onQp(c, wc, run) && wcMismatches(c, wc).length === 0;
+}
+
+function flagList(flags: number): string {
+  return flagNames(ibv_wc_flags, flags).join("|") || "0";
 }
 
 function describeWc(wc: Wc): string {
-  const flags = flagNames(ibv_wc_flags, wc.wc_flags).join("|") || "0";
-  return `{qp ${wc.qp_num} ${nameOf(ibv_wc_status, wc.status)} ${nameOf(ibv_wc_opcode, wc.opcode)} byte_len ${wc.byte_len} flags ${flags}}`;
+  return `{qp 0x${wc.qp_num.toString(16)} ${nameOf(ibv_wc_status, wc.status)} ${nameOf(ibv_wc_opcode, wc.opcode)} wr_id ${String(wc.wr_id)} byte_len ${wc.byte_len} flags ${flagList(wc.wc_flags)}}`;
+}
+
+function qpLabel(run: RunRecord, i: number): string {
+  const qp = run.qps[i];
+  return qp ? `QP #${i} (0x${qp.qp_num.toString(16)})` : `QP #${i}`;
+}
+
+/** Why a wc check failed: too many matches, or the closest completion and what about it differs. */
+function wcFailure(c: WcCheck, run: RunRecord, n: number, count: NumberMatch): Text {
+  const list = `${run.wcs.slice(0, 4).map(describeWc).join(", ")}${run.wcs.length > 4 ? ", …" : ""}`;
+  const polled = { en: ` (polled ${run.wcs.length}: ${list})`, zh: `（共轮询到 ${run.wcs.length} 个：${list}）` };
+  const want = `count ${describeNumber(count)}`;
+  const tooMany = !(count.min !== undefined && n < count.min) && !(count.equals !== undefined && n < count.equals);
+  if ((n > 0 || count.max !== undefined || count.equals === 0) && tooMany) {
+    const seen = expected({ en: `${n} matching completion(s)`, zh: `${n} 个匹配的完成` }, want);
+    return { en: seen.en + polled.en, zh: seen.zh + polled.zh };
+  }
+  if (run.wcs.length === 0)
+    return {
+      en: "no completions were polled (await cq.poll / cq.pollWait)",
+      zh: "没有轮询到任何完成（await cq.poll / cq.pollWait）",
+    };
+  const candidates = run.wcs.filter((wc) => onQp(c, wc, run));
+  if (candidates.length === 0) {
+    const seen = expected(
+      { en: `no completion on ${qpLabel(run, c.qp!)}`, zh: `${qpLabel(run, c.qp!)} 上没有完成` },
+      want,
+    );
+    return { en: seen.en + polled.en, zh: seen.zh + polled.zh };
+  }
+  // The closest completion: the one that breaks the fewest constraints.
+  const best = candidates
+    .map((wc) => ({ wc, diffs: wcMismatches(c, wc) }))
+    .sort((a, b) => a.diffs.length - b.diffs.length)[0]!;
+  const where = {
+    en: c.qp !== undefined ? ` on ${qpLabel(run, c.qp)}` : "",
+    zh: c.qp !== undefined ? `${qpLabel(run, c.qp)} 上` : "",
+  };
+  if (best.diffs.length === 0)
+    return expected({ en: `${n} matching completion(s)${where.en}`, zh: `${where.zh}${n} 个匹配的完成` }, want);
+  // Which completion is meant is clear from the goal; what differs comes first.
+  const diffs = joined(best.diffs);
+  return { en: `closest completion${where.en}: ${diffs.en}`, zh: `${where.zh}最接近的完成：${diffs.zh}` };
 }
 
 function errorMatches(c: Extract<Check, { kind: "error" }>, e: RunError | undefined): boolean {
   return !!e && e.verb === c.verb && e.code === c.code && (c.attribute === undefined || e.attribute === c.attribute);
 }
 
-/** Judges one check. */
+function describeError(e: RunError): Text {
+  const attr = e.attribute ? ` (${e.attribute})` : "";
+  return {
+    en: `${e.verb ?? "the program"} ${e.code ?? "threw"}${attr}`,
+    zh: e.verb ? `${e.verb} ${e.code ?? "出错"}${attr}` : `程序 ${e.code ?? "抛出错误"}${attr}`,
+  };
+}
+
+/** Judges one check. A failure's detail names the constraint that failed and the value seen, in both languages. */
 export function evaluateCheck(c: Check, run: RunRecord): CheckResult {
-  const result = (passed: boolean, detail: string): CheckResult => ({ check: c, passed, detail });
+  const result = (passed: boolean, details: Text): CheckResult => ({ check: c, passed, detail: details.en, details });
   switch (c.kind) {
     case "qp_state": {
       const qp = run.qps[c.qp];
-      if (!qp) return result(false, `the program created ${run.qps.length} QP(s); QP #${c.qp} does not exist`);
-      const want = constValue(c.state);
+      if (!qp)
+        return result(false, {
+          en: `the program created ${run.qps.length} QP(s); QP #${c.qp} does not exist`,
+          zh: `程序创建了 ${run.qps.length} 个 QP；QP #${c.qp} 不存在`,
+        });
       const got = qp.attr?.qp_state;
-      if (got === undefined) return result(false, `QP #${c.qp} could not be queried at the end of the run`);
-      return result(got === want, `QP #${c.qp} (0x${qp.qp_num.toString(16)}) is ${nameOf(ibv_qp_state, got)}`);
+      if (got === undefined)
+        return result(false, {
+          en: `QP #${c.qp} could not be queried at the end of the run`,
+          zh: `运行结束时无法查询 QP #${c.qp}`,
+        });
+      const seen = {
+        en: `${qpLabel(run, c.qp)} is ${nameOf(ibv_qp_state, got)}`,
+        zh: `${qpLabel(run, c.qp)} 处于 ${nameOf(ibv_qp_state, got)}`,
+      };
+      return got === constValue(c.state) ? result(true, seen) : result(false, expected(seen, constName(c.state)));
     }
     case "qp_attr": {
       const qp = run.qps[c.qp];
-      if (!qp?.attr) return result(false, `QP #${c.qp} does not exist or could not be queried`);
+      if (!qp?.attr)
+        return result(false, {
+          en: `QP #${c.qp} does not exist or could not be queried`,
+          zh: `QP #${c.qp} 不存在或无法查询`,
+        });
       const v = field(qp.attr, c.field);
-      if (typeof v !== "number") return result(false, `ibv_query_qp has no numeric field ${c.field}`);
-      return result(matchNumber(v, c.value), `QP #${c.qp} ${c.field} = ${v}`);
+      if (typeof v !== "number")
+        return result(false, {
+          en: `ibv_query_qp has no numeric field ${c.field}`,
+          zh: `ibv_query_qp 没有数值字段 ${c.field}`,
+        });
+      const bad = mismatch(c.field, v, c.value);
+      const qpText = same(`${qpLabel(run, c.qp)} `);
+      return bad
+        ? result(false, { en: qpText.en + bad.en, zh: qpText.zh + bad.zh })
+        : result(true, same(`${qpLabel(run, c.qp)} ${c.field} ${formatValue(v, c.field)}`));
     }
     case "wc": {
       const n = run.wcs.filter((wc) => wcMatches(c, wc, run)).length;
-      const ok = matchNumber(n, c.count ?? { min: 1 });
-      const seen = run.wcs.length ? run.wcs.slice(0, 6).map(describeWc).join(", ") : "no completions";
-      return result(ok, `${n} matching completion(s); polled: ${seen}${run.wcs.length > 6 ? ", …" : ""}`);
+      const count = c.count ?? { min: 1 };
+      if (matchNumber(n, count)) return result(true, { en: `${n} matching completion(s)`, zh: `${n} 个匹配的完成` });
+      return result(false, wcFailure(c, run, n, count));
     }
     case "error": {
       const hit = run.calls.find((call) => errorMatches(c, call.error)) ?? (errorMatches(c, run.thrown) && run);
-      const errors = run.calls.filter((call) => call.error).map((call) => `${call.error!.verb} ${call.error!.code}`);
-      return result(!!hit, errors.length ? `errors seen: ${errors.join(", ")}` : "no verb failed");
+      if (hit) return result(true, { en: `${c.verb} failed with ${c.code}`, zh: `${c.verb} 失败，返回 ${c.code}` });
+      const attr = c.attribute ? ` (${c.attribute})` : "";
+      const want = {
+        en: `expected ${c.verb} to fail with ${c.code}${attr}`,
+        zh: `期望 ${c.verb} 失败并返回 ${c.code}${attr}`,
+      };
+      const errors = run.calls.flatMap((call) => (call.error ? [call.error] : []));
+      if (errors.length === 0)
+        return result(false, { en: `no verb failed, ${want.en}`, zh: `没有任何 verb 失败，${want.zh}` });
+      const sameVerb = errors.find((e) => e.verb === c.verb);
+      if (sameVerb) {
+        const e = describeError(sameVerb);
+        return result(false, { en: `${e.en}, ${want.en}`, zh: `${e.zh}，${want.zh}` });
+      }
+      const seen = errors.map(describeError);
+      return result(false, {
+        en: `${c.verb} did not fail (errors seen: ${seen.map((e) => e.en).join(", ")}), ${want.en}`,
+        zh: `${c.verb} 没有失败（出现的错误：${seen.map((e) => e.zh).join("、")}），${want.zh}`,
+      });
     }
     case "verb_count": {
       const n = run.calls.filter((call) => call.verb === c.verb && (!c.ok || call.ok)).length;
-      return result(matchNumber(n, c.count), `${c.verb} was called ${n} time(s)${c.ok ? " successfully" : ""}`);
+      const seen = {
+        en: `${c.verb} was called ${n} time(s)${c.ok ? " successfully" : ""}`,
+        zh: `${c.verb} ${c.ok ? "成功" : ""}调用了 ${n} 次`,
+      };
+      return matchNumber(n, c.count) ? result(true, seen) : result(false, expected(seen, describeNumber(c.count)));
     }
     case "counter": {
       const dev = run.counters[c.device];
-      if (!dev) return result(false, `the program never opened ${c.device}`);
+      if (!dev) return result(false, { en: `the program never opened ${c.device}`, zh: `程序从未打开 ${c.device}` });
       if (!(RXE_COUNTER_NAMES as readonly string[]).includes(c.name) && !(c.name in dev))
-        return result(false, `${c.device} has no counter ${c.name}`);
+        return result(false, { en: `${c.device} has no counter ${c.name}`, zh: `${c.device} 没有计数器 ${c.name}` });
       const delta = dev[c.name] ?? 0;
-      return result(matchNumber(delta, c.delta), `${c.device} ${c.name} changed by ${delta}`);
+      const seen = { en: `${c.device} ${c.name} changed by ${delta}`, zh: `${c.device} 的 ${c.name} 变化了 ${delta}` };
+      return matchNumber(delta, c.delta) ? result(true, seen) : result(false, expected(seen, describeNumber(c.delta)));
     }
     case "mr_bytes": {
       const mr = run.mrs[c.mr];
-      if (!mr) return result(false, `the program registered ${run.mrs.length} MR(s); MR #${c.mr} does not exist`);
+      if (!mr)
+        return result(false, {
+          en: `the program registered ${run.mrs.length} MR(s); MR #${c.mr} does not exist`,
+          zh: `程序注册了 ${run.mrs.length} 个 MR；MR #${c.mr} 不存在`,
+        });
       const want = c.hex !== undefined ? hexBytes(c.hex) : new TextEncoder().encode(c.utf8 ?? "");
       const off = c.offset ?? 0;
       // The latest read that covers the bytes the check looks at.
       const read = [...mr.reads]
         .reverse()
         .find((r) => r.offset <= off && r.offset + r.bytes.length >= off + want.length);
-      if (!read) return result(false, `the program never read MR #${c.mr} (await mr.read()) over those bytes`);
+      if (!read)
+        return result(false, {
+          en: `the program never read MR #${c.mr} (await mr.read()) over those bytes`,
+          zh: `程序从未读取 MR #${c.mr} 的这些字节（await mr.read()）`,
+        });
       const got = read.bytes.subarray(off - read.offset, off - read.offset + want.length);
-      const same = got.length === want.length && got.every((b, i) => b === want[i]);
-      return result(
-        same,
-        `MR #${c.mr} bytes at ${off}: ${bytesHex(got)}${c.utf8 !== undefined ? ` ("${utf8(got)}")` : ""}`,
-      );
+      const equal = got.length === want.length && got.every((b, i) => b === want[i]);
+      const shown = (b: Uint8Array) => (c.utf8 !== undefined ? `"${utf8(b)}"` : `0x${bytesHex(b)}`);
+      const seen = {
+        en: `MR #${c.mr} holds ${shown(got)} at offset ${off}`,
+        zh: `MR #${c.mr} 在偏移 ${off} 处为 ${shown(got)}`,
+      };
+      return equal ? result(true, seen) : result(false, expected(seen, shown(want)));
     }
     case "log": {
       const entry = [...run.logs].reverse().find((l) => l.key === c.key);
-      if (!entry) return result(false, `the program never logged "${c.key}"`);
+      if (!entry)
+        return result(false, {
+          en: `the program never logged "${c.key}" (await verbs.log("${c.key}", …))`,
+          zh: `程序从未记录 "${c.key}"（await verbs.log("${c.key}", …)）`,
+        });
       const shown = `"${c.key}" = ${safeJson(entry.value)}`;
       if (c.value !== undefined) {
         const v = typeof entry.value === "bigint" ? Number(entry.value) : entry.value;
-        if (typeof v !== "number") return result(false, `${shown} is not a number`);
-        if (!matchNumber(v, c.value)) return result(false, shown);
+        if (typeof v !== "number")
+          return result(false, {
+            en: `${shown} is not a number, expected ${describeNumber(c.value)}`,
+            zh: `${shown} 不是数字，期望 ${describeNumber(c.value)}`,
+          });
+        const bad = mismatch(`"${c.key}" =`, v, c.value, c.key);
+        if (bad) return result(false, bad);
       }
-      if (c.equals !== undefined && safeJson(entry.value) !== safeJson(c.equals)) return result(false, shown);
-      return result(true, shown);
+      if (c.equals !== undefined && safeJson(entry.value) !== safeJson(c.equals))
+        return result(false, expected(shown, safeJson(c.equals)));
+      if (c.prefix !== undefined && !(typeof entry.value === "string" && entry.value.startsWith(c.prefix)))
+        return result(false, {
+          en: `${shown}, expected a string starting with "${c.prefix}"`,
+          zh: `${shown}，期望以 "${c.prefix}" 开头的字符串`,
+        });
+      return result(true, same(shown));
     }
   }
+}
+
+/**
+ * The one rule for "this run passed the step": every goal on the list passed and the program
+ * did not end with an error no goal expected. The checker's verdict and the goal list's
+ * "✓ Step passed" (state-machines/lesson.ts stepPassedShown) both use it.
+ */
+export function verdictPassed(v: Pick<Verdict, "results" | "unexpectedError">): boolean {
+  return v.results.every((r) => r.passed) && !v.unexpectedError;
 }
 
 /** Judges a step: every check passes, and the program did not end with an error no check expected. */
@@ -201,7 +428,7 @@ export function evaluateChecks(checks: Check[], run: RunRecord): Verdict {
   const expected = run.thrown && checks.some((c) => c.kind === "error" && errorMatches(c, run.thrown));
   const unexpectedError = run.thrown && !expected ? run.thrown : undefined;
   return {
-    passed: results.every((r) => r.passed) && !unexpectedError,
+    passed: verdictPassed({ results, ...(unexpectedError && { unexpectedError }) }),
     results,
     ...(unexpectedError && { unexpectedError }),
   };
@@ -220,18 +447,21 @@ function safeJson(v: unknown): string {
   return JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `${x}n` : x)) ?? String(v);
 }
 
-/** A goal's text: the author's when given, else generated from the data. */
-export function describeCheck(c: Check, lang: Language): string {
+/**
+ * A goal's text: the author's when given, else generated from the whole check. `text` is the
+ * step's text in that language, so numbers are written in the base it uses (hex for 0x124).
+ */
+export function describeCheck(c: Check, lang: Language, text = ""): string {
   if (c.goal) return c.goal[lang];
-  const t = generated(c);
-  return t[lang];
+  return generated(c, text)[lang];
 }
 
 function constName(ref: ConstRef): string {
   return typeof ref === "string" ? ref : String(ref);
 }
 
-function generated(c: Check): Text {
+function generated(c: Check, text: string): Text {
+  const num = (m: NumberMatch, fieldName = "") => describeNumber(m, fieldName, text);
   switch (c.kind) {
     case "qp_state":
       return {
@@ -240,21 +470,34 @@ function generated(c: Check): Text {
       };
     case "qp_attr":
       return {
-        en: `ibv_query_qp: QP #${c.qp} ${c.field} ${describeNumber(c.value)}`,
-        zh: `ibv_query_qp：QP #${c.qp} 的 ${c.field} ${describeNumber(c.value)}`,
+        en: `ibv_query_qp: QP #${c.qp} ${c.field} ${num(c.value, c.field)}`,
+        zh: `ibv_query_qp：QP #${c.qp} 的 ${c.field} ${num(c.value, c.field)}`,
       };
     case "wc": {
       const parts = [
         c.status !== undefined ? constName(c.status) : "",
         c.opcode !== undefined ? `opcode ${constName(c.opcode)}` : "",
-        c.byte_len !== undefined ? `byte_len ${describeNumber(c.byte_len)}` : "",
-        c.wc_flags_set?.length ? `flags ${c.wc_flags_set.map(constName).join("|")}` : "",
-        c.qp !== undefined ? `on QP #${c.qp}` : "",
-      ]
-        .filter(Boolean)
-        .join(", ");
-      const count = c.count ? ` (count ${describeNumber(c.count)})` : "";
-      return { en: `A work completion: ${parts}${count}`, zh: `一个工作完成（WC）：${parts}${count}` };
+        c.wr_id !== undefined ? `wr_id ${formatValue(c.wr_id, "wr_id", text)}` : "",
+        c.byte_len !== undefined ? `byte_len ${num(c.byte_len, "byte_len")}` : "",
+        c.imm_data !== undefined ? `imm_data ${formatValue(c.imm_data, "imm_data", text)}` : "",
+        c.wc_flags_set?.length ? `wc_flags ${c.wc_flags_set.map(constName).join("|")}` : "",
+      ].filter(Boolean);
+      const clear = c.wc_flags_clear?.length ? c.wc_flags_clear.map(constName).join("|") : "";
+      const on = { en: c.qp !== undefined ? ` on QP #${c.qp}` : "", zh: c.qp !== undefined ? `QP #${c.qp} 上` : "" };
+      const what = {
+        en: parts.join(", ") + (clear ? `${parts.length ? ", " : ""}without ${clear}` : ""),
+        zh: parts.join("，") + (clear ? `${parts.length ? "，" : ""}不带 ${clear}` : ""),
+      };
+      const count = c.count ?? { min: 1 };
+      if (count.equals === 0)
+        return {
+          en: `No work completion${on.en}${what.en ? `: ${what.en}` : ""}`,
+          zh: `${on.zh}没有工作完成（WC）${what.zh ? `：${what.zh}` : ""}`,
+        };
+      return {
+        en: `A work completion${on.en}${what.en ? `: ${what.en}` : ""}${c.count ? ` (count ${num(c.count)})` : ""}`,
+        zh: `${on.zh}的工作完成（WC）${what.zh ? `：${what.zh}` : ""}${c.count ? `（count ${num(c.count)}）` : ""}`,
+      };
     }
     case "error":
       return {
@@ -263,25 +506,33 @@ function generated(c: Check): Text {
       };
     case "verb_count":
       return {
-        en: `${c.verb} is called ${describeNumber(c.count)} time(s)`,
-        zh: `${c.verb} 调用次数 ${describeNumber(c.count)}`,
+        en: `${c.verb} ${c.ok ? "succeeds" : "is called"} ${num(c.count).replace(/^= /, "")} time(s)`,
+        zh: `${c.verb} ${c.ok ? "成功" : ""}调用次数 ${num(c.count)}`,
       };
     case "counter":
       return {
-        en: `${c.device} counter ${c.name} changes by ${describeNumber(c.delta)}`,
-        zh: `${c.device} 的计数器 ${c.name} 变化量 ${describeNumber(c.delta)}`,
+        en: `${c.device} counter ${c.name} changes by ${num(c.delta)}`,
+        zh: `${c.device} 的计数器 ${c.name} 变化量 ${num(c.delta)}`,
       };
-    case "mr_bytes":
+    case "mr_bytes": {
+      const bytes = c.utf8 !== undefined ? `"${c.utf8}"` : `0x${c.hex}`;
       return {
-        en: `MR #${c.mr} holds ${c.utf8 !== undefined ? `"${c.utf8}"` : `0x${c.hex}`} at offset ${c.offset ?? 0}`,
-        zh: `MR #${c.mr} 在偏移 ${c.offset ?? 0} 处的内容为 ${c.utf8 !== undefined ? `"${c.utf8}"` : `0x${c.hex}`}`,
+        en: `MR #${c.mr} holds ${bytes} at offset ${c.offset ?? 0}`,
+        zh: `MR #${c.mr} 在偏移（offset）${c.offset ?? 0} 处的内容为 ${bytes}`,
       };
+    }
     case "log": {
-      const want =
-        c.value !== undefined ? describeNumber(c.value) : c.equals !== undefined ? `= ${safeJson(c.equals)}` : "";
+      const want = [
+        c.value !== undefined ? num(c.value, c.key) : "",
+        c.equals !== undefined ? `= ${safeJson(c.equals)}` : "",
+        c.prefix !== undefined ? `starting with "${c.prefix}"` : "",
+      ]
+        .filter(Boolean)
+        .join(" ");
+      const zhWant = want.replace(/starting with "(.*)"/, '（以 "$1" 开头）');
       return {
         en: `The program logs "${c.key}" ${want}`.trim(),
-        zh: `程序记录 "${c.key}" ${want}`.trim(),
+        zh: `程序记录 "${c.key}" ${zhWant}`.trim(),
       };
     }
   }

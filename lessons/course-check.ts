@@ -1,10 +1,11 @@
 /**
  * What `npm run lessons:check` does, as a function the vitest twin can call too:
  * load and validate every lesson (schema version, ids, hints, checks, both languages,
- * no stray files), then replay every reference solution and every break-it variation
+ * no stray files, goals that state every constraint: lessons/goals.ts), then replay every reference solution and every break-it variation
  * headless through a session on a fresh backend, awaiting each, and judge its checks.
  */
 import type { VerbsBackend } from "../verbs/backend.js";
+import { goalProblems } from "./goals.js";
 import { loadCourse } from "./load.js";
 import { replayProblems, replaysOf, replayStep, type ReplayResult } from "./replay.js";
 
@@ -70,7 +71,9 @@ export async function checkCourse(
   const out: CourseCheckResult = {
     lessons: lessons.length,
     steps: lessons.reduce((n, l) => n + l.steps.length, 0),
-    problems: course.problems,
+    // Goals that leave a constraint unstated are refused here, not by the loader: the app
+    // still shows such a lesson, but the course does not pass.
+    problems: [...course.problems, ...course.lessons.flatMap(goalProblems)],
     results: [],
     failures: [],
     skipped: [],

@@ -1,5 +1,5 @@
 /** Reads the course from disk (Node): every `NN-id/` folder under lessons/. */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseLesson, validateCourse } from "./parse.js";
@@ -14,10 +14,13 @@ export interface Course {
   problems: string[];
 }
 
-/** Lesson folders are the ones named like `06-first-message`; everything else in lessons/ is code. */
+/**
+ * Lesson folders are the ones named like `06-first-message`; everything else in lessons/ is
+ * code. Links are never followed (lstat): a lesson reads only what lies in its own folder.
+ */
 export function lessonFolders(root = LESSONS_DIR): string[] {
   return readdirSync(root)
-    .filter((name) => /^\d{2}-/.test(name) && statSync(join(root, name)).isDirectory())
+    .filter((name) => /^\d{2}-/.test(name) && lstatSync(join(root, name)).isDirectory())
     .sort();
 }
 
@@ -26,7 +29,11 @@ export function loadLesson(folder: string, root = LESSONS_DIR): ReturnType<typeo
   const files: Record<string, string> = {};
   const problems: string[] = [];
   for (const name of readdirSync(dir)) {
-    if (statSync(join(dir, name)).isDirectory()) problems.push(`${folder}/${name}/: stray folder`);
+    const st = lstatSync(join(dir, name));
+    if (st.isDirectory()) problems.push(`${folder}/${name}/: stray folder`);
+    else if (st.isSymbolicLink())
+      problems.push(`${folder}/${name}: a symbolic link (lesson files must be plain files in the lesson's folder)`);
+    else if (!st.isFile()) problems.push(`${folder}/${name}: not a plain file`);
     else files[name] = readFileSync(join(dir, name), "utf8");
   }
   const result = parseLesson(folder, files);

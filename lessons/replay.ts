@@ -88,6 +88,8 @@ export interface StepReplay {
   variant: string;
   file: string;
   checks: Check[];
+  /** For a break-it variation: what the step's own goals must say about it (lessons/schema.ts BreakIt.stepFails). */
+  stepFails?: { goal: number; detail: string }[];
 }
 
 /** Every program `lessons:check` replays: each step's solution and each break-it variation. */
@@ -122,6 +124,7 @@ export function replaysOf(lessons: Lesson[], backendKind: "sim" | "native"): { r
           variant: b.id,
           file: join(LESSONS_DIR, lesson.folder, step.files.breakIt[b.id]!),
           checks: b.checks,
+          stepFails: b.stepFails ?? [],
         });
       }
     }
@@ -155,7 +158,8 @@ export async function replayStep(
  * otherwise the step has nothing to teach.
  */
 export function replayProblems(r: StepReplay, result: ReplayResult): string[] {
-  if (r.variant !== "starter") return result.verdict.passed ? [] : failureLines(result);
+  if (r.variant === "solution") return result.verdict.passed ? [] : failureLines(result);
+  if (r.stepFails) return [...(result.verdict.passed ? [] : failureLines(result)), ...stepGoalProblems(r, result)];
   const out: string[] = [];
   if (result.verdict.passed) out.push("the starter already passes every check: the step asks nothing of the learner");
   if (result.record.thrown?.message.startsWith("did not finish"))
@@ -169,4 +173,24 @@ export function failureLines(result: ReplayResult): string[] {
   const e = result.verdict.unexpectedError;
   if (e) lines.push(`program threw: ${e.verb ? `${e.verb} ` : ""}${e.code ? `${e.code}: ` : ""}${e.message}`);
   return lines;
+}
+
+/**
+ * A break-it variation is a mistake the step's goals must catch: judged by the step's own
+ * checks, it must not pass, and each goal its `stepFails` names must fail with that detail
+ * (what the learner reads under the red goal).
+ */
+export function stepGoalProblems(r: StepReplay, result: ReplayResult): string[] {
+  const step = evaluateChecks(r.step.checks, result.record);
+  if (step.passed) return ["the step's own goals all pass on this mistake: the learner would be told the step is done"];
+  const out: string[] = [];
+  for (const f of r.stepFails ?? []) {
+    const got = step.results[f.goal];
+    if (!got) out.push(`stepFails: the step has no goal ${f.goal}`);
+    else if (got.passed)
+      out.push(`step goal ${f.goal} (${got.check.kind}) passes, expected it to fail with "${f.detail}"`);
+    else if (!got.detail.includes(f.detail))
+      out.push(`step goal ${f.goal} (${got.check.kind}) fails with "${got.detail}", expected "${f.detail}"`);
+  }
+  return out;
 }

@@ -14,7 +14,7 @@
  */
 
 /** Bump when the shape changes; the loader refuses any other version. */
-export const LESSON_SCHEMA_VERSION = 1;
+export const LESSON_SCHEMA_VERSION = 2;
 
 /** Every learner-facing string exists in both languages. */
 export interface Text {
@@ -137,6 +137,8 @@ export interface LogCheck extends CheckBase {
   equals?: unknown;
   /** Only that the key was logged. */
   present?: boolean;
+  /** The logged value is a string starting with this (`"::ffff:"`, an IPv4-mapped GID). */
+  prefix?: string;
 }
 
 export type Check =
@@ -161,6 +163,12 @@ export interface BreakIt {
   /** What happens and why, shown after the learner runs it. */
   observe: Text;
   checks: Check[];
+  /**
+   * The step goals this mistake fails, and what the learner reads under each (a substring of
+   * its failure detail): `lessons:check` replays the variation against the step's own checks
+   * and refuses it when a goal listed here passes or explains itself differently.
+   */
+  stepFails?: { goal: number; detail: string }[];
 }
 
 /** Where a step can run: the simulator and native rxe, or native only (needs a peer process). */

@@ -62,6 +62,19 @@ describe("lesson validation", () => {
     expect(validateLessonFile(badCheck).join()).toMatch(/constant/);
   });
 
+  it("refuses a stepFails entry that names no step goal, and a log check with an empty prefix", () => {
+    const bad = lesson();
+    const step = (bad.steps as { checks: unknown[]; breakIt: Record<string, unknown>[] }[])[0]!;
+    step.breakIt[0]!.stepFails = [{ goal: 3, detail: "x" }];
+    expect(validateLessonFile(bad).join()).toMatch(
+      /stepFails\[0\]\.goal: must be the index of one of the step's 1 checks/,
+    );
+    step.breakIt[0]!.stepFails = [{ goal: 0, detail: "is IBV_QPS_INIT" }];
+    expect(validateLessonFile(bad)).toEqual([]);
+    step.checks = [{ kind: "log", key: "gid", prefix: "" }];
+    expect(validateLessonFile(bad).join()).toMatch(/prefix: must be a non-empty string/);
+  });
+
   it("refuses stray and missing files, and a folder that does not match the id", () => {
     expect(parseLesson("01-tiny", files(lesson(), { "notes.txt": "x" })).problems.join()).toMatch(/stray/);
     const missing: Record<string, string> = files(lesson());

@@ -115,11 +115,13 @@ function checkChecks(p: Problems, where: string, checks: unknown): void {
           p.add(`${at}.hex`, "must be lower-case hex bytes");
         break;
       case "log":
-        known(["key", "value", "equals", "present"]);
+        known(["key", "value", "equals", "present", "prefix"]);
         if (typeof c.key !== "string" || c.key === "") p.add(`${at}.key`, "must be a string");
         if (c.value !== undefined) p.number(`${at}.value`, c.value);
-        if (c.value === undefined && c.equals === undefined && c.present !== true)
-          p.add(at, "needs value, equals or present: true");
+        if (c.prefix !== undefined && (typeof c.prefix !== "string" || c.prefix === ""))
+          p.add(`${at}.prefix`, "must be a non-empty string");
+        if (c.value === undefined && c.equals === undefined && c.prefix === undefined && c.present !== true)
+          p.add(at, "needs value, equals, prefix or present: true");
         break;
     }
   });
@@ -172,13 +174,29 @@ export function validateLessonFile(json: unknown, where = "lesson.json"): string
           const bat = `${at}.breakIt[${j}]`;
           if (!isObj(b)) return p.add(bat, "must be an object");
           for (const k of Object.keys(b))
-            if (!["id", "title", "observe", "checks"].includes(k)) p.add(bat, `unknown field "${k}"`);
+            if (!["id", "title", "observe", "checks", "stepFails"].includes(k)) p.add(bat, `unknown field "${k}"`);
           if (typeof b.id !== "string" || !KEBAB.test(b.id)) p.add(`${bat}.id`, "must be kebab-case");
           else if (ids.has(b.id)) p.add(`${bat}.id`, `duplicate break-it id "${b.id}"`);
           else ids.add(b.id);
           p.text(`${bat}.title`, b.title);
           p.text(`${bat}.observe`, b.observe);
           checkChecks(p, `${bat}.checks`, b.checks);
+          if (b.stepFails !== undefined) {
+            const goals = Array.isArray(s.checks) ? s.checks.length : 0;
+            if (!Array.isArray(b.stepFails) || b.stepFails.length === 0)
+              p.add(`${bat}.stepFails`, "must be a non-empty list of { goal, detail }");
+            else
+              b.stepFails.forEach((f, k) => {
+                const fat = `${bat}.stepFails[${k}]`;
+                if (!isObj(f)) return p.add(fat, "must be { goal, detail }");
+                for (const key of Object.keys(f))
+                  if (key !== "goal" && key !== "detail") p.add(fat, `unknown field "${key}"`);
+                if (typeof f.goal !== "number" || !Number.isInteger(f.goal) || f.goal < 0 || f.goal >= goals)
+                  p.add(`${fat}.goal`, `must be the index of one of the step's ${goals} checks`);
+                if (typeof f.detail !== "string" || f.detail === "")
+                  p.add(`${fat}.detail`, "must be a non-empty string");
+              });
+          }
         });
       }
     }

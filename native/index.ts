@@ -13,6 +13,8 @@ import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../
 import { IBV_QP_ALL_ATTRS, IBV_QP_STATE } from "../verbs/constants.js";
 import { VerbsError, errnoName } from "../verbs/errors.js";
 import { checkModifyMask } from "../verbs/qp-transitions.js";
+import { checkWaitMs } from "../verbs/waits.js";
+import { unackedEventsError } from "../verbs/cq-events.js";
 import type {
   AhAttr,
   AsyncEvent,
@@ -119,6 +121,7 @@ class NativeBackend implements VerbsBackend {
     return performance.now();
   }
   async sleep(ms: number): Promise<void> {
+    checkWaitMs("verbslab_sleep", "ms", ms);
     await sleepMs(ms);
   }
 }
@@ -165,6 +168,7 @@ class NativeContextImpl implements Context {
     return bind(new NativeChannelImpl(h), h);
   }
   async getAsyncEvent(timeoutMs?: number): Promise<AsyncEvent | null> {
+    checkWaitMs("ibv_get_async_event", "timeoutMs", timeoutMs);
     const ev = await this.#h.getAsyncEvent(timeoutMs);
     if (ev === null) return null;
     const out: AsyncEvent = { event_type: ev.event_type };
@@ -270,6 +274,9 @@ class NativeCqImpl implements Cq {
   #scratch: Uint32Array;
   /** The hot poll into #scratch (addon.ts, bindPollOut). */
   #pollInto: (num_entries: number) => number;
+  /** Completion events ibv_get_cq_event returned for this CQ, and those acknowledged (verbs/cq-events.ts). */
+  eventsGot = 0;
+  #eventsAcked = 0;
   readonly context: Context;
   readonly cqe: number;
   readonly cq_context?: unknown;
@@ -316,6 +323,7 @@ class NativeCqImpl implements Cq {
   async pollWait(count: number, timeoutMs: number): Promise<Wc[]> {
     if (!Number.isInteger(count) || count < 0) throw new TypeError(`pollWait: count must be an integer ≥ 0`);
     if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)) throw new TypeError(`pollWait: timeoutMs`);
+    checkWaitMs("verbslab_poll_wait", "timeoutMs", timeoutMs);
     const out: Wc[] = [];
     const start = performance.now();
     for (;;) {
@@ -333,8 +341,12 @@ class NativeCqImpl implements Cq {
   }
   ackEvents(n: number): void {
     this.#h.ackEvents(n);
+    this.#eventsAcked += n;
   }
   destroy(): void {
+    // The addon would acknowledge them itself to keep ibv_destroy_cq from hanging; libibverbs
+    // would hang. Both backends refuse instead, with the same error (verbs/cq-events.ts).
+    if (this.eventsGot > this.#eventsAcked) throw unackedEventsError(this.eventsGot - this.#eventsAcked);
     this.#h.destroy();
   }
 }
@@ -345,8 +357,11 @@ class NativeChannelImpl implements CompChannel {
     this.#h = h;
   }
   async getCqEvent(timeoutMs?: number): Promise<Cq | null> {
+    checkWaitMs("ibv_get_cq_event", "timeoutMs", timeoutMs);
     const cq = await this.#h.getCqEvent(timeoutMs);
-    return cq === null ? null : ((owners.get(cq) as Cq | undefined) ?? null);
+    const owner = cq === null ? null : ((owners.get(cq) as Cq | undefined) ?? null);
+    if (owner instanceof NativeCqImpl) owner.eventsGot++;
+    return owner;
   }
   destroy(): void {
     this.#h.destroy();

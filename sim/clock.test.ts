@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { IBV_SEND_SIGNALED, IBV_WC_RETRY_EXC_ERR, IBV_WC_SUCCESS, IBV_WR_SEND } from "../verbs/constants.js";
+import { VerbsError } from "../verbs/errors.js";
+import { MAX_WAIT_MS } from "../verbs/waits.js";
+import { Clock, MAX_CLOCK_MS, Timer, waitFor } from "./clock.js";
 import { createSimBackend } from "./index.js";
 import { ackTimeoutMs } from "./modify.js";
 import { rnrDelayMs } from "./completer.js";
@@ -75,5 +78,47 @@ describe("virtual clock", () => {
     const wcs = await a.cq.pollWait(3, 25);
     expect(wcs.map((w) => w.status)).toEqual([IBV_WC_SUCCESS]);
     expect(b.now()).toBe(25);
+  });
+});
+
+describe("the clock's bounds", () => {
+  it("refuses a wait past what the clock represents (EINVAL naming the argument), and time stays put", async () => {
+    const b = createSimBackend();
+    const err = await Promise.resolve()
+      .then(() => b.sleep(1e17))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(VerbsError);
+    expect(err).toMatchObject({ code: "EINVAL", attribute: "ms", verb: "verbslab_sleep" });
+    expect(b.now()).toBe(0);
+    const ctx = b.openDevice("rxe0");
+    const cq = ctx.createCq(4);
+    expect(() => cq.pollWait(1, MAX_WAIT_MS + 1)).toThrow(expect.objectContaining({ attribute: "timeoutMs" }));
+    expect(() => ctx.getAsyncEvent(1e300)).toThrow(expect.objectContaining({ code: "EINVAL" }));
+    // The longest wait works; many of them stop short of the clock's end.
+    await b.sleep(MAX_WAIT_MS);
+    expect(b.now()).toBe(MAX_WAIT_MS);
+    // Infinity still means no deadline, not a jump to the end of time.
+    expect(MAX_CLOCK_MS).toBeLessThan(2 ** 53);
+  });
+
+  it("a timer that re-arms at the instant it fires does not hold the event loop", async () => {
+    const clock = new Clock();
+    clock.now = 2 ** 56;
+    // What a retransmit timer does where now + 8 === now: it re-arms at the very same instant.
+    const t: Timer = new Timer(() => clock.arm(t, clock.now + 8));
+    clock.arm(t, clock.now);
+    let ticked = false;
+    const w = waitFor(
+      clock,
+      () => (ticked ? true : undefined),
+      undefined,
+      () => false,
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    // The event loop ran the timeout above: the clock yielded. A later check ends the wait.
+    ticked = true;
+    clock.poke();
+    expect(await w).toBe(true);
+    clock.cancel(t);
   });
 });

@@ -6,6 +6,31 @@
  * continuation runs at that very instant. Nothing is stepped: time jumps.
  */
 
+import { VerbsError, errnos } from "../verbs/errors.js";
+import { checkWaitMs } from "../verbs/waits.js";
+
+/**
+ * The clock never passes 2^40 ms (34.8 years). Up to there a double still tells apart
+ * instants 0.25 µs apart, finer than rxe's shortest timer (the 8 µs ACK timeout of
+ * timeout 1); near 2^56 ms `now + 8 === now`, and a retransmit timer would re-arm at the
+ * very instant it fires, for ever.
+ */
+export const MAX_CLOCK_MS = 2 ** 40;
+
+/**
+ * Refuses a wait the clock cannot represent: a finite `ms` over MAX_WAIT_MS (verbs/waits.ts),
+ * or one whose deadline passes MAX_CLOCK_MS (EINVAL naming the argument). Infinity means "no deadline".
+ */
+export function checkWait(clock: Clock, verb: string, arg: string, ms: number | undefined): void {
+  if (ms === undefined || !Number.isFinite(ms) || ms <= 0) return;
+  checkWaitMs(verb, arg, ms);
+  if (clock.now + ms > MAX_CLOCK_MS)
+    throw new VerbsError(verb, errnos.EINVAL, {
+      attribute: arg,
+      reason: `waiting ${ms} ms would take the simulator's clock past ${MAX_CLOCK_MS} ms (2^40), where its timers lose precision`,
+    });
+}
+
 /** A timer on the heap. Owners keep their Timer objects and re-arm them (no allocation per arm). */
 export class Timer {
   at = 0;
@@ -112,11 +137,13 @@ export class Clock {
       if (!next) return; // nothing scheduled: waits without a deadline stay pending
       const at = next.at;
       if (at > this.now) this.now = at;
-      // Fire everything due at this instant, in arming order.
-      while (this.heap.length && this.heap[0].at <= at) {
+      // Fire everything due at this instant, in arming order. Each firing counts toward the
+      // turn's budget: a timer that re-arms at the instant it fires must not hold the loop.
+      while (this.heap.length && this.heap[0].at <= at && n < FIRINGS_PER_TURN) {
         const t = this.heap[0];
         this.remove(t);
         t.fire();
+        n++;
       }
       this.afterFire();
       this.checkWaiters();

@@ -17,6 +17,7 @@ import {
   IBV_WR_RDMA_READ,
   IBV_WR_ATOMIC_CMP_AND_SWP,
   IBV_WR_ATOMIC_FETCH_AND_ADD,
+  RNR_TIMER_USEC,
 } from "../verbs/constants.js";
 import {
   CNT_COMP_RETRY,
@@ -59,15 +60,9 @@ import {
   type SendWqe,
 } from "./wqe.js";
 
-/** rnrnak_usec[]: the IB RNR timer table, in µs. */
-const RNR_USEC = [
-  655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360,
-  20480, 30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
-];
-
 /** usecs_to_jiffies (rounds up, at least 1) plus the extra tick each wait was measured to take (§5.1). */
 export function rnrDelayMs(timer: number): number {
-  const j = Math.max(1, Math.ceil(RNR_USEC[timer & 0x1f] / (JIFFY_MS * 1000)));
+  const j = Math.max(1, Math.ceil(RNR_TIMER_USEC[timer & 0x1f] / (JIFFY_MS * 1000)));
   return (j + 1) * JIFFY_MS;
 }
 
@@ -90,6 +85,7 @@ function resetRetryCounters(qp: SimQp): void {
   qp.compRetryCnt = qp.attr.retry_cnt;
   qp.compRnrRetry = qp.attr.rnr_retry;
   qp.startedRetry = false;
+  qp.retryCause = undefined;
 }
 
 /**
@@ -103,6 +99,8 @@ export function completer(qp: SimQp, pkt: Packet | null, timeout: boolean): void
     return;
   }
   if (qp.reqState === QS_RESET) return;
+  // A response that says why the responder refused (or ignored) a request: kept for the reason of a failure.
+  if (pkt !== null && pkt.reason !== undefined) qp.retryCause = pkt.reason;
   // While a retry is pending, responses wait (rxe leaves them queued; here they are dropped).
   if (qp.needRetry) return;
   const r = pkt !== null && completePlainAck(qp, pkt) ? DONE : completeOne(qp, pkt, timeout);
@@ -255,6 +253,9 @@ function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): numb
         }
         qp.device.counters[CNT_RETRY_EXCEEDED]++;
         w.status = IBV_WC_RETRY_EXC_ERR;
+        w.reason =
+          `${qp.retryCause ?? `nothing came back from QP ${qp.attr.dest_qp_num}`}; ` +
+          `after ${qp.attr.retry_cnt + 1} tries (retry_cnt ${qp.attr.retry_cnt}) the requester gave up`;
         state = ERROR;
         break;
       }
@@ -269,6 +270,9 @@ function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): numb
         }
         qp.device.counters[CNT_RNR_RETRY_EXCEEDED]++;
         wqe!.status = IBV_WC_RNR_RETRY_EXC_ERR;
+        wqe!.reason =
+          `${pkt?.reason ?? "the responder answered RNR NAK"}; ` +
+          `after ${qp.attr.rnr_retry + 1} tries (rnr_retry ${qp.attr.rnr_retry}) the requester gave up`;
         state = ERROR;
         break;
       }
@@ -357,12 +361,15 @@ function checkAck(qp: SimQp, pkt: Packet, wqe: SendWqe): number {
               return ERROR_RETRY;
             case AETH_NAK_INVALID_REQ:
               wqe.status = IBV_WC_REM_INV_REQ_ERR;
+              wqe.reason = pkt.reason;
               return ERROR;
             case AETH_NAK_REM_ACC_ERR:
               wqe.status = IBV_WC_REM_ACCESS_ERR;
+              wqe.reason = pkt.reason;
               return ERROR;
             default:
               wqe.status = IBV_WC_REM_OP_ERR;
+              wqe.reason = pkt.reason;
               return ERROR;
           }
       }

@@ -3,7 +3,7 @@ import type { Context } from "../verbs/backend.js";
 import { fail } from "../verbs/errors.js";
 import type { AsyncEvent, DeviceAttr, DeviceInfo, GidEntry, PortAttr, PortCounters } from "../verbs/types.js";
 import { alive, int, obj, optInt } from "./check.js";
-import { waitFor } from "./clock.js";
+import { checkWait, waitFor } from "./clock.js";
 import { countersToRecord } from "./counters.js";
 import { CompChannelImpl, SimCq } from "./cq.js";
 import type { SimDevice } from "./device.js";
@@ -131,6 +131,7 @@ export class SimContext implements Context {
     this.live("ibv_get_async_event");
     if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)))
       throw new TypeError("ibv_get_async_event: timeoutMs must be a number");
+    checkWait(this.world.clock, "ibv_get_async_event", "timeoutMs", timeoutMs);
     return waitFor(
       this.world.clock,
       () => this.asyncQueue.shift(),

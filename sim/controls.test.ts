@@ -71,3 +71,23 @@ describe("simulator controls", () => {
     expect(parseInt(n.mac.slice(0, 2), 16) & 3).toBe(2); // locally administered unicast
   });
 });
+
+describe("simulator controls given junk", () => {
+  it("setLinkState/addIpAddress with a bigint or a wrong type fail with a TypeError naming the argument", () => {
+    const b = createSimBackend();
+    const cases: [string, () => unknown, string][] = [
+      ["setLinkState(10n)", () => b.setLinkState(10n as never, false), "device"],
+      ["setLinkState(up 1n)", () => b.setLinkState("rxe0", 1n as never), "up"],
+      ["addIpAddress(10n)", () => b.addIpAddress("rxe0", 10n as never), "ipv4"],
+      ["addIpAddress(device 10n)", () => b.addIpAddress(10n as never, "10.0.0.1"), "device"],
+      ["netdev({})", () => b.netdev({} as never), "device"],
+    ];
+    for (const [what, run, arg] of cases) {
+      expect(run, what).toThrow(TypeError);
+      expect(run, what).toThrow(arg);
+    }
+    expect(() => b.setLinkState("rxe9", false)).toThrow(RangeError);
+    // Nothing moved: the links are up.
+    expect(b.netdev("rxe0").up).toBe(true);
+  });
+});

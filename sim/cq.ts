@@ -5,10 +5,11 @@
  */
 import { IBV_EVENT_CQ_ERR } from "../verbs/constants.js";
 import type { CompChannel, Cq } from "../verbs/backend.js";
+import { unackedEventsError } from "../verbs/cq-events.js";
 import { fail } from "../verbs/errors.js";
 import type { Wc } from "../verbs/types.js";
 import { alive, int } from "./check.js";
-import { waitFor } from "./clock.js";
+import { checkWait, waitFor } from "./clock.js";
 import type { SimContext } from "./context.js";
 
 const NOTIFY_NONE = 0;
@@ -32,6 +33,8 @@ export class SimCq implements Cq {
   private n = 0;
   private notify = NOTIFY_NONE;
   eventsRaised = 0;
+  /** Events ibv_get_cq_event returned (what libibverbs' destroy waits to see acknowledged), and those acknowledged. */
+  eventsGot = 0;
   eventsAcked = 0;
 
   constructor(
@@ -97,6 +100,7 @@ export class SimCq implements Cq {
     const c = int("pollWait", "count", count);
     if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs))
       throw new TypeError(`pollWait: timeoutMs must be a number`);
+    checkWait(this.context.world.clock, "verbslab_poll_wait", "timeoutMs", timeoutMs);
     const got: Wc[] = [];
     const take = () => {
       if (!this.destroyed && got.length < c) for (const wc of this.poll(c - got.length)) got.push(wc);
@@ -137,6 +141,8 @@ export class SimCq implements Cq {
         reason: `${this.qpRefs} QP(s) still use this CQ; destroy them first`,
         attribute: "cq",
       });
+    // The kernel's EBUSY first (as rxe: the QPs are checked before libibverbs waits on events).
+    if (this.eventsGot > this.eventsAcked) throw unackedEventsError(this.eventsGot - this.eventsAcked);
     this.destroyed = true;
     if (this.channel) this.channel.cqs--;
   }
@@ -160,9 +166,14 @@ export class CompChannelImpl implements CompChannel {
     alive("ibv_get_cq_event", "completion channel", this);
     if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)))
       throw new TypeError("ibv_get_cq_event: timeoutMs must be a number");
+    checkWait(this.context.world.clock, "ibv_get_cq_event", "timeoutMs", timeoutMs);
     return waitFor<Cq | null>(
       this.context.world.clock,
-      () => this.events.shift(),
+      () => {
+        const cq = this.events.shift();
+        if (cq) cq.eventsGot++;
+        return cq;
+      },
       timeoutMs,
       () => null,
     );

@@ -5,8 +5,10 @@
 import { IBV_EVENT_GID_CHANGE, IBV_EVENT_PORT_ACTIVE, IBV_EVENT_PORT_ERR } from "../verbs/constants.js";
 import type { VerbsBackend } from "../verbs/backend.js";
 import { fail } from "../verbs/errors.js";
-import type { DeviceInfo } from "../verbs/types.js";
-import { waitFor } from "./clock.js";
+import type { DeviceInfo, Wc } from "../verbs/types.js";
+import { describe } from "./check.js";
+import { checkWait, waitFor } from "./clock.js";
+import { reasonOf } from "./explain.js";
 import { SimContext } from "./context.js";
 import { CNT_LINK_DOWNED } from "./counters.js";
 import { SimDevice } from "./device.js";
@@ -41,6 +43,11 @@ export interface SimBackend extends VerbsBackend {
   addIpAddress(device: string, ipv4: string): number;
   /** The netdev behind a device ("veth0"), its MAC and its IPv4 addresses. */
   netdev(device: string): { name: string; mac: string; ifindex: number; mtu: number; up: boolean };
+  /**
+   * Why this simulator failed a completion it polled out, exactly (the responder's check that
+   * refused, the drops the retries met), or undefined (a success, a flush, or not one of ours).
+   */
+  completionReason(wc: Wc): string | undefined;
 }
 
 function randomMac(world: SimWorld): Uint8Array {
@@ -61,9 +68,10 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
   rxe0.addGid(v4MappedGid("10.77.0.1")!);
   rxe1.addGid(v4MappedGid("10.77.0.2")!);
 
-  const dev = (name: string): SimDevice => {
+  const dev = (verb: string, name: string): SimDevice => {
+    if (typeof name !== "string") throw new TypeError(`${verb}: device must be a device name, got ${describe(name)}`);
     const d = world.devices.find((x) => x.name === name);
-    if (!d) throw new RangeError(`no simulated device ${JSON.stringify(name)} (there are rxe0 and rxe1)`);
+    if (!d) throw new RangeError(`${verb}: no simulated device ${JSON.stringify(name)} (there are rxe0 and rxe1)`);
     return d;
   };
 
@@ -73,12 +81,13 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
       return world.packets;
     },
     clearPackets() {
-      world.packets.length = 0;
+      world.clearPackets();
     },
     setPacketLog(on: boolean) {
       world.packetLog = !!on;
     },
     clock: { now: () => world.clock.now },
+    completionReason: (wc: Wc) => reasonOf(wc),
     getDeviceList(): DeviceInfo[] {
       return world.devices.map((d) => ({ ...d.info }));
     },
@@ -92,6 +101,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
     now: () => world.clock.now,
     sleep(ms: number): Promise<void> {
       if (typeof ms !== "number" || Number.isNaN(ms)) throw new TypeError("sleep: ms must be a number");
+      checkWait(world.clock, "verbslab_sleep", "ms", ms);
       return waitFor<void>(
         world.clock,
         () => undefined,
@@ -100,7 +110,8 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
       );
     },
     setLinkState(device: string, up: boolean) {
-      const d = dev(device);
+      const d = dev("setLinkState", device);
+      if (typeof up !== "boolean") throw new TypeError(`setLinkState: up must be a boolean, got ${describe(up)}`);
       // A veth pair: taking one end down takes the peer's carrier down too.
       for (const x of world.devices) {
         if (x.linkUp === up) continue;
@@ -117,16 +128,16 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
       void d;
     },
     addIpAddress(device: string, ipv4: string) {
-      const d = dev(device);
+      const d = dev("addIpAddress", device);
       const gid = typeof ipv4 === "string" ? v4MappedGid(ipv4) : null;
-      if (!gid) throw new TypeError(`addIpAddress: ${JSON.stringify(ipv4)} is not an IPv4 address`);
+      if (!gid) throw new TypeError(`addIpAddress: ipv4 must be an IPv4 address, got ${describe(ipv4)}`);
       if (d.findGid(gid) >= 0) return d.findGid(gid);
       const i = d.addGid(gid);
       world.raiseAsync(d, { event_type: IBV_EVENT_GID_CHANGE, port_num: 1 });
       return i;
     },
     netdev(device: string) {
-      const d = dev(device);
+      const d = dev("netdev", device);
       const mac = Array.from(d.mac, (b) => b.toString(16).padStart(2, "0")).join(":");
       return { name: d.netdevName, mac, ifindex: d.ifindex, mtu: d.netdevMtu, up: d.linkUp };
     },

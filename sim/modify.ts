@@ -62,13 +62,56 @@ export function ackTimeoutMs(timeout: number): number {
   return (j + 1) * JIFFY_MS;
 }
 
+/** The attr field each mask bit names (the scalar ones; IBV_QP_AV's ah_attr is checked by av.ts). */
+const MASK_FIELDS: readonly [number, string][] = [
+  [IBV_QP_STATE, "qp_state"],
+  [IBV_QP_CUR_STATE, "cur_qp_state"],
+  [IBV_QP_EN_SQD_ASYNC_NOTIFY, "en_sqd_async_notify"],
+  [IBV_QP_ACCESS_FLAGS, "qp_access_flags"],
+  [IBV_QP_PKEY_INDEX, "pkey_index"],
+  [IBV_QP_PORT, "port_num"],
+  [IBV_QP_QKEY, "qkey"],
+  [IBV_QP_PATH_MTU, "path_mtu"],
+  [IBV_QP_TIMEOUT, "timeout"],
+  [IBV_QP_RETRY_CNT, "retry_cnt"],
+  [IBV_QP_RNR_RETRY, "rnr_retry"],
+  [IBV_QP_RQ_PSN, "rq_psn"],
+  [IBV_QP_MAX_QP_RD_ATOMIC, "max_rd_atomic"],
+  [IBV_QP_MIN_RNR_TIMER, "min_rnr_timer"],
+  [IBV_QP_SQ_PSN, "sq_psn"],
+  [IBV_QP_MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic"],
+  [IBV_QP_PATH_MIG_STATE, "path_mig_state"],
+  [IBV_QP_DEST_QPN, "dest_qp_num"],
+];
+
+/**
+ * A plain copy of the caller's attr, each property read once (as the kernel copies the
+ * struct from user space once): a getter cannot answer the check one value and the apply
+ * another.
+ */
+function copyOnce(v: unknown, depth = 0): unknown {
+  if (typeof v !== "object" || v === null) return v;
+  if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength).slice();
+  if (v instanceof ArrayBuffer) return new Uint8Array(v.slice(0));
+  if (depth > 8) return undefined;
+  if (Array.isArray(v)) return v.map((x) => copyOnce(x, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) out[k] = copyOnce((v as Record<string, unknown>)[k], depth + 1);
+  return out;
+}
+
 export function modifyQp(qp: SimQp, attrIn: QpAttrInput, maskIn: number): void {
   const mask0 = int(VERB, "attr_mask", maskIn);
-  const a = obj(VERB, "attr", attrIn) as QpAttrInput & Record<string, unknown>;
-  const field = (name: string): number => {
+  const a = copyOnce(obj(VERB, "attr", attrIn)) as QpAttrInput & Record<string, unknown>;
+  // Every masked field's type is checked before anything is looked at, let alone stored:
+  // a failed modify leaves the QP as it was.
+  const fields = new Map<string, number>();
+  for (const [bit, name] of MASK_FIELDS) {
+    if (!(mask0 & bit)) continue;
     const v = a[name];
-    return v === undefined || v === null ? 0 : int(VERB, `attr.${name}`, v);
-  };
+    fields.set(name, v === undefined || v === null ? 0 : int(VERB, `attr.${name}`, v));
+  }
+  const field = (name: string): number => fields.get(name) ?? 0;
   let mask = mask0 >>> 0;
   const current = qp.attr.qp_state;
   // The uverbs ABI carries both states in 8 bits: 1e9 reaches the kernel as 0 (RESET), as on rxe.

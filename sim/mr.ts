@@ -64,7 +64,7 @@ export class SimMr implements Mr {
     const b = bytes.buffer as { resizable?: boolean; growable?: boolean };
     this.words =
       bytes.byteOffset % 4 === 0 && !b.resizable && !b.growable
-        ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2)
+        ? new Int32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.length / 4))
         : null;
   }
 
@@ -124,11 +124,17 @@ export function regMr(pd: SimPd, memory: ArrayBuffer | ArrayBufferView | number,
   if (bytes === null) {
     if (length <= 0) fail(verb, "EINVAL", { reason: `length must be positive, got ${length}`, attribute: "length" });
     if (length > 2 ** 31) fail(verb, "ENOMEM", { reason: `cannot pin ${length} bytes`, attribute: "length" });
-    bytes = new Uint8Array(length);
+    try {
+      bytes = new Uint8Array(length);
+    } catch {
+      // This process cannot have that much memory: rxe fails the same way when it cannot pin it.
+      fail(verb, "ENOMEM", { reason: `cannot allocate ${length} bytes`, attribute: "length" });
+    }
   }
   if (bytes.length === 0) fail(verb, "EINVAL", { reason: "length 0 cannot be registered", attribute: "length" });
   const dev = pd.context.dev;
   if (dev.nextMrIndex > MAX_MR_INDEX) fail(verb, "ENOMEM", { reason: "the device's MR pool is exhausted" });
+  // Nothing below throws: a pool index is taken only by an MR that exists.
   const index = dev.nextMrIndex++;
   const lkey = ((index << 8) | pd.context.world.rng.byte()) >>> 0;
   const rkey = acc & REMOTE ? lkey : 0;

@@ -173,6 +173,8 @@ export class Packet {
   srcQpn = 0;
   /** wr_id of the requester WQE (for the timeline), or undefined for responses. */
   wrId: number | undefined = undefined;
+  /** Simulator only (no header field): why the responder sent this NAK or duplicate ACK (sim/explain.ts). */
+  reason: string | undefined = undefined;
 }
 const EMPTY = new Uint8Array(0);
 

@@ -49,6 +49,7 @@ import { SimMr } from "./mr.js";
 import type { SimPd } from "./pd.js";
 import { psnCompare } from "./packets.js";
 import { completer } from "./completer.js";
+import { noteReason } from "./explain.js";
 import { respFlush } from "./responder.js";
 import { RecvWqe, Ring, SendWqe, WR_ATOMIC, WR_INLINE, WR_READ, WR_SEND, WR_WRITE } from "./wqe.js";
 import type { SimWorld } from "./world.js";
@@ -223,6 +224,10 @@ export class SimQp implements Qp {
   gotoError = false;
   respStatus = 0;
   respSyndrome = 0;
+  /** Why the responder refused the request it is handling (sim/explain.ts), if it did. */
+  respReason: string | undefined = undefined;
+  /** What the requester's last unanswered tries met (a drop, a PSN NAK), for RETRY_EXC_ERR's reason. */
+  retryCause: string | undefined = undefined;
   respWqe: RecvWqe | null = null;
   respVa = 0;
   respRkey = 0;
@@ -362,6 +367,7 @@ export class SimQp implements Qp {
               op === IBV_WR_SEND_WITH_IMM || op === IBV_WR_RDMA_WRITE_WITH_IMM ? IBV_WC_WITH_IMM : 0,
             )
           : makeWc(wqe.wr_id, st, 0, 0, 0, this.qp_num, 0, 0);
+      if (st !== IBV_WC_SUCCESS && st !== IBV_WC_WR_FLUSH_ERR) noteReason(wc, wqe.reason);
       this.sq.pop();
       this.send_cq.push(wc, false);
     } else {
@@ -605,6 +611,7 @@ export class SimQp implements Qp {
     wqe.imm_data = (w.imm_data ?? 0) >>> 0;
     wqe.state = 0;
     wqe.status = IBV_WC_SUCCESS;
+    wqe.reason = undefined;
     wqe.hasRdAtomic = false;
     wqe.ah = ah;
     if (ah) {

@@ -3,6 +3,7 @@
  * with rxe's PSN accounting, window (128 unacked PSNs), RDMA READ/atomic credits
  * (max_rd_atomic), retries (go-back-N from the oldest unacknowledged PSN) and local errors.
  */
+import { sgeRefusal } from "./explain.js";
 import {
   IBV_QPT_RC,
   IBV_QPT_UC,
@@ -217,6 +218,7 @@ export function requester(qp: SimQp): void {
     const opcode = nextOpcode(qp, wqe, payload <= mtu);
     if (opcode < 0) {
       wqe.status = IBV_WC_LOC_QP_OP_ERR;
+      wqe.reason = `the QP cannot send this opcode now (${wqe.opcode}: not valid for this QP type, or out of sequence)`;
       fail(qp, wqe);
       return;
     }
@@ -246,6 +248,7 @@ export function requester(qp: SimQp): void {
       const r = gatherCheck(qp.device, qp.pd, dma, payload);
       if (r !== 0) {
         wqe.status = r === COPY_EFAULT ? IBV_WC_LOC_PROT_ERR : IBV_WC_LOC_QP_OP_ERR;
+        wqe.reason = sgeRefusal(qp.device, qp.pd, dma, 0, "the WR's");
         fail(qp, wqe);
         return;
       }

@@ -6,6 +6,7 @@
  * ERR; UC/UD: silent drops.
  */
 import {
+  IBV_ACCESS_LOCAL_WRITE,
   IBV_ACCESS_REMOTE_ATOMIC,
   IBV_ACCESS_REMOTE_READ,
   IBV_ACCESS_REMOTE_WRITE,
@@ -25,6 +26,7 @@ import {
 import { CNT_DUP_REQ, CNT_OUT_OF_SEQ_REQ, CNT_RDMA_RECV, CNT_SENT_PKTS, CNT_SND_RNR } from "./counters.js";
 import { readPayload, scatter } from "./dma.js";
 import { buildGrh } from "./gid.js";
+import { noteReason, qpAccessRefusal, rkeyRefusal, sgeRefusal } from "./explain.js";
 import { inRange, lookupMr } from "./mr.js";
 import {
   AETH_ACK_UNLIMITED,
@@ -66,6 +68,7 @@ import {
   type Packet,
 } from "./packets.js";
 import { QS_ERROR, makeWc, type RespRes, type SimQp } from "./qp.js";
+import type { Dma } from "./wqe.js";
 
 const CHK_PSN = 1;
 const CHK_OP_SEQ = 2;
@@ -91,6 +94,7 @@ const ERROR = 20;
 /** Handles one request packet addressed to `qp` (the delivery checks have passed). */
 export function responder(qp: SimQp, pkt: Packet): void {
   qp.respSyndrome = AETH_ACK_UNLIMITED;
+  qp.respReason = undefined;
   let state = CHK_PSN;
   for (;;) {
     switch (state) {
@@ -129,11 +133,20 @@ export function responder(qp: SimQp, pkt: Packet): void {
         state = duplicate(qp, pkt);
         break;
       case ERR_PSN_OUT_OF_SEQ:
-        sendAck(qp, pkt, RC_ACKNOWLEDGE, AETH_NAK_PSN_SEQ_ERROR, qp.respPsn);
+        sendAck(
+          qp,
+          pkt,
+          RC_ACKNOWLEDGE,
+          AETH_NAK_PSN_SEQ_ERROR,
+          qp.respPsn,
+          0n,
+          `${who(qp)} expected PSN ${hexPsn(qp.respPsn)} and got ${hexPsn(pkt.psn)}, a later one: ` +
+            "the sender's sq_psn and this QP's rq_psn differ",
+        );
         state = CLEANUP;
         break;
       case ERR_CLASS_C_INV:
-        classAC(qp, AETH_NAK_INVALID_REQ, IBV_WC_REM_INV_REQ_ERR);
+        classAC(qp, AETH_NAK_INVALID_REQ, IBV_WC_REM_INV_REQ_ERR, qp.respReason ?? `${who(qp)}: invalid request`);
         state = COMPLETE;
         break;
       case ERR_MISSING_OPCODE_LAST_D1E:
@@ -149,13 +162,21 @@ export function responder(qp: SimQp, pkt: Packet): void {
         if (qp.qp_type === IBV_QPT_RC) {
           qp.device.counters[CNT_SND_RNR]++;
           // The NAK carries the RESPONDER's min_rnr_timer.
-          sendAck(qp, pkt, RC_ACKNOWLEDGE, AETH_RNR_NAK | (qp.attr.min_rnr_timer & 0x1f), pkt.psn);
+          sendAck(
+            qp,
+            pkt,
+            RC_ACKNOWLEDGE,
+            AETH_RNR_NAK | (qp.attr.min_rnr_timer & 0x1f),
+            pkt.psn,
+            0n,
+            `${who(qp)} had no receive WQE posted (receiver not ready)`,
+          );
         } else qp.dropMsg = true;
         state = CLEANUP;
         break;
       case ERR_RKEY_VIOLATION:
         if (qp.qp_type === IBV_QPT_RC) {
-          classAC(qp, AETH_NAK_REM_ACC_ERR, IBV_WC_REM_ACCESS_ERR);
+          classAC(qp, AETH_NAK_REM_ACC_ERR, IBV_WC_REM_ACCESS_ERR, qp.respReason ?? `${who(qp)}: access refused`);
           state = COMPLETE;
         } else {
           qp.dropMsg = true;
@@ -163,7 +184,7 @@ export function responder(qp: SimQp, pkt: Packet): void {
         }
         break;
       case ERR_MALFORMED_WQE:
-        classAC(qp, AETH_NAK_REM_OP_ERR, IBV_WC_LOC_QP_OP_ERR);
+        classAC(qp, AETH_NAK_REM_OP_ERR, IBV_WC_LOC_QP_OP_ERR, qp.respReason ?? `${who(qp)}: bad receive WQE`);
         state = COMPLETE;
         break;
       case ERR_CQ_OVERFLOW:
@@ -185,11 +206,25 @@ export function responder(qp: SimQp, pkt: Packet): void {
   }
 }
 
-function classAC(qp: SimQp, syndrome: number, status: number): void {
+function classAC(qp: SimQp, syndrome: number, status: number, reason: string): void {
   qp.respSyndrome = syndrome;
   qp.respStatus = status;
+  qp.respReason = reason;
   qp.gotoError = true;
 }
+
+/** copy_data refused the receive WQE: too short for the message, or an SGE it cannot write. */
+function malformed(qp: SimQp, dma: Dma, len: number): number {
+  qp.respReason =
+    len > dma.resid
+      ? `${who(qp)}: the message is longer than its receive WQE (${dma.length} bytes)`
+      : `${who(qp)}: ${sgeRefusal(qp.device, qp.pd, dma, IBV_ACCESS_LOCAL_WRITE, "its receive WQE's")}`;
+  return ERR_MALFORMED_WQE;
+}
+
+/** The responder QP as a reason names it. */
+const who = (qp: SimQp) => `QP ${qp.qp_num} on ${qp.device.name}`;
+const hexPsn = (psn: number) => `0x${psn.toString(16)}`;
 
 function checkPsn(qp: SimQp, pkt: Packet): number {
   const diff = psnCompare(pkt.psn, qp.respPsn);
@@ -223,10 +258,15 @@ function checkOpSeq(qp: SimQp, pkt: Packet): number {
   const m = pkt.mask;
   const cont = (m & (M_SEND | M_WRITE)) !== 0 && !(m & M_START);
   if (qp.qp_type === IBV_QPT_RC) {
-    if (prev === RC_SEND_FIRST || prev === RC_SEND_MIDDLE) return m & M_SEND && cont ? CHK_OP_VALID : ERR_CLASS_C_INV;
-    if (prev === RC_WRITE_FIRST || prev === RC_WRITE_MIDDLE)
-      return m & M_WRITE && cont ? CHK_OP_VALID : ERR_CLASS_C_INV;
-    return cont ? ERR_CLASS_C_INV : CHK_OP_VALID;
+    const ok =
+      prev === RC_SEND_FIRST || prev === RC_SEND_MIDDLE
+        ? m & M_SEND && cont
+        : prev === RC_WRITE_FIRST || prev === RC_WRITE_MIDDLE
+          ? m & M_WRITE && cont
+          : !cont;
+    if (ok) return CHK_OP_VALID;
+    qp.respReason = `${who(qp)}: a packet arrived out of its message's opcode sequence`;
+    return ERR_CLASS_C_INV;
   }
   if (qp.qp_type === IBV_QPT_UC) {
     if (prev === UC_SEND_FIRST || prev === UC_SEND_MIDDLE)
@@ -255,12 +295,18 @@ function checkOpValid(qp: SimQp, pkt: Packet): number {
   const acc = qp.attr.qp_access_flags;
   const m = pkt.mask;
   if (qp.qp_type === IBV_QPT_RC) {
-    if (
-      (m & M_READ && !(acc & IBV_ACCESS_REMOTE_READ)) ||
-      (m & M_WRITE && !(acc & IBV_ACCESS_REMOTE_WRITE)) ||
-      (m & M_ATOMIC && !(acc & IBV_ACCESS_REMOTE_ATOMIC))
-    )
+    const need =
+      m & M_READ
+        ? IBV_ACCESS_REMOTE_READ
+        : m & M_WRITE
+          ? IBV_ACCESS_REMOTE_WRITE
+          : m & M_ATOMIC
+            ? IBV_ACCESS_REMOTE_ATOMIC
+            : 0;
+    if (need && !(acc & need)) {
+      qp.respReason = qpAccessRefusal(who(qp), need, acc);
       return ERR_CLASS_C_INV;
+    }
   } else if (qp.qp_type === IBV_QPT_UC) {
     if (m & M_WRITE && !(acc & IBV_ACCESS_REMOTE_WRITE)) {
       qp.dropMsg = true;
@@ -271,7 +317,11 @@ function checkOpValid(qp: SimQp, pkt: Packet): number {
 }
 
 function checkResource(qp: SimQp, pkt: Packet): number {
-  if (pkt.mask & (M_READ | M_ATOMIC)) return qp.attr.max_dest_rd_atomic > 0 ? CHK_RKEY : ERR_CLASS_C_INV;
+  if (pkt.mask & (M_READ | M_ATOMIC)) {
+    if (qp.attr.max_dest_rd_atomic > 0) return CHK_RKEY;
+    qp.respReason = `${who(qp)} has max_dest_rd_atomic 0: it takes no RDMA READ or atomic`;
+    return ERR_CLASS_C_INV;
+  }
   if (pkt.mask & M_RWR) {
     qp.respWqe = qp.rq.head();
     return qp.respWqe ? CHK_RKEY : ERR_RNR;
@@ -299,8 +349,11 @@ function checkRkey(qp: SimQp, pkt: Packet): number {
   // A zero-byte READ/WRITE needs no address or rkey.
   if (m & M_RETH && pkt.dmaLen === 0) return EXECUTE;
   const mr = lookupMr(qp.device, qp.pd, qp.respRkey, access, true);
-  if (!mr) return ERR_RKEY_VIOLATION;
-  if (!inRange(mr, qp.respVa, qp.respResid)) return ERR_RKEY_VIOLATION;
+  if (!mr || !inRange(mr, qp.respVa, qp.respResid)) {
+    const known = mr ?? qp.device.mrs.get(qp.respRkey >>> 8);
+    qp.respReason = rkeyRefusal(who(qp), qp.respRkey, known, known?.pd === qp.pd, access, qp.respVa, qp.respResid);
+    return ERR_RKEY_VIOLATION;
+  }
   qp.respMr = mr;
   return EXECUTE;
 }
@@ -314,14 +367,17 @@ function execute(qp: SimQp, pkt: Packet): number {
     if (qp.qp_type === IBV_QPT_UD) {
       const roce = 12 + 8 + pkt.payloadLen + ((4 - (pkt.payloadLen & 3)) & 3) + 4;
       const grh = buildGrh(pkt.sgid, pkt.dgid, roce, grhId++ & 0xffff);
-      if (scatter(qp.device, qp.pd, dma, 40, null, grh, 0) !== 0) return ERR_MALFORMED_WQE;
+      if (scatter(qp.device, qp.pd, dma, 40, null, grh, 0) !== 0) return malformed(qp, dma, 40);
     }
-    if (scatter(qp.device, qp.pd, dma, pkt.payloadLen, pkt, null, 0) !== 0) return ERR_MALFORMED_WQE;
+    if (scatter(qp.device, qp.pd, dma, pkt.payloadLen, pkt, null, 0) !== 0) return malformed(qp, dma, pkt.payloadLen);
   } else if (m & M_WRITE) {
     const n = pkt.payloadLen;
     if (n > 0) {
       const mr = qp.respMr;
-      if (!mr || !inRange(mr, qp.respVa, n)) return ERR_RKEY_VIOLATION;
+      if (!mr || !inRange(mr, qp.respVa, n)) {
+        qp.respReason = rkeyRefusal(who(qp), qp.respRkey, mr ?? undefined, true, IBV_ACCESS_REMOTE_WRITE, qp.respVa, n);
+        return ERR_RKEY_VIOLATION;
+      }
       writePayload(qp, pkt, mr.bytes, qp.respVa - mr.addr, n);
     }
     qp.respVa += n;
@@ -331,7 +387,10 @@ function execute(qp: SimQp, pkt: Packet): number {
     return READ_REPLY;
   } else if (m & M_ATOMIC) {
     const mr = qp.respMr!;
-    if (qp.respVa % 8 !== 0) return ERR_CLASS_C_INV;
+    if (qp.respVa % 8 !== 0) {
+      qp.respReason = `${who(qp)}: the atomic's address 0x${qp.respVa.toString(16)} is not 8-byte aligned`;
+      return ERR_CLASS_C_INV;
+    }
     const view = new DataView(mr.bytes.buffer, mr.bytes.byteOffset, mr.bytes.byteLength);
     const off = qp.respVa - mr.addr;
     const orig = view.getBigUint64(off, true);
@@ -390,6 +449,7 @@ export function doComplete(qp: SimQp, pkt: Packet | null): number {
     } else {
       // Error CQEs are zeroed apart from wr_id, status and qp_num (RXE-FACTS.md §5.2).
       wc = makeWc(wqe.wr_id, st, 0, 0, 0, qp.qp_num, 0, 0);
+      if (st !== IBV_WC_WR_FLUSH_ERR) noteReason(wc, qp.respReason);
     }
     qp.rq.pop();
     qp.respWqe = null;
@@ -401,7 +461,8 @@ export function doComplete(qp: SimQp, pkt: Packet | null): number {
 
 function acknowledge(qp: SimQp, pkt: Packet): number {
   if (qp.qp_type !== IBV_QPT_RC) return CLEANUP;
-  if (qp.respSyndrome !== AETH_ACK_UNLIMITED) sendAck(qp, pkt, RC_ACKNOWLEDGE, qp.respSyndrome, pkt.psn);
+  if (qp.respSyndrome !== AETH_ACK_UNLIMITED)
+    sendAck(qp, pkt, RC_ACKNOWLEDGE, qp.respSyndrome, pkt.psn, 0n, qp.respReason);
   else if (pkt.mask & M_ATOMIC) {
     saveResource(qp, {
       isRead: false,
@@ -427,11 +488,20 @@ function saveResource(qp: SimQp, res: RespRes): void {
  * Sends an ACK/NAK (or an atomic ACK) back along the QP's own path. True when it was queued
  * (alone or joined to the ACK train queued last), which is then the FIFO's last record.
  */
-export function sendAck(qp: SimQp, _req: Packet, opcode: number, syndrome: number, psn: number, orig = 0n): boolean {
+export function sendAck(
+  qp: SimQp,
+  _req: Packet,
+  opcode: number,
+  syndrome: number,
+  psn: number,
+  orig = 0n,
+  reason?: string,
+): boolean {
   const world = qp.world;
   const dest = qp.destDev;
   if (
     opcode === RC_ACKNOWLEDGE &&
+    reason === undefined &&
     dest !== null &&
     world.joinAck(
       qp,
@@ -463,6 +533,7 @@ export function sendAck(qp: SimQp, _req: Packet, opcode: number, syndrome: numbe
   a.syndrome = syndrome;
   a.msn = qp.respMsn & 0xffffff;
   a.orig = orig;
+  a.reason = reason;
   return world.transmit(qp.device, a, qp.destDev);
 }
 
@@ -549,7 +620,17 @@ function duplicate(qp: SimQp, pkt: Packet): number {
   const m = pkt.mask;
   if (m & (M_SEND | M_WRITE)) {
     // C9-105: ACK again (with the last ACKed PSN) and drop.
-    if (pkt.ackReq) sendAck(qp, pkt, RC_ACKNOWLEDGE, AETH_ACK_UNLIMITED, prevPsn);
+    if (pkt.ackReq)
+      sendAck(
+        qp,
+        pkt,
+        RC_ACKNOWLEDGE,
+        AETH_ACK_UNLIMITED,
+        prevPsn,
+        0n,
+        `${who(qp)} expected PSN ${hexPsn(qp.respPsn)} and got ${hexPsn(pkt.psn)}, an earlier one, so it took ` +
+          "the request for a duplicate: the sender's sq_psn and this QP's rq_psn differ",
+      );
     return CLEANUP;
   }
   const res = qp.respResources.find(

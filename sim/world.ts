@@ -43,7 +43,8 @@ import { responder } from "./responder.js";
 import { requester } from "./requester.js";
 
 /** Most log entries kept; older ones are dropped from the front (the UI shows recent traffic). */
-const MAX_LOG = 100_000;
+/** The packet log keeps the last MAX_LOG packets. */
+export const MAX_LOG = 100_000;
 /** Most WRITE block copies held back at once (see SimWorld.held). */
 const MAX_HELD = 64;
 
@@ -75,7 +76,15 @@ export class SimWorld {
   readonly memory: AddressSpace;
   devices: SimDevice[] = [];
   packetLog: boolean;
-  readonly packets: PacketLogEntry[] = [];
+  /**
+   * The packet log as a ring: once full, each packet overwrites the oldest (O(1); trimming the
+   * front of an array per packet made a full log ~100× slower). `packets` reads it in order.
+   */
+  private ring: PacketLogEntry[] = [];
+  /** Where the oldest entry is once the ring is full (the next one to overwrite). */
+  private ringHead = 0;
+  /** `packets` as last read, until the next packet or clear. */
+  private ordered: PacketLogEntry[] | null = null;
   private logSeq = 0;
   root: boolean;
 
@@ -138,6 +147,7 @@ export class SimWorld {
     p.srcWqe = null;
     p.destDev = null;
     p.wrId = undefined;
+    p.reason = undefined;
     this.pool.push(p);
   }
 
@@ -145,7 +155,9 @@ export class SimWorld {
   transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null): boolean {
     from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
-      if (this.packetLog) this.log(from, destDev, pkt, destDev ? "link down" : "no route to the destination GID");
+      const why = destDev ? "link down" : "no route to the destination GID";
+      if (this.packetLog) this.log(from, destDev, pkt, why);
+      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${from.name} could not send: ${why}`;
       this.recycle(pkt);
       return false;
     }
@@ -467,7 +479,11 @@ export class SimWorld {
       dev.qkeyViolCntr++;
     }
     if (this.packetLog) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, drop ?? undefined);
-    if (drop !== null || !qp) return;
+    if (drop !== null || !qp) {
+      // What the requester's retries will meet (its RETRY_EXC_ERR says so, sim/explain.ts).
+      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${dev.name} dropped its packets: ${drop}`;
+      return;
+    }
     dev.counters[CNT_RCVD_PKTS]++;
     if (pkt.mask & M_REQ) {
       if (!respondPlain(qp, pkt)) responder(qp, pkt);
@@ -498,8 +514,27 @@ export class SimWorld {
     if (m & M_DETH) e.deth = { qkey: p.qkey, src_qpn: p.srcQpn };
     if (dropped) e.dropped = dropped;
     // A delivered packet is logged once, at delivery; a dropped one where it was dropped.
-    this.packets.push(e);
-    if (this.packets.length > MAX_LOG) this.packets.splice(0, this.packets.length - MAX_LOG);
+    if (this.ring.length < MAX_LOG) this.ring.push(e);
+    else {
+      this.ring[this.ringHead] = e;
+      this.ringHead = (this.ringHead + 1) % MAX_LOG;
+    }
+    this.ordered = null;
+  }
+
+  /** The logged packets, oldest first (the last MAX_LOG). */
+  get packets(): readonly PacketLogEntry[] {
+    this.ordered ??=
+      this.ringHead === 0
+        ? this.ring.slice()
+        : [...this.ring.slice(this.ringHead), ...this.ring.slice(0, this.ringHead)];
+    return this.ordered;
+  }
+
+  clearPackets(): void {
+    this.ring = [];
+    this.ringHead = 0;
+    this.ordered = null;
   }
 
   /** Queues an async event on every open context of `dev` (port/GID events) or on `only`. */

@@ -68,6 +68,8 @@ export class SendWqe {
   remote_qkey = 0;
   state = WQE_POSTED;
   status = 0;
+  /** Why it failed, when the simulator knows (sim/explain.ts). */
+  reason: string | undefined = undefined;
   first_psn = 0;
   last_psn = 0;
   /** Next remote address to use (advances per packet). */

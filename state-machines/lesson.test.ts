@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
-import { flowState, furthestReachable, lessonMachine } from "./lesson.js";
+import type { Verdict } from "../lessons/checks.js";
+import { flowState, furthestReachable, lessonMachine, stepPassedShown } from "./lesson.js";
 import { createStorageProgressStore, memoryStorage, snapshotFits, startLessonFlow } from "./lesson-progress.js";
 
 const input = { lessonId: "first-message", hintCounts: [2, 1, 3] };
@@ -121,5 +122,40 @@ describe("lesson progress", () => {
     storage.setItem("verbslab.progress.ada.first-message", "{not json");
     const store = createStorageProgressStore(storage);
     expect(store.load("ada", "first-message")).toBeUndefined();
+  });
+});
+
+describe("✓ Step passed", () => {
+  const goal = (passed: boolean) => ({
+    check: { kind: "qp_state", qp: 0, state: "IBV_QPS_RTS" } as const,
+    passed,
+    detail: passed ? "QP #0 is IBV_QPS_RTS" : "QP #0 is IBV_QPS_INIT, expected IBV_QPS_RTS",
+  });
+  const verdict = (...goals: boolean[]): Verdict => ({ passed: goals.every(Boolean), results: goals.map(goal) });
+
+  it("is never shown while a goal of the step is failing, even after the step once passed", () => {
+    // The flow records the pass; a later run that breaks a goal again stays in stepPassed.
+    const a = start();
+    a.send({ type: "START" });
+    a.send({ type: "CHECKED", passed: true });
+    a.send({ type: "CHECKED", passed: false, failures: ["QP #0 is IBV_QPS_INIT, expected IBV_QPS_RTS"] });
+    const everPassed = a.getSnapshot().context.passed[0]!;
+    expect(everPassed).toBe(true);
+    expect(stepPassedShown(everPassed, { verdict: verdict(true, false), breakIt: false })).toBe(false);
+    expect(stepPassedShown(everPassed, { verdict: verdict(true, true), breakIt: false })).toBe(true);
+    // Before any run of the step on screen, the record decides.
+    expect(stepPassedShown(everPassed)).toBe(true);
+    expect(stepPassedShown(false)).toBe(false);
+  });
+
+  it("follows the goals, not a verdict's own flag, and an unexpected error fails it", () => {
+    const inconsistent = { ...verdict(false), passed: true };
+    expect(stepPassedShown(true, { verdict: inconsistent, breakIt: false })).toBe(false);
+    const threw = { ...verdict(true), unexpectedError: { message: "ibv_post_send: EINVAL" } };
+    expect(stepPassedShown(true, { verdict: threw, breakIt: false })).toBe(false);
+  });
+
+  it("is not shown over a break-it run, whose goals are the mistake's", () => {
+    expect(stepPassedShown(true, { verdict: verdict(true), breakIt: true })).toBe(false);
   });
 });

@@ -11,6 +11,7 @@
  * (`actor.getPersistedSnapshot()`), plain JSON; lesson-progress.ts stores it per learner.
  */
 import { assign, setup } from "xstate";
+import { verdictPassed, type Verdict } from "../lessons/checks.js";
 
 export interface LessonFlowInput {
   lessonId: string;
@@ -186,4 +187,17 @@ export function flowState(value: unknown): LessonFlowState {
 /** True when a step counts as done. */
 export function stepDone(ctx: LessonFlowContext, step: number): boolean {
   return ctx.passed[step] === true;
+}
+
+/**
+ * Whether the goal list may say "✓ Step passed": the step has passed once (`ctx.passed`) and
+ * nothing on screen contradicts it. A verdict on screen must be of the step's own goals (not
+ * of a break-it variation, whose run fails them on purpose) and must pass by the checker's rule
+ * (`verdictPassed`), so a learner who breaks a passed step again sees the failing goal, not
+ * the banner. Before any run of this step, the record alone decides.
+ */
+export function stepPassedShown(everPassed: boolean, shown?: { verdict: Verdict; breakIt: boolean }): boolean {
+  if (!everPassed) return false;
+  if (!shown) return true;
+  return !shown.breakIt && verdictPassed(shown.verdict);
 }

@@ -340,6 +340,15 @@ export const enums = {
   ibv_event_type,
 } as const;
 
+/**
+ * The RNR timer table (IBA table 45, rxe's rnrnak_usec[]): the wait in µs that an RNR NAK's
+ * timer field, the responder's min_rnr_timer, asks for. Index 0 is the longest, 655.36 ms.
+ */
+export const RNR_TIMER_USEC: readonly number[] = [
+  655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360,
+  20480, 30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+];
+
 /** The constant's name for `value` in one enum (`nameOf(ibv_qp_state, 3)` → "IBV_QPS_RTS"). */
 export function nameOf(group: Readonly<Record<string, number>>, value: number): string {
   for (const [name, v] of Object.entries(group)) if (v === value) return name;

@@ -4,3 +4,4 @@ export * from "./errors.js";
 export * from "./types.js";
 export type * from "./backend.js";
 export * from "./qp-transitions.js";
+export * from "./cq-events.js";

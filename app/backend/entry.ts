@@ -45,6 +45,8 @@ function onMessage(listener: (message: HostToBackend) => void): void {
 let service: BackendService | null = null;
 
 onMessage(async (message) => {
+  // Answered straight away (not batched): a process whose event loop is held answers late or never.
+  if (message.type === "ping") return post({ type: "pong", id: message.id });
   if (message.type === "init") {
     if (service) return;
     try {

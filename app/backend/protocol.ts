@@ -12,8 +12,10 @@ export interface BackendInit {
   /** Which backend to start on; null: native when a device exists, else the simulator. */
   backend: BackendKind | null;
   seed?: number;
-  /** Where transcripts (one JSONL file per session) and lesson progress are written. */
+  /** Where transcripts (one JSONL file per session) and learner profiles (lessons/progress-file.ts) are written. */
   dataDir: string;
+  /** The learner profile whose progress and code are kept (default: "default"). */
+  profile?: string;
   /**
    * Set after a crash: the transcript the dead process was writing. The new process
    * re-opens it (never rewrites it), records that the backend died if the run had not
@@ -23,10 +25,14 @@ export interface BackendInit {
 }
 
 export type HostToBackend =
-  { type: "init"; init: BackendInit } | { type: "request"; id: number; method: string; params: Json };
+  | { type: "init"; init: BackendInit }
+  | { type: "request"; id: number; method: string; params: Json }
+  /** The supervisor's liveness check: the process answers "pong" at once, whatever it is doing. */
+  | { type: "ping"; id: number };
 
 export type BackendToHost =
   | { type: "ready"; kind: BackendKind; pid: number; transcriptPath?: string }
+  | { type: "pong"; id: number }
   | ({ type: "response"; id: number } & ({ ok: true; result: Json } | { ok: false; error: BridgeErrorData }))
   | { type: "event"; event: EventName; payload: Json }
   /** The session the process now writes (the supervisor re-opens it after a crash). */

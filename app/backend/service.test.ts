@@ -103,6 +103,8 @@ describe("backend service", () => {
       expect(out.filename.endsWith(`.${format}`)).toBe(true);
       expect(out.content.length).toBeGreaterThan(50);
       expect(out.content).toContain("rxe0");
+      // The downloaded C file's build line names the file it is saved as.
+      if (format === "c") expect(out.content).toContain(`cc ${out.filename} -libverbs`);
     }
     const json = (await ask("transcript.export", { format: "json" })).content;
     const imported = await ask("transcript.import", { content: json });

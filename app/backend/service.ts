@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { VerbsError } from "../../verbs/errors.js";
 import type { VerbsBackend } from "../../verbs/backend.js";
 import { loadCourse, type Course } from "../../lessons/load.js";
-import { createJsonFileProgressStore } from "../../lessons/progress-file.js";
+import { openLearnerProfile } from "../../lessons/progress-file.js";
 import { evaluateChecks } from "../../lessons/checks.js";
 import { recordFromTranscript } from "../../lessons/record.js";
 import {
@@ -59,8 +59,6 @@ function named(name: string, message: string): Error {
   return e;
 }
 
-const LEARNER = "default";
-
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** A simulator packet-log entry as the packet timeline gets it. */
@@ -88,7 +86,7 @@ export function packetRecord(e: PacketLogEntry, at: number): PacketRecord {
 export function createBackendService(init: BackendInit, deps: ServiceDeps) {
   const transcriptsDir = join(init.dataDir, "transcripts");
   mkdirSync(transcriptsDir, { recursive: true });
-  const progress = createJsonFileProgressStore(join(init.dataDir, "progress.json"));
+  const profile = openLearnerProfile(init.dataDir, init.profile);
 
   let kind: BackendKind = "sim";
   let seed: number | undefined = init.seed;
@@ -442,16 +440,27 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     "lessons.progress.get": () => {
       const snapshots: Record<string, unknown> = {};
       for (const l of lessons().lessons) {
-        const snap = progress.load(LEARNER, l.id);
+        const snap = profile.progress.load(profile.name, l.id);
         if (snap !== undefined) snapshots[l.id] = snap;
       }
-      return { snapshots };
+      const { lessonId, code } = profile.workspace();
+      return { snapshots, lessonId: lessons().lessons.some((l) => l.id === lessonId) ? lessonId : null, code };
     },
     "lessons.progress.save": ({ lessonId, snapshot: snap }) => {
       if (!lessons().lessons.some((l) => l.id === lessonId))
         throw named("NoSuchLessonError", `there is no lesson "${lessonId}"`);
       if (typeof snap !== "object" || snap === null) throw new TypeError("snapshot must be an object");
-      progress.save(LEARNER, lessonId, snap as Parameters<typeof progress.save>[2]);
+      profile.progress.save(profile.name, lessonId, snap as Parameters<typeof profile.progress.save>[2]);
+      return { saved: true as const };
+    },
+    "lessons.place.save": ({ lessonId }) => {
+      if (!lessons().lessons.some((l) => l.id === lessonId))
+        throw named("NoSuchLessonError", `there is no lesson "${lessonId}"`);
+      profile.setLesson(lessonId);
+      return { saved: true as const };
+    },
+    "lessons.code.save": ({ key, code }) => {
+      profile.setCode(key, code);
       return { saved: true as const };
     },
     "transcript.get": ({ sinceSeq }) => {
@@ -468,7 +477,8 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
       if (!t) throw named("NoTranscriptError", "nothing has been recorded yet");
       const f = EXPORT_FORMATS[format];
       const base = `verbslab-${t.header.program ? t.header.program.replace(/[^\w.-]+/g, "-") + "-" : ""}${t.header.created.replace(/[:.]/g, "-")}`;
-      return { filename: base + f.extension, mime: f.mime, content: exportTranscript(t, format) };
+      const filename = base + f.extension;
+      return { filename, mime: f.mime, content: exportTranscript(t, format, { fileName: filename }) };
     },
     "transcript.replay": async ({ stepping }) => {
       if (!imported) throw named("NoTranscriptError", "import a transcript first");

@@ -47,8 +47,8 @@ export function forkSpawner(entry = backendEntry(), env: NodeJS.ProcessEnv = pro
       send(message) {
         if (child.connected) child.send(message);
       },
-      kill() {
-        child.kill("SIGTERM");
+      kill(force) {
+        child.kill(force ? "SIGKILL" : "SIGTERM");
       },
     };
   };

@@ -165,3 +165,54 @@ describe("backend supervisor", () => {
     });
   }
 });
+
+/** A backend process that stops answering (here: frozen with SIGSTOP, as a verb that never returns would hold it). */
+describe("backend supervisor liveness", () => {
+  let sup: BackendSupervisor;
+  afterAll(async () => {
+    await sup?.stop();
+  });
+
+  it("kills and restarts a process that leaves its liveness check unanswered; the transcript says so", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "verbslab-hung-"));
+    sup = new BackendSupervisor({
+      spawn: forkSpawner(),
+      init: { backend: "sim", seed: 3, dataDir },
+      restartDelaysMs: [0],
+      pingIntervalMs: 100,
+      unresponsiveMs: 1500,
+    });
+    await sup.start();
+    const call = async (method: string, params: unknown) => {
+      const env = await sup.request(method, toWire(params));
+      if (!env.ok) throw Object.assign(new Error(env.error.message), env.error);
+      return fromWire(env.result) as Record<string, unknown>;
+    };
+    const { runId } = await call("run.start", { stepping: false, program: "hung run" });
+    await call("verbs.call", { handle: 0, method: "openDevice", args: ["rxe0"] });
+    // Idle but alive: pings are answered, nothing is restarted.
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(sup.status().restarts).toBe(0);
+    const file = sup.status().transcriptPath!;
+    const pid = sup.status().pid!;
+
+    const restarted = new Promise<BackendStatus>((resolve) =>
+      sup.onEvent((event, payload) => {
+        const p = fromWire(payload) as BackendStatus & { event: string };
+        if (event === "backend" && p.event === "restarted") resolve(p);
+      }),
+    );
+    process.kill(pid, "SIGSTOP");
+    // Stop is pressed while it hangs: the answer comes once the process was replaced.
+    const stop = sup.request("session.stop", toWire({}));
+    const r = await restarted;
+    expect(r.pid).not.toBe(pid);
+    expect(r.lastExit?.signal).toBe("SIGKILL");
+    expect(r.lastExit?.reason).toContain("stopped answering");
+    expect((await stop).ok).toBe(false);
+    const end = importTranscript(readFileSync(file, "utf8")).events.at(-1)!;
+    expect(end).toMatchObject({ kind: "end", outcome: "error", error: { name: "BackendDiedError" } });
+    expect(end.kind === "end" && end.error?.message).toContain("stopped answering");
+    await expect(call("run.end", { runId, ok: true })).rejects.toMatchObject({ name: "NoSuchRunError" });
+  }, 60_000);
+});

@@ -13,7 +13,8 @@ import type { BackendInit, BackendToHost, HostToBackend } from "./protocol.js";
 export interface BackendProcess {
   readonly pid: number | undefined;
   send(message: HostToBackend): void;
-  kill(): void;
+  /** Ends the process; `force`: it is not answering, so no chance to clean up (SIGKILL where there is one). */
+  kill(force?: boolean): void;
 }
 
 export interface SpawnHandlers {
@@ -34,7 +35,18 @@ export interface SupervisorOptions {
   crashWindowMs?: number;
   /** How long a new process may take to say it is ready. Default 30 s. */
   readyTimeoutMs?: number;
+  /** How often a running process is asked "ping". Default 2 s. */
+  pingIntervalMs?: number;
+  /**
+   * A running process that leaves a ping, or a request to stop (`session.stop`, `gate.stop`),
+   * unanswered this long is hung (a verb that never returns, a loop): it is killed and
+   * restarted, and its transcript says so. Default 10 s.
+   */
+  unresponsiveMs?: number;
 }
+
+/** Requests that end a run: the learner pressed Stop, so an answer must come, or the process goes. */
+const STOP_METHODS = new Set(["session.stop", "gate.stop", "run.end"]);
 
 type Envelope = { ok: true; result: Json } | { ok: false; error: BridgeErrorData };
 type StatusEvent = "started" | "died" | "restarted" | "stopped";
@@ -57,6 +69,11 @@ export class BackendSupervisor {
   private ready: Promise<void> | null = null;
   private stopping = false;
   private restartTimer: ReturnType<typeof setTimeout> | null = null;
+  private pingTimer: ReturnType<typeof setInterval> | null = null;
+  /** The oldest ping not yet answered: its id and when it was sent. */
+  private unanswered: { id: number; at: number } | null = null;
+  /** Why the supervisor killed the process (it stopped answering), for the exit's reason. */
+  private hung: string | null = null;
 
   constructor(options: SupervisorOptions) {
     this.opts = {
@@ -64,6 +81,8 @@ export class BackendSupervisor {
       maxCrashes: 5,
       crashWindowMs: 60_000,
       readyTimeoutMs: 30_000,
+      pingIntervalMs: 2_000,
+      unresponsiveMs: 10_000,
       ...options,
     };
   }
@@ -101,12 +120,54 @@ export class BackendSupervisor {
     return new Promise<Envelope>((resolve) => {
       this.pending.set(id, resolve);
       this.post({ type: "request", id, method, params });
+      if (STOP_METHODS.has(method)) {
+        const proc = this.proc;
+        const timer = setTimeout(() => {
+          if (this.pending.has(id) && this.proc === proc && this.state === "running")
+            this.unresponsive(`it did not answer ${method} within ${this.opts.unresponsiveMs} ms`);
+        }, this.opts.unresponsiveMs);
+        timer.unref?.();
+      }
     });
+  }
+
+  /** Kills a process that stopped answering; exited() then restarts it, re-opening its transcript. */
+  private unresponsive(why: string): void {
+    const proc = this.proc;
+    if (!proc || this.hung) return;
+    this.hung = `it stopped answering (${why}), so VerbsLab ended it`;
+    this.emit("log", { level: "error", text: `The backend process is not responding: ${why}. Restarting it.` });
+    proc.kill(true);
+  }
+
+  private startPings(proc: BackendProcess): void {
+    this.stopPings();
+    this.pingTimer = setInterval(
+      () => {
+        if (this.proc !== proc || this.state !== "running") return;
+        const now = Date.now();
+        if (this.unanswered && now - this.unanswered.at >= this.opts.unresponsiveMs)
+          return this.unresponsive(`no answer to a liveness check within ${this.opts.unresponsiveMs} ms`);
+        if (this.unanswered) return;
+        const id = this.nextId++;
+        this.unanswered = { id, at: now };
+        proc.send({ type: "ping", id });
+      },
+      Math.min(this.opts.pingIntervalMs, this.opts.unresponsiveMs),
+    );
+    this.pingTimer.unref?.();
+  }
+
+  private stopPings(): void {
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.pingTimer = null;
+    this.unanswered = null;
   }
 
   /** Ends the backend process for good (the host is quitting). */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopPings();
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
     const proc = this.proc;
@@ -172,9 +233,13 @@ export class BackendSupervisor {
               if (msg.transcriptPath && this.session) this.session.transcriptPath = msg.transcriptPath;
               this.setState("running", resumeReason === null ? "started" : "restarted");
               for (const m of this.queue.splice(0)) proc.send(m);
+              this.startPings(proc);
               resolve();
               return;
             }
+            case "pong":
+              if (this.unanswered?.id === msg.id) this.unanswered = null;
+              return;
             case "response": {
               const done = this.pending.get(msg.id);
               if (!done) return;
@@ -227,7 +292,9 @@ export class BackendSupervisor {
   }
 
   private exited(code: number | null, signal: string | null): void {
-    const reason = describeExit(code, signal);
+    this.stopPings();
+    const reason = this.hung ? `${this.hung}; ${describeExit(code, signal)}` : describeExit(code, signal);
+    this.hung = null;
     this.lastExit = { code, signal, at: Date.now(), reason };
     // Requests in flight died with the process: answer them, so no caller waits forever.
     for (const done of this.pending.values())

@@ -3,7 +3,14 @@
  * (`?token=…`, as the server prints it); the server also set it as an HttpOnly cookie when
  * it served the page, so the socket is accepted even after the URL has been cleaned.
  */
-import { TOKEN_PARAM, WS_PATH, type EventFrame, type RequestFrame, type ResponseFrame } from "./contract.js";
+import {
+  MAX_MESSAGE_BYTES,
+  TOKEN_PARAM,
+  WS_PATH,
+  type EventFrame,
+  type RequestFrame,
+  type ResponseFrame,
+} from "./contract.js";
 import { createBridge, type Bridge } from "./client.js";
 import type { Json } from "./wire.js";
 
@@ -84,7 +91,14 @@ export function createWebBridge(options: WebBridgeOptions = {}): Bridge {
     pending.clear();
     for (const l of closeListeners) l(reason);
   };
-  socket.addEventListener("close", (ev) => onGone(ev.reason || `socket closed (${ev.code ?? "?"})`));
+  socket.addEventListener("close", (ev) =>
+    onGone(
+      ev.reason ||
+        (ev.code === 1009
+          ? `a message was larger than the bridge carries (${MAX_MESSAGE_BYTES / 2 ** 20} MiB)`
+          : `socket closed (${ev.code ?? "?"})`),
+    ),
+  );
   socket.addEventListener("error", () => onGone("socket error (is the server still running, and the token right?)"));
 
   return createBridge({
@@ -94,6 +108,13 @@ export function createWebBridge(options: WebBridgeOptions = {}): Bridge {
       const id = nextId++;
       const frame: RequestFrame = { type: "request", id, method, params };
       const data = JSON.stringify(frame);
+      // The server would close the socket on it (1009): refuse this one request instead.
+      if (data.length > MAX_MESSAGE_BYTES)
+        return Promise.reject(
+          new RangeError(
+            `${method}: the request is ${(data.length / 2 ** 20).toFixed(1)} MiB, more than the bridge carries (${MAX_MESSAGE_BYTES / 2 ** 20} MiB); pass less data per call (e.g. write a large MR in pieces with mr.write)`,
+          ),
+        );
       return new Promise<Json>((resolve, reject) => {
         pending.set(id, { resolve, reject });
         if (socket.readyState === 1) socket.send(data);

@@ -159,6 +159,13 @@ export const PACKETS_PER_SNAPSHOT = 400;
 /** The first bytes of each MR a snapshot carries for the hex view. */
 export const MR_WINDOW = 256;
 
+/**
+ * The largest message the web bridge carries (either way). The page refuses to send a larger
+ * request (its promise rejects with a RangeError); the server closes a socket that sends one
+ * anyway with 1009 (Message Too Big), and every other socket carries on.
+ */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
 /** What the panes show beyond the transcript events (which carry QP snapshots and completions). */
 export interface StateSnapshot {
   backend: BackendKind;
@@ -294,10 +301,17 @@ export const requestSchemas = {
     step: s.number({ integer: true, min: 1 }),
     breakIt: s.optional(id),
   }),
-  /** Saved lesson-flow snapshots (state-machines/lesson-progress.ts), by lesson id. */
+  /**
+   * The learner profile's saved place: lesson-flow snapshots (state-machines/lesson-progress.ts)
+   * by lesson id, the lesson last open, and the code per step (lessons/progress-file.ts).
+   */
   "lessons.progress.get": empty,
-  /** Save one lesson's flow snapshot (kept in a JSON file by the host). */
+  /** Save one lesson's flow snapshot (kept in the profile's progress.json by the host). */
   "lessons.progress.save": s.object({ lessonId: id, snapshot: s.unknown() }),
+  /** Remember the lesson the learner has open. */
+  "lessons.place.save": s.object({ lessonId: id }),
+  /** Keep the editor's code for one step: key `<lesson id>/<step>[/break-<id>]`, or "free". */
+  "lessons.code.save": s.object({ key: s.string({ min: 1, max: 300 }), code: s.string({ max: 1_000_000 }) }),
   /** The transcript so far (after a reload or a backend restart). `sinceSeq` returns only later events. */
   "transcript.get": s.object({ sinceSeq: s.optional(s.number({ integer: true, min: 0 })) }),
   /** The transcript exported: Markdown, self-contained HTML, JSON, or a standalone C program. */
@@ -337,8 +351,10 @@ export interface RequestResults {
   "lessons.list": { lessons: LessonSummary[]; problems: string[] };
   "lessons.load": { lesson: Lesson };
   "lessons.check": Verdict;
-  "lessons.progress.get": { snapshots: Record<string, unknown> };
+  "lessons.progress.get": { snapshots: Record<string, unknown>; lessonId: string | null; code: Record<string, string> };
   "lessons.progress.save": { saved: true };
+  "lessons.place.save": { saved: true };
+  "lessons.code.save": { saved: true };
   "transcript.get": { header: TranscriptHeader | null; events: TranscriptEvent[] };
   "transcript.export": { filename: string; mime: string; content: string };
   "transcript.import": { header: TranscriptHeader; events: TranscriptEvent[] };

@@ -326,8 +326,7 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`-o ${out} is the transcript being read: name another file`);
   const t = importTranscript(text);
   // The C program's build line names the file it is saved as.
-  const rendered =
-    format === "c" ? toC(t, out ? { fileName: basename(out) } : {}) : exportTranscript(t, format as ExportFormat);
+  const rendered = exportTranscript(t, format as ExportFormat, out ? { fileName: basename(out) } : {});
   if (out) {
     try {
       writeFileSync(out, rendered);

@@ -94,7 +94,11 @@ export function createMainApp(electron: ElectronModule, options: MainOptions): M
   let win: Electron.BrowserWindow | null = null;
   const supervisor = new BackendSupervisor({
     spawn: utilitySpawner(utilityProcess, options.backendEntry),
-    init: { backend: null, dataDir: options.dataDir ?? join(app.getPath("userData"), "data") },
+    init: {
+      backend: null,
+      dataDir: options.dataDir ?? (process.env.VERBSLAB_DATA_DIR || join(app.getPath("userData"), "data")),
+      ...(process.env.VERBSLAB_PROFILE && { profile: process.env.VERBSLAB_PROFILE }),
+    },
   });
   const core = createHostCore({ supervisor, host: "electron", appVersion: options.appVersion });
 

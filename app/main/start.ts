@@ -2,7 +2,7 @@
  * `npm start`: the desktop app when the Electron binary is installed; otherwise web mode,
  * printing the URL to open, instead of failing. Builds what is missing first (the renderer
  * with Vite, the shell into dist/app). `npm start -- --web` asks for web mode explicitly;
- * other flags go to web mode (`--port`, `--backend`, `--seed`, `--data`).
+ * other flags go to web mode (`--port`, `--backend`, `--seed`, `--data`, `--profile`).
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -63,6 +63,7 @@ async function main(): Promise<void> {
       backend: { type: "string" },
       seed: { type: "string" },
       data: { type: "string" },
+      profile: { type: "string" },
     },
   });
   const backend = values.backend === "sim" || values.backend === "native" ? values.backend : null;
@@ -72,6 +73,7 @@ async function main(): Promise<void> {
     ...(values.port !== undefined && { port: Number(values.port) }),
     ...(values.seed !== undefined && { seed: Number(values.seed) }),
     ...(values.data !== undefined && { dataDir: values.data }),
+    ...(values.profile !== undefined && { profile: values.profile }),
   });
   const s = web.supervisor.status();
   console.log(

@@ -1,5 +1,5 @@
 /**
- * `tsx app/server/cli.ts [--port N] [--backend sim|native] [--seed N] [--data DIR] [--static DIR]`
+ * `tsx app/server/cli.ts [--port N] [--backend sim|native] [--seed N] [--data DIR] [--profile NAME] [--static DIR]`
  * Starts web mode: the backend process under its supervisor, the renderer and the bridge on
  * 127.0.0.1, and prints the URL with this run's token.
  */
@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { DEFAULT_PROFILE, profileNameProblem } from "../../lessons/progress-file.js";
 import { createHostCore } from "../backend/host.js";
 import { forkSpawner } from "../backend/spawn-node.js";
 import { BackendSupervisor } from "../backend/supervisor.js";
@@ -22,6 +23,11 @@ export function defaultDataDir(): string {
   return join(xdg, "verbslab");
 }
 
+/** The learner profile progress and code belong to: $VERBSLAB_PROFILE, else "default". */
+export function defaultProfile(): string {
+  return process.env.VERBSLAB_PROFILE || DEFAULT_PROFILE;
+}
+
 export interface WebMode {
   server: WebServer;
   supervisor: BackendSupervisor;
@@ -33,15 +39,21 @@ export async function startWebMode(opts: {
   backend?: "sim" | "native" | null;
   seed?: number;
   dataDir?: string;
+  /** The learner profile (default: defaultProfile()). */
+  profile?: string;
   staticDir?: string;
   token?: string;
 }): Promise<WebMode> {
   const staticDir = opts.staticDir ?? join(repoRoot, "dist", "renderer");
+  const profile = opts.profile ?? defaultProfile();
+  const problem = profileNameProblem(profile);
+  if (problem) throw new Error(problem);
   const supervisor = new BackendSupervisor({
     spawn: forkSpawner(),
     init: {
       backend: opts.backend ?? null,
       dataDir: opts.dataDir ?? defaultDataDir(),
+      profile,
       ...(opts.seed !== undefined && { seed: opts.seed }),
     },
   });
@@ -71,6 +83,7 @@ async function main(): Promise<void> {
       backend: { type: "string" },
       seed: { type: "string" },
       data: { type: "string" },
+      profile: { type: "string" },
       static: { type: "string" },
     },
   });
@@ -87,6 +100,7 @@ async function main(): Promise<void> {
     ...(values.port !== undefined && { port: Number(values.port) }),
     ...(values.seed !== undefined && { seed: Number(values.seed) }),
     ...(values.data !== undefined && { dataDir: values.data }),
+    ...(values.profile !== undefined && { profile: values.profile }),
   });
   const status = web.supervisor.status();
   console.log(`VerbsLab web mode (${status.kind ?? "?"} backend, backend process ${status.pid ?? "?"})`);

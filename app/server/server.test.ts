@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http";
 import { brotliCompressSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { createWebBridge, type SocketLike } from "../bridge/client-web.js";
 import { errorData, parseRequest, type EventName } from "../bridge/contract.js";
@@ -194,6 +194,101 @@ describe("web-mode server", () => {
       expect(await got).toEqual({ level: "info", text: "hello" });
     } finally {
       bridge.close();
+    }
+  });
+
+  it("the page refuses to send a request over the limit, and its bridge keeps working", async () => {
+    const bridge = createWebBridge({
+      pageUrl: server.url,
+      makeSocket: (url) => new WebSocket(url) as unknown as SocketLike,
+    });
+    try {
+      // A 50 MiB non-zero buffer is ~67 MiB as base64: more than the 64 MiB the socket takes.
+      const big = new Uint8Array(50 * 1024 * 1024).fill(7);
+      const err = await bridge.request("verbs.call", { handle: 2, method: "regMr", args: [big, 1] }).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(err).toBeInstanceOf(RangeError);
+      expect(err?.message).toContain("more than the bridge carries");
+      expect(await bridge.request("transcript.export", { format: "md" })).toEqual({ echo: { format: "md" } });
+    } finally {
+      bridge.close();
+    }
+  });
+
+  it("closes only the socket that sends a message over the limit (1009); the server and other sockets carry on", async () => {
+    const url = `ws://127.0.0.1:${server.port}/bridge?token=${server.token}`;
+    const open = (u: string) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(u);
+        ws.on("open", () => resolve(ws));
+        ws.on("error", reject);
+      });
+    const big = await open(url);
+    const other = await open(url);
+    try {
+      const closed = new Promise<number>((resolve) => big.on("close", (code) => resolve(code)));
+      big.on("error", () => {}); // the refusal may surface as an error on this side too
+      big.send(Buffer.alloc(70 * 1024 * 1024, 0x20)); // over the 64 MiB limit
+      expect(await closed).toBe(1009);
+      // The other socket still gets answers, and new pages still connect.
+      const answer = new Promise<unknown>((resolve) => other.once("message", (d) => resolve(JSON.parse(String(d)))));
+      other.send(JSON.stringify({ type: "request", id: 7, method: "transcript.export", params: { format: "md" } }));
+      expect(await answer).toMatchObject({ type: "response", id: 7, ok: true });
+      expect(await tryWs(url)).toEqual({ opened: true });
+      expect((await get(server.port, `/?token=${server.token}`)).status).toBe(200);
+    } finally {
+      big.terminate();
+      other.close();
+    }
+  });
+});
+
+describe("web-mode server and runs", () => {
+  it("ends the run of a page that goes away (else every later Run is refused until Reset)", async () => {
+    const ended: unknown[] = [];
+    let n = 0;
+    const core: HostCore = {
+      async handle(method, params) {
+        if (method === "run.start") return toWire({ ok: true, result: { runId: `run-${++n}` } });
+        if (method === "run.end") {
+          ended.push(fromWire(params));
+          return toWire({ ok: true, result: { outcome: "error" } });
+        }
+        return toWire({ ok: true, result: null });
+      },
+      onEvent: () => () => {},
+    };
+    const root = mkdtempSync(join(tmpdir(), "verbslab-static-"));
+    writeFileSync(join(root, "index.html"), "<!doctype html>");
+    const server = await startWebServer({ core, staticDir: root });
+    const url = `ws://127.0.0.1:${server.port}/bridge?token=${server.token}`;
+    const session = async (endItself: boolean) => {
+      const ws = new WebSocket(url);
+      await new Promise((r) => ws.on("open", r));
+      const ask = (id: number, method: string, params: unknown) =>
+        new Promise<{ result?: { runId: string } }>((resolve) => {
+          ws.on("message", (d) => {
+            const f = JSON.parse(String(d)) as { id: number; result?: { runId: string } };
+            if (f.id === id) resolve(f);
+          });
+          ws.send(JSON.stringify({ type: "request", id, method, params }));
+        });
+      const { result } = await ask(1, "run.start", { stepping: false });
+      if (endItself) await ask(2, "run.end", { runId: result!.runId, ok: true });
+      const closed = new Promise((r) => ws.on("close", r));
+      ws.close();
+      await closed;
+      return result!.runId;
+    };
+    try {
+      await session(true);
+      const abandoned = await session(false);
+      await vi.waitFor(() => expect(ended).toHaveLength(2));
+      expect(ended[1]).toMatchObject({ runId: abandoned, ok: false, error: { name: "PageClosedError" } });
+    } finally {
+      await server.close();
     }
   });
 });

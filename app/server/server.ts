@@ -13,7 +13,14 @@ import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { TOKEN_PARAM, WS_PATH, type EventFrame, type RequestFrame, type ResponseFrame } from "../bridge/contract.js";
+import {
+  MAX_MESSAGE_BYTES,
+  TOKEN_PARAM,
+  WS_PATH,
+  type EventFrame,
+  type RequestFrame,
+  type ResponseFrame,
+} from "../bridge/contract.js";
 import { contentSecurityPolicy } from "../bridge/csp.js";
 import type { HostCore } from "../backend/host.js";
 import { resolveStatic } from "./static.js";
@@ -119,7 +126,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     createReadStream(found.file).pipe(res);
   });
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const sockets = new Set<WebSocket>();
 
   /**
@@ -154,22 +161,77 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
   });
 
+  /**
+   * The runs each page started and has not ended. The program runs in the page's worker: a
+   * page that goes away (tab closed, reloaded) takes it along, so its run is ended for it;
+   * otherwise every later Run would be refused as RunInProgressError until a Reset.
+   */
+  const runsOf = new Map<WebSocket, Set<string>>();
+  const endRunsOf = (ws: WebSocket) => {
+    const runs = runsOf.get(ws);
+    runsOf.delete(ws);
+    for (const runId of runs ?? [])
+      void Promise.resolve(
+        options.core.handle("run.end", {
+          runId,
+          ok: false,
+          error: { name: "PageClosedError", message: "the page running this program was closed or reloaded" },
+        }),
+      ).catch(() => {});
+  };
+
   wss.on("connection", (ws: WebSocket) => {
     sockets.add(ws);
-    ws.on("close", () => sockets.delete(ws));
-    ws.on("message", async (data) => {
-      let frame: RequestFrame;
-      try {
-        frame = JSON.parse(String(data)) as RequestFrame;
-      } catch {
-        return ws.close(1003, "not JSON");
-      }
-      if (frame?.type !== "request" || !Number.isSafeInteger(frame.id)) return ws.close(1003, "not a request frame");
-      const envelope = (await options.core.handle(frame.method, frame.params)) as object;
-      const response = { type: "response", id: frame.id, ...envelope } as ResponseFrame;
-      if (ws.readyState === ws.OPEN) sendFrame(ws, JSON.stringify(response));
+    runsOf.set(ws, new Set());
+    ws.on("close", () => {
+      sockets.delete(ws);
+      endRunsOf(ws);
     });
+    // A socket's error (an oversized or malformed frame) is that socket's alone: `ws` has
+    // already closed it with the matching code (1009 Message Too Big, 1002 protocol error).
+    // Without this listener the error would be thrown and end the whole server.
+    ws.on("error", (err) => {
+      console.error(`web mode: a page's socket was closed: ${err.message}`);
+      sockets.delete(ws);
+    });
+    ws.on("message", (data) => void answer(ws, data));
   });
+
+  async function answer(ws: WebSocket, data: unknown): Promise<void> {
+    let frame: RequestFrame;
+    try {
+      frame = JSON.parse(String(data)) as RequestFrame;
+    } catch {
+      return ws.close(1003, "not JSON");
+    }
+    if (frame?.type !== "request" || !Number.isSafeInteger(frame.id)) return ws.close(1003, "not a request frame");
+    let envelope: object;
+    try {
+      envelope = (await options.core.handle(frame.method, frame.params)) as object;
+    } catch (err) {
+      // The core answers every request with an envelope; should it throw, the page still gets an answer.
+      envelope = { ok: false, error: { name: "HostError", message: (err as Error)?.message ?? String(err) } };
+    }
+    trackRun(ws, frame, envelope);
+    const response = { type: "response", id: frame.id, ...envelope } as ResponseFrame;
+    if (ws.readyState === ws.OPEN) sendFrame(ws, JSON.stringify(response));
+  }
+
+  function trackRun(ws: WebSocket, frame: RequestFrame, envelope: object): void {
+    const answer = envelope as { ok?: boolean; result?: { runId?: unknown } };
+    const params = frame.params as { runId?: unknown } | undefined;
+    if (frame.method === "run.start" && answer.ok && typeof answer.result?.runId === "string") {
+      const runId = answer.result.runId;
+      const runs = runsOf.get(ws);
+      if (runs) runs.add(runId);
+      else {
+        // The page closed while its run was starting: end it now.
+        runsOf.set(ws, new Set([runId]));
+        endRunsOf(ws);
+      }
+    }
+    if (frame.method === "run.end" && typeof params?.runId === "string") runsOf.get(ws)?.delete(params.runId);
+  }
 
   const offEvents = options.core.onEvent((event, payload) => {
     const frame: EventFrame = { type: "event", event, payload };

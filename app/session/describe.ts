@@ -3,6 +3,7 @@
  * wants them): the call as a learner would write it, with constants by name.
  */
 import {
+  IBV_WC_SUCCESS,
   flagNames,
   ibv_access_flags,
   ibv_mtu,
@@ -102,7 +103,10 @@ export function formatWc(wc: {
   const parts = [
     `wr_id ${wc.wr_id}`,
     `status ${nameOf(ibv_wc_status, wc.status)}`,
-    `opcode ${nameOf(ibv_wc_opcode, wc.opcode)}`,
+    // rxe fills only wr_id, status and qp_num of an error completion: its opcode (0) means nothing.
+    wc.status === IBV_WC_SUCCESS
+      ? `opcode ${nameOf(ibv_wc_opcode, wc.opcode)}`
+      : `opcode ${wc.opcode} (not set on an error completion)`,
     `byte_len ${wc.byte_len}`,
     `qp_num ${hex(wc.qp_num)}`,
   ];

@@ -6,6 +6,7 @@
  * holds (`qp.send_cq === cq`). Read-only fields come from the ref's `props`.
  */
 import type { Sge } from "../../verbs/types.js";
+import { methodsOf } from "./verb-table.js";
 import type { Verbs } from "./verbs-api.js";
 import {
   handleNumber,
@@ -20,31 +21,6 @@ import {
 
 const HANDLE = Symbol("verbslab.handle");
 
-/** The methods each kind of object forwards to the session (read-only fields come from props). */
-export const FACADE_METHODS: Readonly<Record<HandleType, readonly string[]>> = {
-  verbs: ["getDeviceList", "openDevice", "now", "sleep", "log"],
-  context: [
-    "queryDevice",
-    "queryPort",
-    "queryGid",
-    "queryGidEx",
-    "queryGidTable",
-    "queryPkey",
-    "allocPd",
-    "createCq",
-    "createCompChannel",
-    "getAsyncEvent",
-    "queryCounters",
-    "close",
-  ],
-  pd: ["regMr", "createQp", "createAh", "dealloc"],
-  mr: ["read", "write", "dereg"],
-  cq: ["poll", "pollWait", "reqNotify", "ackEvents", "destroy"],
-  channel: ["getCqEvent", "destroy"],
-  qp: ["modify", "query", "postSend", "postRecv", "destroy"],
-  ah: ["destroy"],
-};
-
 /** The handle behind a facade object, or undefined for anything else. */
 export function refOf(o: object): Ref | undefined {
   const r = (o as { [HANDLE]?: Ref })[HANDLE];
@@ -57,6 +33,24 @@ function loggable(v: unknown): unknown {
   if (typeof v === "function") return `[function ${v.name}]`;
   if (typeof v === "symbol") return v.toString();
   return v;
+}
+
+/**
+ * `mr.sge(offset, length)`: the SGE for bytes [offset, offset + length) of the MR, checked as
+ * the simulator's Mr.sge checks it (TypeError for a non-integer, RangeError outside the MR).
+ */
+export function mrSge(mr: { addr: number; length: number; lkey: number }, offset: unknown, length?: unknown): Sge {
+  const int = (name: string, v: unknown) => {
+    if (typeof v !== "number" || !Number.isSafeInteger(v))
+      throw new TypeError(`sge: ${name} must be an integer, got ${typeof v === "number" ? v : typeof v}`);
+    return v;
+  };
+  const off = int("offset", offset);
+  const len = length === undefined || length === null ? mr.length - off : int("length", length);
+  if (off < 0 || off > mr.length) throw new RangeError(`sge: offset ${off} is outside this MR (length ${mr.length})`);
+  if (len < 0 || off + len > mr.length)
+    throw new RangeError(`sge: length ${len} at offset ${off} runs past this MR (length ${mr.length})`);
+  return { addr: mr.addr + off, length: len, lkey: mr.lkey };
 }
 
 export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"): Verbs {
@@ -73,7 +67,7 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
     const o: Record<string | symbol, unknown> = { [HANDLE]: { $handle: h, type } };
     objects.set(h, o);
     for (const [k, v] of Object.entries(ref.props ?? {})) o[k] = fromWire(v);
-    for (const m of FACADE_METHODS[type]) {
+    for (const m of methodsOf(type)) {
       o[m] = async (...args: unknown[]) => {
         const wireArgs = m === "log" ? args.map((a) => toWire(loggable(a))) : args.map(toWire);
         return fromWire(await surface.call(h, m, wireArgs));
@@ -81,7 +75,7 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
     }
     if (type === "mr") {
       o.sge = function (this: { addr: number; length: number; lkey: number }, offset = 0, length?: number): Sge {
-        return { addr: this.addr + offset, length: length ?? this.length - offset, lkey: this.lkey };
+        return mrSge(this, offset, length);
       };
       const write = o.write as (offset: number, data: unknown) => Promise<unknown>;
       o.write = (offset: number, data: unknown) =>

@@ -1,6 +1,7 @@
 /** The session layer (Node side): sessions, transcripts, replay and exports. */
-export { createSession, VERB_NAMES, diffFields } from "./session.js";
-export { createVerbsFacade, refOf, FACADE_METHODS } from "./facade.js";
+export { createSession, diffFields } from "./session.js";
+export { createVerbsFacade, refOf } from "./facade.js";
+export { VERBS, verbSpec, methodsOf, type VerbSpec, type VerbTable } from "./verb-table.js";
 export * from "./session-types.js";
 export * from "./transcript.js";
 export * from "./wire.js";

@@ -76,14 +76,16 @@ async function replayVerb(
   propsNow: (h: number) => { [key: string]: WireValue } | undefined,
   divergences: Divergence[],
 ): Promise<void> {
-  const args = e.args.map((a) => {
-    const resolved = resolveSymbols(symbolize(a, recorded, e.seq), propsNow) as WireValue;
-    // Refs stay refs (the session resolves handles); bigints and bytes become values again.
-    return decodeValue(resolved, (r: Ref) => (isRef(r) ? { $handle: r.$handle, type: r.type } : r));
-  });
   const before = session.events().length;
   let thrown: unknown;
   try {
+    // An argument naming an object the replay lacks (its create failed this time) cannot be
+    // rebuilt: that is a divergence, reported below like a call the replay could not run.
+    const args = e.args.map((a) => {
+      const resolved = resolveSymbols(symbolize(a, recorded, e.seq), propsNow) as WireValue;
+      // Refs stay refs (the session resolves handles); bigints and bytes become values again.
+      return decodeValue(resolved, (r: Ref) => (isRef(r) ? { $handle: r.$handle, type: r.type } : r));
+    });
     // The same line of the same program made it: the replay's event keeps it (and the names it gives).
     await session.call(e.target.$handle, e.method, args, e.source);
   } catch (err) {

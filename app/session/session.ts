@@ -29,6 +29,8 @@ import {
   type PredictContext,
 } from "../../state-machines/qp.js";
 import { createVerbsFacade } from "./facade.js";
+import { createLookout } from "./lookout.js";
+import { methodsWith, verbSpec } from "./verb-table.js";
 import { Gate } from "./step-gate.js";
 import {
   SessionStoppedError,
@@ -46,6 +48,7 @@ import {
   type Prediction,
   type SourceSite,
   type QpSnapshot,
+  type SessionNotice,
   type StateMove,
   type TranscriptEvent,
   type TranscriptHeader,
@@ -53,6 +56,7 @@ import {
 } from "./transcript.js";
 import {
   encodeValue,
+  EVENT_BYTES_MAX,
   handleNumber,
   isRef,
   mapRefs,
@@ -63,65 +67,8 @@ import {
 } from "./wire.js";
 import { counterWatch } from "./counter-watch.js";
 
-/** The C function behind each method, per object type. `verbslab_*` names what has no C verb. */
-export const VERB_NAMES: Readonly<Record<HandleType, Readonly<Record<string, string>>>> = {
-  verbs: {
-    getDeviceList: "ibv_get_device_list",
-    openDevice: "ibv_open_device",
-    now: "verbslab_now",
-    sleep: "verbslab_sleep",
-    log: "verbslab_log",
-  },
-  context: {
-    queryDevice: "ibv_query_device",
-    queryPort: "ibv_query_port",
-    queryGid: "ibv_query_gid",
-    queryGidEx: "ibv_query_gid_ex",
-    queryGidTable: "ibv_query_gid_table",
-    queryPkey: "ibv_query_pkey",
-    allocPd: "ibv_alloc_pd",
-    createCq: "ibv_create_cq",
-    createCompChannel: "ibv_create_comp_channel",
-    getAsyncEvent: "ibv_get_async_event",
-    queryCounters: "verbslab_query_counters",
-    close: "ibv_close_device",
-  },
-  pd: { regMr: "ibv_reg_mr", createQp: "ibv_create_qp", createAh: "ibv_create_ah", dealloc: "ibv_dealloc_pd" },
-  mr: { read: "verbslab_mr_read", write: "verbslab_mr_write", dereg: "ibv_dereg_mr" },
-  cq: {
-    poll: "ibv_poll_cq",
-    pollWait: "verbslab_poll_wait",
-    reqNotify: "ibv_req_notify_cq",
-    ackEvents: "ibv_ack_cq_events",
-    destroy: "ibv_destroy_cq",
-  },
-  channel: { getCqEvent: "ibv_get_cq_event", destroy: "ibv_destroy_comp_channel" },
-  qp: {
-    modify: "ibv_modify_qp",
-    query: "ibv_query_qp",
-    postSend: "ibv_post_send",
-    postRecv: "ibv_post_recv",
-    destroy: "ibv_destroy_qp",
-  },
-  ah: { destroy: "ibv_destroy_ah" },
-};
-
-/** What each creating method returns. */
-const CREATES: Readonly<Record<string, HandleType>> = {
-  openDevice: "context",
-  allocPd: "pd",
-  createCq: "cq",
-  createCompChannel: "channel",
-  regMr: "mr",
-  createQp: "qp",
-  createAh: "ah",
-};
-
-const DESTROYS = new Set(["close", "dealloc", "dereg", "destroy"]);
-/** Calls that are not verbs: no gate, no snapshots (reading and writing MR bytes still get an event). */
-const UNGATED = new Set(["log", "now", "read", "write"]);
-/** Calls after which traffic may have moved: counters are read after them (counter-watch.ts). */
-const TRAFFIC = new Set(["postSend", "postRecv", "poll", "pollWait", "sleep", "getCqEvent", "getAsyncEvent", "modify"]);
+/** Calls after which traffic may have moved: counters are read after them (counter-watch.ts; from the one table). */
+const TRAFFIC = methodsWith("traffic");
 
 interface Entry {
   handle: number;
@@ -206,6 +153,9 @@ export function createSession(options: SessionOptions): Session {
     ref: { $handle: ROOT_HANDLE, type: "verbs" },
     destroyed: false,
   });
+
+  // Failed completions explained, a hanging destroy refused, silent mistakes noticed (lookout.ts).
+  const lookout = createLookout({ entries: () => [...entries.values()], handleOf: (o) => handles.get(o) }, backend);
 
   const header: TranscriptHeader = {
     kind: "header",
@@ -400,6 +350,19 @@ export function createSession(options: SessionOptions): Session {
     return undefined;
   }
 
+  /**
+   * The model reads arguments as the contract types them; junk (`postSend([null])`, a bigint
+   * mask) it cannot read goes unpredicted to the backend, whose own checks answer it and the
+   * call is recorded like any failed verb.
+   */
+  function safePredict(entry: Entry, method: string, args: unknown[]): Prediction | undefined {
+    try {
+      return predict(entry, method, args);
+    } catch {
+      return undefined;
+    }
+  }
+
   function describe(outcome: string, from: number, to: number, reason?: string): string {
     if (outcome === "ok") return from === to ? `stays ${qpStateName(to)}` : `${qpStateName(from)} → ${qpStateName(to)}`;
     return `${outcome}${reason ? `: ${reason}` : ""}`;
@@ -414,8 +377,9 @@ export function createSession(options: SessionOptions): Session {
     const handle = handleNumber(target);
     const entry = entries.get(handle);
     if (!entry) throw new TypeError(`no object with handle ${String(target)} in this session`);
-    const verb = VERB_NAMES[entry.type][method];
-    if (!verb) throw new TypeError(`${entry.type} has no method "${method}"`);
+    const spec = verbSpec(entry.type, method);
+    if (!spec) throw new TypeError(`${entry.type} has no method ${JSON.stringify(String(method))}`);
+    const verb = spec.verb;
     if (!Array.isArray(args)) throw new TypeError("args must be an array");
 
     if (method === "log") {
@@ -427,15 +391,15 @@ export function createSession(options: SessionOptions): Session {
     if (ended) throw new SessionStoppedError();
 
     const seq = events.length + 1;
-    const wireArgs = args.map((a) => encodeValue(a, toRef));
+    const wireArgs = args.map((a) => encodeValue(a, toRef, EVENT_BYTES_MAX));
     // A zeroed buffer is recorded as its length (what regMr(n) registers), not as n bytes of hex.
     if (method === "regMr" && isZeroed(args[0]))
       wireArgs[0] = (args[0] as ArrayBufferLike | ArrayBufferView).byteLength;
     const targetRef = { $handle: handle, type: entry.type };
     const decoded = decodeArgs(args);
-    const prediction = predict(entry, method, decoded);
+    const prediction = safePredict(entry, method, decoded);
 
-    if (!UNGATED.has(method)) {
+    if (!spec.ungated) {
       const pending: PendingCall = {
         seq,
         verb,
@@ -448,7 +412,7 @@ export function createSession(options: SessionOptions): Session {
       await gate.enter(pending);
     }
 
-    const snapshots = !UNGATED.has(method);
+    const snapshots = !spec.ungated;
     const qpsBefore = new Map<number, QpAttr | null>();
     if (snapshots) for (const e of liveQps()) qpsBefore.set(e.handle, safeQuery(e.obj as Qp));
     const clock = nowMs();
@@ -457,6 +421,8 @@ export function createSession(options: SessionOptions): Session {
     let error: unknown;
     let failed = false;
     try {
+      const refusal = lookout.refuse(entry.type, handle, method);
+      if (refusal) throw refusal;
       result = await perform(entry, method, decoded);
     } catch (e) {
       failed = true;
@@ -466,15 +432,20 @@ export function createSession(options: SessionOptions): Session {
     const clockAdvance = Math.round((nowMs() - clock) * 1000) / 1000;
 
     const created: Ref[] = [];
-    if (!failed && CREATES[method] && result && typeof result === "object") {
-      created.push(register(result, CREATES[method]!));
-      if (CREATES[method] === "context") watch.opened(result as Context);
+    if (!failed && spec.creates && result && typeof result === "object") {
+      created.push(register(result, spec.creates));
+      if (spec.creates === "context") watch.opened(result as Context);
     }
-    if (!failed && DESTROYS.has(method)) entry.destroyed = true;
+    if (!failed && spec.destroys) entry.destroyed = true;
+    const notices: SessionNotice[] = failed ? [] : lookout.after(entry.type, handle, method, decoded, result);
 
-    const completions: { cq: number; wc: Wc }[] = [];
+    const completions: NonNullable<VerbEvent["completions"]> = [];
     if (!failed && entry.type === "cq" && (method === "poll" || method === "pollWait"))
-      for (const wc of result as Wc[]) completions.push({ cq: handle, wc });
+      for (const wc of result as Wc[]) {
+        const why = lookout.explain(handle, wc);
+        completions.push({ cq: handle, wc, ...(why && { why }) });
+        lookout.completed(handle, wc);
+      }
 
     // Snapshots after, the model's view, and state moves without a modify.
     const qps: QpSnapshot[] = [];
@@ -495,13 +466,18 @@ export function createSession(options: SessionOptions): Session {
         const modelBefore = modelState(e);
         if (e.handle === handle && method === "modify") {
           const [attr, mask] = decoded as [QpAttrInput, number];
-          if (!failed)
-            e.model.send({
-              type: "MODIFY",
-              attr: attr ?? {},
-              mask: mask ?? 0,
-              context: predictionContext(e, attr ?? {}),
-            });
+          if (!failed) {
+            try {
+              e.model.send({
+                type: "MODIFY",
+                attr: attr ?? {},
+                mask: mask ?? 0,
+                context: predictionContext(e, attr ?? {}),
+              });
+            } catch {
+              // The backend took attributes the model cannot read: OBSERVED below syncs it to the QP.
+            }
+          }
         } else if (after.qp_state !== modelBefore) {
           const bad = completions.find(
             (c) => c.wc.qp_num === qp.qp_num && c.wc.status !== IBV_WC_SUCCESS && c.wc.status !== IBV_WC_WR_FLUSH_ERR,
@@ -584,7 +560,7 @@ export function createSession(options: SessionOptions): Session {
       clock,
       clockAdvance,
       durationMs,
-      ...(!failed && { result: encodeValue(result, toRef) }),
+      ...(!failed && { result: encodeValue(result, toRef, EVENT_BYTES_MAX) }),
       ...(failed && { error: errorJson(error) }),
       ...(created.length && { created }),
       ...(prediction && { prediction }),
@@ -593,6 +569,7 @@ export function createSession(options: SessionOptions): Session {
       qps,
       ...(moves.length && { moves }),
       ...(completions.length && { completions }),
+      ...(notices.length && { notices }),
       ...(counters.length && { counters }),
     };
     append(event);

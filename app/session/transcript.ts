@@ -9,7 +9,8 @@
 import type { VerbsErrorDetails } from "../../verbs/errors.js";
 import type { Pitfall } from "../../state-machines/qp.js";
 import type { QpAttr, Wc } from "../../verbs/types.js";
-import type { HandleType, Ref, WireValue } from "./wire.js";
+import { MAX_DEPTH, nestingDepth, type HandleType, type Ref, type WireValue } from "./wire.js";
+import type { WcWhy } from "./explain-wc.js";
 
 export const TRANSCRIPT_SCHEMA = "verbslab.transcript";
 export const TRANSCRIPT_VERSION = 1;
@@ -99,6 +100,17 @@ export interface StateMove {
   cause: string;
 }
 
+/**
+ * A beginner mistake the session saw pass silently (the call succeeded): shown to the learner.
+ * `cq_rounded_up`: more WRs can complete into a CQ than its requested cqe, and no more than the
+ * cqe rxe rounded it up to (the rounding hides the mistake); `read_before_poll`: an MR read of bytes an RDMA
+ * READ/WRITE or atomic in flight changes, before its completion was polled.
+ */
+export interface SessionNotice {
+  id: "cq_rounded_up" | "read_before_poll";
+  text: string;
+}
+
 export interface VerbEvent {
   kind: "verb";
   seq: number;
@@ -111,7 +123,7 @@ export interface VerbEvent {
   /** The backend's clock when the call started, and how far it moved during the call (ms). */
   clock: number;
   clockAdvance: number;
-  /** Wall time the call took, in ms. */
+  /** Wall time the call took, in ms. Not reproducible: see WALL_TIME_FIELDS. */
   durationMs: number;
   result?: WireValue;
   error?: ErrorJson;
@@ -123,8 +135,13 @@ export interface VerbEvent {
   source?: SourceSite;
   qps: QpSnapshot[];
   moves?: StateMove[];
-  /** Completions the call returned (poll, pollWait), with the CQ they came from. */
-  completions?: { cq: number; wc: Wc }[];
+  /**
+   * Completions the call returned (poll, pollWait), with the CQ they came from; a failed one with
+   * why, when the app knows (the simulator's exact reason, or one inferred from both sides' objects).
+   */
+  completions?: { cq: number; wc: Wc; why?: WcWhy }[];
+  /** Beginner mistakes this call passed silently. */
+  notices?: SessionNotice[];
   /** Hardware counter deltas over the call, per context, only the non-zero ones. */
   counters?: { context: number; delta: Record<string, number> }[];
 }
@@ -165,6 +182,31 @@ export class TranscriptError extends Error {
     this.line = line;
     if (field !== undefined) this.field = field;
   }
+}
+
+/**
+ * The only fields of a transcript that hold wall time: when it was recorded (`header.created`)
+ * and how long each call took (`durationMs` of a verb event). Everything else is a function of
+ * the seed and the calls; replays and comparisons leave these out (`reproducibleJsonLines`).
+ */
+export const WALL_TIME_FIELDS = { header: ["created"], verb: ["durationMs"] } as const;
+
+/**
+ * The transcript as JSON lines without its wall time (WALL_TIME_FIELDS): byte for byte the
+ * same for the same seed and the same calls, so two runs can be compared as text.
+ */
+export function reproducibleJsonLines(t: Transcript): string {
+  const drop = (line: object, fields: readonly string[]) => {
+    const out: Record<string, unknown> = { ...line };
+    for (const f of fields) delete out[f];
+    return out;
+  };
+  return [
+    drop(t.header, WALL_TIME_FIELDS.header),
+    ...t.events.map((e) => (e.kind === "verb" ? drop(e, WALL_TIME_FIELDS.verb) : e)),
+  ]
+    .map((l) => JSON.stringify(l) + "\n")
+    .join("");
 }
 
 /** The transcript as JSON lines (header first), each line ending in "\n". */
@@ -219,6 +261,10 @@ export function validateLine(o: unknown, line: number): TranscriptLine {
       const t = j.target as Json;
       if (typeof t.$handle !== "number") throw new TranscriptError(line, "expected a handle number", "target.$handle");
       if (!Array.isArray(j.args)) throw new TranscriptError(line, "expected an array", "args");
+      // No event nests deeply (values are capped at MAX_DEPTH when recorded); a file that does
+      // would overflow the stacks of the exporters and the replay.
+      if (nestingDepth(j, MAX_DEPTH + 4) > MAX_DEPTH + 4)
+        throw new TranscriptError(line, `nested more than ${MAX_DEPTH} deep`, "args");
       need(line, j, "clockAdvance", "number");
       need(line, j, "durationMs", "number");
       if (!Array.isArray(j.qps)) throw new TranscriptError(line, "expected an array", "qps");

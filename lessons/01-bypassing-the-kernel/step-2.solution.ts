@@ -45,6 +45,7 @@ export default async function main(verbs: Verbs) {
 
   // b posts nothing. a needs only dst's address and rkey (exchanged out of band in real programs).
   const rounds = 10;
+  const pkts0 = (await ctx.queryCounters()).sent_pkts ?? 0;
   const t0 = await verbs.now();
   for (let i = 0; i < rounds; i++) {
     await a.postSend({
@@ -58,6 +59,10 @@ export default async function main(verbs: Verbs) {
   }
   const t1 = await verbs.now();
   await verbs.log("us_per_write", ((t1 - t0) * 1000) / rounds);
+  // What every backend counts exactly: the packets the adapter built per write (both QPs are on
+  // rxe0, so b's ACK counts too), and the completions b's CPU got (the CQ is shared: b's are by qp_num).
+  await verbs.log("packets_per_write", (((await ctx.queryCounters()).sent_pkts ?? 0) - pkts0) / rounds);
+  await verbs.log("b_completions", (await cq.poll(16)).filter((wc) => wc.qp_num === b.qp_num).length);
   const landed = await dst.read(0, 64);
   await verbs.log("dst", new TextDecoder().decode(landed).replace(/\0+$/, ""));
 }

@@ -44,11 +44,16 @@ export default async function main(verbs: Verbs) {
   await src.write(0, "written without the receiver's help");
 
   const rounds = 10;
+  const pkts0 = (await ctx.queryCounters()).sent_pkts ?? 0;
   const t0 = await verbs.now();
   // TODO: ten times, post a signaled IBV_WR_RDMA_WRITE of src into dst (remote_addr: dst.addr, rkey: dst.rkey)
   // and wait for its completion. b posts nothing.
   const t1 = await verbs.now();
   await verbs.log("us_per_write", ((t1 - t0) * 1000) / rounds);
+  // What every backend counts exactly: the packets the adapter built per write (both QPs are on
+  // rxe0, so b's ACK counts too), and the completions b's CPU got (the CQ is shared: b's are by qp_num).
+  await verbs.log("packets_per_write", (((await ctx.queryCounters()).sent_pkts ?? 0) - pkts0) / rounds);
+  await verbs.log("b_completions", (await cq.poll(16)).filter((wc) => wc.qp_num === b.qp_num).length);
   const landed = await dst.read(0, 64);
   await verbs.log("dst", new TextDecoder().decode(landed).replace(/\0+$/, ""));
 }

@@ -11,6 +11,7 @@ export default async function main(verbs: Verbs) {
   const ipv4 = table.find((e) => e.gid_type === IBV_GID_TYPE_ROCE_V2 && e.gid.startsWith("::ffff:"));
   const chosen = ipv4 ?? table[0]!;
   await verbs.log("chosen_gid_index", chosen.gid_index);
+  await verbs.log("chosen_gid", chosen.gid);
   await verbs.log("index0_is_link_local", table[0]!.gid.startsWith("fe80:"));
 
   // An empty slot: ibv_query_gid_ex says ENODATA (ibv_query_gid would quietly return "::").

@@ -8,7 +8,8 @@ export default async function main(verbs: Verbs) {
 
   // TODO: read the GID table (ibv_query_gid_table → ctx.queryGidTable()) and log each entry's index, type and GID.
   // Pick the RoCEv2 entry with an IPv4-mapped address (::ffff:a.b.c.d) if there is one, else index 0,
-  // and log it as "chosen_gid_index".
+  // and log its index as "chosen_gid_index" and its GID as "chosen_gid".
+  // Also log whether index 0 is the link-local fe80:: address, as "index0_is_link_local".
 
   // An empty slot: ibv_query_gid_ex says ENODATA (ibv_query_gid would quietly return "::").
   try {

@@ -41,8 +41,8 @@ export default async function main(verbs: Verbs) {
   const text = "Hello, RDMA";
   await src.write(0, text);
 
-  // TODO: post a RECV on b for dst (ibv_post_recv), THEN a signaled SEND of the text's bytes from a (ibv_post_send),
-  // then wait for both completions (cq.pollWait(2, 1000)) and log each one.
+  // TODO: post a RECV on b for dst with wr_id 200 (ibv_post_recv), THEN a signaled SEND of the text's bytes
+  // from a with wr_id 100 (ibv_post_send), then wait for both completions (cq.pollWait(2, 1000)) and log each one.
 
   const got = await dst.read(0, text.length);
   await verbs.log("received", new TextDecoder().decode(got));

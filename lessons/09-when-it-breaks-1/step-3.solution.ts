@@ -37,8 +37,9 @@ export default async function main(verbs: Verbs) {
   const b = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
   const mr = await pd.regMr(64, IBV_ACCESS_LOCAL_WRITE);
   // Break it first: rnr_retry 0 and no receive posted, so a fails at once and goes to ERR.
-  await connect(a, b.qp_num, gid, 0, { rnr_retry: 0 });
-  await connect(b, a.qp_num, gid, 0);
+  // Non-zero starting PSNs, as ibv_rc_pingpong picks them (random 24-bit): a sends from 0xabcdef.
+  await connect(a, b.qp_num, gid, 0, { rnr_retry: 0, sq_psn: 0xabcdef, rq_psn: 0x123456 });
+  await connect(b, a.qp_num, gid, 0, { sq_psn: 0x123456, rq_psn: 0xabcdef });
   await a.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [mr.sge(0, 8)] });
   await verbs.log("first_try", (await cq.pollWait(1, 1000))[0]);
 
@@ -51,6 +52,7 @@ export default async function main(verbs: Verbs) {
   await b.postRecv({ wr_id: 2, sg_list: [mr.sge(32, 32)] });
   await a.postSend({ wr_id: 3, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [mr.sge(0, 8)] });
   for (const wc of await cq.pollWait(2, 1000)) await verbs.log("wc", wc);
+  await verbs.log("a.sq_psn", (await a.query()).attr.sq_psn);
 }
 
 /** RESET → INIT → RTR → RTS, one transition at a time, with ibv_rc_pingpong's values unless `tune` says otherwise. */

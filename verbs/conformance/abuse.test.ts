@@ -199,3 +199,29 @@ suite("Abuse: absurd sizes and foreign objects are refused", () => {
     expectVerbsError(() => pd.createQp({ send_cq: other, recv_cq: other, qp_type: IBV_QPT_RC, cap: CAP }), "EINVAL");
   });
 });
+
+suite("Abuse: a wait longer than any timer holds is refused, on every backend", () => {
+  /** What the wait threw or rejected with (sync or async alike). */
+  async function refusal(wait: () => unknown): Promise<unknown> {
+    try {
+      await wait();
+    } catch (e) {
+      return e;
+    }
+    throw new Error("expected the wait to be refused");
+  }
+
+  it("sleep, pollWait, getCqEvent and getAsyncEvent over 2^31 - 1 ms: EINVAL naming the argument", async () => {
+    const { s, ctx } = basics();
+    const channel = s.channel(ctx);
+    const cq = s.cq(ctx, 16);
+    const tooLong = 2 ** 31;
+    for (const [wait, attribute] of [
+      [() => B().sleep(tooLong), "ms"],
+      [() => cq.pollWait(1, tooLong), "timeoutMs"],
+      [() => channel.getCqEvent(tooLong), "timeoutMs"],
+      [() => ctx.getAsyncEvent(tooLong), "timeoutMs"],
+    ] as const)
+      expect(await refusal(wait)).toMatchObject({ name: "VerbsError", code: "EINVAL", attribute });
+  });
+});

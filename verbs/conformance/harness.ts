@@ -11,6 +11,7 @@ import { appendFileSync } from "node:fs";
 import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
 import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../backend.js";
 import {
+  RNR_TIMER_USEC,
   IBV_ACCESS_LOCAL_WRITE,
   IBV_ACCESS_REMOTE_ATOMIC,
   IBV_ACCESS_REMOTE_READ,
@@ -554,11 +555,8 @@ export function psnDelta(from: number, to: number): number {
 export function ackTimeoutMs(timeout: number): number {
   return (4.096 * 2 ** timeout) / 1000;
 }
-/** The IB RNR timer table (µs) by min_rnr_timer value, as rxe's rnrnak_usec[]. */
-export const RNR_USEC = [
-  655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360,
-  20480, 30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
-];
+/** The IB RNR timer table (µs) by min_rnr_timer value, as rxe's rnrnak_usec[] (one home: verbs/constants.ts). */
+export const RNR_USEC = RNR_TIMER_USEC;
 
 /**
  * Extra time allowed on top of an upper timing bound. The simulator's clock is exact; real

@@ -23,6 +23,10 @@ import { Notices } from "./panes/Notices.js";
 import { Progress } from "./panes/Progress.js";
 import type { CompiledProgram } from "./runner/protocol.js";
 import type { SourceSite } from "../../session/transcript.js";
+import { ResizeHandle } from "./panes/ResizeHandle.js";
+import { usePaneSizes } from "./lab/usePaneSizes.js";
+import { createCodeSaver } from "./lab/code-saver.js";
+import { LangContext, STRINGS, saveLanguage, savedLanguage, useStrings } from "./i18n.js";
 
 const EditorPane = lazy(() => import("./panes/EditorPane.js"));
 /** How long the editor waits for the first lesson before it opens on the default program. */
@@ -58,7 +62,10 @@ function useMarkInteractive(interactive: boolean): void {
   }, [interactive]);
 }
 
-const EDITOR_LOADING = <div className="panel-body muted">Loading the editor…</div>;
+function EditorLoading() {
+  return <div className="panel-body muted">{useStrings().editorLoading}</div>;
+}
+const EDITOR_LOADING = <EditorLoading />;
 const NO_RESULTS: never[] = [];
 
 export interface AppProps {
@@ -68,13 +75,34 @@ export interface AppProps {
   arrived?: CourseStart;
 }
 
-export function App({ store, course: start, arrived }: AppProps) {
+/** The window in the learner's language (kept in the browser): every pane reads it from LangContext. */
+export function App(props: AppProps) {
+  const [lang, setLangState] = useState<Language>(savedLanguage);
+  const setLang = useCallback((l: Language) => {
+    setLangState(l);
+    saveLanguage(l);
+  }, []);
+  return (
+    <LangContext.Provider value={lang}>
+      <Lab {...props} lang={lang} setLang={setLang} />
+    </LangContext.Provider>
+  );
+}
+
+function Lab({
+  store,
+  course: start,
+  arrived,
+  lang,
+  setLang,
+}: AppProps & { lang: Language; setLang: (l: Language) => void }) {
   const state = useLabState(store);
   const view = useLabView(state);
   const bridge = store.bridge;
   const course = useLessonFlow(bridge, start, arrived);
   const editorMayOpen = useEditorMayOpen(course.opened);
-  const [lang, setLang] = useState<Language>("en");
+  // Notices are written in the language of the moment they appear.
+  const t = STRINGS[lang];
   const [codeByStep, setCodeByStep] = useState<Record<string, string>>({});
   const [compile, setCompile] = useState<(() => Promise<CompiledProgram>) | null>(null);
   // A line a transcript or log row asked the editor to show (`at` tells two clicks on one row apart).
@@ -83,13 +111,42 @@ export function App({ store, course: start, arrived }: AppProps) {
   const [verdict, setVerdict] = useState<Verdict | undefined>();
   const [breakIt, setBreakIt] = useState<string | null>(null);
   const [backends, setBackends] = useState<BackendChoice[] | null>(null);
+  const panes = usePaneSizes();
 
   useMarkInteractive(course.lesson !== undefined && compile !== null);
   const step = course.lesson?.steps[course.flow.step];
   const stepKey = course.lesson && step ? `${course.lesson.id}/${step.number}` : "free";
   const codeKey = breakIt ? `${stepKey}/break-${breakIt}` : stepKey;
-  const code = codeByStep[codeKey] ?? (breakIt ? step?.breakItCode[breakIt] : step?.starter) ?? DEFAULT_PROGRAM;
-  const setCode = useCallback((c: string) => setCodeByStep((m) => ({ ...m, [codeKey]: c })), [codeKey]);
+  const code =
+    codeByStep[codeKey] ??
+    course.savedCode[codeKey] ??
+    (breakIt ? step?.breakItCode[breakIt] : step?.starter) ??
+    DEFAULT_PROGRAM;
+  // The code per step lives in the learner's profile on the host: a reload, or the next start,
+  // opens each step on what they last wrote there.
+  const saver = useMemo(
+    () =>
+      createCodeSaver((key, c) => {
+        bridge.request("lessons.code.save", { key, code: c }).catch(() => {
+          // Like progress: the code stays in this window; a host that cannot keep it must not stop the lesson.
+        });
+      }),
+    [bridge],
+  );
+  useEffect(() => {
+    window.addEventListener("pagehide", saver.flush);
+    return () => {
+      window.removeEventListener("pagehide", saver.flush);
+      saver.flush();
+    };
+  }, [saver]);
+  const setCode = useCallback(
+    (c: string) => {
+      setCodeByStep((m) => ({ ...m, [codeKey]: c }));
+      saver.change(codeKey, c);
+    },
+    [codeKey, saver],
+  );
   useEffect(() => {
     setVerdict(undefined);
     setBreakIt(null);
@@ -112,9 +169,9 @@ export function App({ store, course: start, arrived }: AppProps) {
           failures: v.results.filter((r) => !r.passed).map((r) => r.detail),
         });
     } catch (err) {
-      store.notice("warn", `Could not check the step: ${(err as Error).message}`);
+      store.notice("warn", t.checkFailed((err as Error).message));
     }
-  }, [bridge, course.lesson, course.actor, step, store, breakIt]);
+  }, [bridge, course.lesson, course.actor, step, store, breakIt, t]);
 
   const runner = useRunner({
     store,
@@ -137,20 +194,17 @@ export function App({ store, course: start, arrived }: AppProps) {
       if (kind === currentKind) return;
       try {
         await bridge.request("backend.choose", { kind });
-        store.notice(
-          "info",
-          `Switched to the ${kind === "native" ? "real rxe device" : "simulator"}: a fresh session.`,
-        );
+        store.notice("info", t.switched(kind === "native"));
       } catch (err) {
         const why = backends?.find((b) => b.kind === kind)?.unavailableReason;
         const msg = (err as Error).message;
         store.notice(
           "error",
-          `Still on the ${currentKind === "native" ? "real rxe device" : "simulator"}, nothing lost. ${msg}${why && !msg.includes(why) ? ` (${why})` : ""}`,
+          t.stillOn(currentKind === "native", `${msg}${why && !msg.includes(why) ? ` (${why})` : ""}`),
         );
       }
     },
-    [bridge, store, backends, currentKind],
+    [bridge, store, backends, currentKind, t],
   );
   const onBackend = useCallback((k: BackendKind) => void chooseBackend(k), [chooseBackend]);
 
@@ -196,6 +250,8 @@ export function App({ store, course: start, arrived }: AppProps) {
     actor?.send({ type: "REVEAL_SOLUTION" });
   }, [actor, solution, setCode]);
   const onNext = useCallback(() => actor?.send({ type: "NEXT_STEP" }), [actor]);
+  const { nextLesson, setLessonId } = course;
+  const onNextLesson = useCallback(() => nextLesson && setLessonId(nextLesson.id), [nextLesson, setLessonId]);
   const onBreakIt = useCallback((id: string | null) => {
     setBreakIt(id);
     setVerdict(undefined);
@@ -214,17 +270,17 @@ export function App({ store, course: start, arrived }: AppProps) {
     async (content: string) => {
       let shown = false;
       try {
-        const t = await bridge.request("transcript.import", { content });
-        store.showImported(t.header, t.events);
+        const got0 = await bridge.request("transcript.import", { content });
+        store.showImported(got0.header, got0.events);
         shown = true;
-        store.notice("info", `Imported ${t.events.length} events. Replaying them on a fresh session…`);
+        store.notice("info", t.imported(got0.events.length));
         const r = await bridge.request("transcript.replay", {});
         // The replay's session began with its events already recorded: fetch them.
         await store.resync();
         const n = r.divergences.length;
-        store.notice(n ? "warn" : "info", `Replayed ${r.events} events, ${n} divergence${n === 1 ? "" : "s"}.`);
+        store.notice(n ? "warn" : "info", t.replayed(r.events, n));
       } catch (err) {
-        store.notice("error", `Could not import that transcript: ${(err as Error).message}`);
+        store.notice("error", t.importFailed((err as Error).message));
         // The replay never started: show what the host still records (the learner's session), not the import.
         if (shown)
           try {
@@ -236,7 +292,7 @@ export function App({ store, course: start, arrived }: AppProps) {
           }
       }
     },
-    [bridge, store],
+    [bridge, store, t],
   );
 
   const lastSeq = state.events[state.events.length - 1]?.seq ?? 0;
@@ -278,7 +334,10 @@ export function App({ store, course: start, arrived }: AppProps) {
         onBackend={onBackend}
         busy={runner.running}
       />
-      <main className="main">
+      <main
+        className="main"
+        style={{ gridTemplateColumns: `${panes.sizes.lesson}px 8px minmax(0, 1fr) 8px ${panes.sizes.inspector}px` }}
+      >
         <section className="panel" aria-label="lesson">
           <div className="panel-body">
             <LessonPane
@@ -291,11 +350,14 @@ export function App({ store, course: start, arrived }: AppProps) {
               onHint={onHint}
               onSolution={onSolution}
               onNext={onNext}
+              nextLesson={course.nextLesson?.title[lang]}
+              onNextLesson={onNextLesson}
               breakIt={breakIt}
               onBreakIt={onBreakIt}
             />
           </div>
         </section>
+        <ResizeHandle pane="lesson" sizes={panes.sizes} onResize={panes.resize} />
         <div className="column">
           <section className="panel grow" aria-label="editor" style={{ flex: 3 }}>
             <Toolbar
@@ -348,7 +410,7 @@ export function App({ store, course: start, arrived }: AppProps) {
             tabs={[
               {
                 id: "transcript",
-                label: `Transcript (${view.transcript.length})`,
+                label: t.transcript(view.transcript.length),
                 render: () => (
                   <TranscriptPane
                     rows={view.transcript}
@@ -360,12 +422,13 @@ export function App({ store, course: start, arrived }: AppProps) {
               },
               {
                 id: "log",
-                label: `Log${view.logs.length ? ` (${view.logs.length})` : ""}`,
+                label: t.log(view.logs.length),
                 render: () => <LogPane lines={view.logs} onSource={stale ? undefined : onSource} />,
               },
             ]}
           />
         </div>
+        <ResizeHandle pane="inspector" sizes={panes.sizes} onResize={panes.resize} />
         <Inspector view={view} focus={focus} />
       </main>
       <Notices notices={state.notices} onDismiss={onDismiss} />

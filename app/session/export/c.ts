@@ -5,6 +5,7 @@
  * GIDs are taken from the program's own objects (symbols.ts), since they differ per run.
  * Build: cc prog.c -libverbs -o prog
  */
+import { isUnackedEventsRefusal } from "../../../verbs/cq-events.js";
 import {
   flagNames,
   ibv_access_flags,
@@ -19,21 +20,60 @@ import {
 import { formatOutcome, formatWc, stateLabel } from "../describe.js";
 import { isSym, objectName, objectsOf, symbolize, type ObjectInfo, type Sym } from "../symbols.js";
 import type { Transcript, VerbEvent } from "../transcript.js";
-import { isRef, type WireValue } from "../wire.js";
+import { isRef, wireBytesLength, type WireBytes, type WireValue } from "../wire.js";
 
 type Obj = { [key: string]: WireValue | Sym };
 
+/**
+ * A C string literal holding `s`, whatever it holds: quotes, backslashes and `?` (no trigraph
+ * can form) are escaped, every other byte outside printable ASCII is an octal escape. `%` is
+ * left as it is: a literal only ever goes to printf as an argument, never as the format.
+ */
 const cstr = (s: string) =>
   '"' +
-  s
-    .replace(/[\\"]/g, (c) => "\\" + c)
+  String(s)
+    .replace(/[\\"?]/g, (c) => "\\" + c)
     .replace(/[\x00-\x1f\x7f-\uffff]/g, (c) => {
       const b = new TextEncoder().encode(c);
       return [...b].map((x) => "\\" + x.toString(8).padStart(3, "0")).join("");
     }) +
   '"';
 
-const comment = (s: string) => s.replace(/\*\//g, "* /");
+/**
+ * Text for inside a C comment, on one line. Every `*` is followed by a space, so nothing in
+ * `s`, nor `s` followed by what the template puts after it, can end the comment (or open a
+ * nested one); control characters become spaces and `??` cannot form a trigraph.
+ */
+const comment = (s: unknown) =>
+  String(s)
+    .replace(/[\x00-\x1f\x7f]/g, " ")
+    .replace(/\*/g, "* ")
+    .replace(/\/\*/g, "/ *")
+    .replace(/\?\?/g, "? ?");
+
+/** A C identifier (a struct field named by the transcript), or undefined for anything else. */
+const ident = (s: string) => (/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(s) ? s : undefined);
+
+/** The objects of a recorded list (anything else in it, or a list that is not one, reads as empty). */
+const objs = (v: unknown): Obj[] =>
+  Array.isArray(v) ? v.map((o) => (o && typeof o === "object" && !Array.isArray(o) ? (o as Obj) : {})) : [];
+
+/** A safe integer as C source, or `dflt` for anything else (a transcript file is untrusted). */
+const intExpr = (v: unknown, dflt = 0) => String(typeof v === "number" && Number.isSafeInteger(v) ? v : dflt);
+
+/** The C variable of an object; a handle that is not a plain number cannot name one. */
+function cName(ref: { $handle: unknown; type: unknown }): string {
+  const name = objectName(ref as Parameters<typeof objectName>[0]);
+  if (!/^[a-z]+\d+$/.test(name))
+    throw new TypeError(`the transcript names an object ${comment(name)} that is not a handle`);
+  return name;
+}
+
+/** Recorded bytes as hex, or "" when the text is not hex (a hand-edited file). */
+const hexOf = (v: unknown): string => {
+  const h = v && typeof v === "object" && "$bytes" in v ? (v as WireBytes).$bytes : "";
+  return typeof h === "string" && /^(?:[0-9a-fA-F]{2})*$/.test(h) ? h : "";
+};
 
 function flagExpr(group: Readonly<Record<string, number>>, v: number): string {
   if (v === 0) return "0";
@@ -58,14 +98,20 @@ function numExpr(v: WireValue | Sym | undefined, objects: Map<number, ObjectInfo
       case "rkey":
         return `${o.name}->rkey`;
       case "addr":
-        return `(uintptr_t)buf_${o.name}${v.offset ? ` + ${v.offset}` : ""}`;
+        return `(uintptr_t)buf_${o.name}${v.offset ? ` + ${intExpr(v.offset)}` : ""}`;
       case "gid":
         return `/* gid */ 0`;
     }
   }
-  if (typeof v === "number") return Number.isInteger(v) && v > 0xffff ? `0x${v.toString(16)}` : String(v);
+  if (typeof v === "number") {
+    if (!Number.isFinite(v)) return "0";
+    return Number.isInteger(v) && v > 0xffff ? `0x${v.toString(16)}` : String(v);
+  }
   if (typeof v === "boolean") return v ? "1" : "0";
-  if (typeof v === "object" && "$bigint" in v) return `UINT64_C(${(v as { $bigint: string }).$bigint})`;
+  if (typeof v === "object" && "$bigint" in v) {
+    const b = (v as { $bigint: unknown }).$bigint;
+    return typeof b === "string" && /^-?\d{1,20}$/.test(b) ? `UINT64_C(${b})` : "0";
+  }
   return "0";
 }
 
@@ -214,8 +260,10 @@ export function toC(t: Transcript, options: CExportOptions = {}): string {
       ah: "struct ibv_ah",
       verbs: "",
     }[o.type];
-    decls.push(`${ctype} *${o.name} = NULL;`);
-    if (o.type === "mr") decls.push(`unsigned char *buf_${o.name} = NULL;`);
+    if (!ctype) continue;
+    const name = cName({ $handle: o.handle, type: o.type });
+    decls.push(`${ctype} *${name} = NULL;`);
+    if (o.type === "mr") decls.push(`unsigned char *buf_${name} = NULL;`);
   }
   for (const e of t.events) {
     if (e.kind === "log") {
@@ -227,17 +275,19 @@ export function toC(t: Transcript, options: CExportOptions = {}): string {
       continue;
     }
     w.line();
-    w.line(`/* ${e.seq}. ${e.verb}: transcript says ${comment(formatOutcome(e))} */`);
+    w.line(`/* ${comment(e.seq)}. ${comment(e.verb)}: transcript says ${comment(formatOutcome(e))} */`);
     emitVerb(w, e, objects);
     for (const q of e.qps) {
       if (q.after && q.before && q.before.qp_state !== q.after.qp_state)
-        w.line(`/* expected: qp${q.qp} ${stateLabel(q.before.qp_state)} -> ${stateLabel(q.after.qp_state)} */`);
+        w.line(
+          `/* expected: qp${comment(q.qp)} ${comment(stateLabel(q.before.qp_state))} -> ${comment(stateLabel(q.after.qp_state))} */`,
+        );
     }
-    for (const c of e.completions ?? []) w.line(`/* expected: cq${c.cq}: ${comment(formatWc(c.wc))} */`);
+    for (const c of e.completions ?? []) w.line(`/* expected: cq${comment(c.cq)}: ${comment(formatWc(c.wc))} */`);
   }
   return `/*
- * Generated by VerbsLab from a transcript recorded on the ${t.header.backend} backend
- * (${t.header.created}${t.header.program ? `, ${comment(t.header.program)}` : ""}).
+ * Generated by VerbsLab from a transcript recorded on the ${comment(t.header.backend)} backend
+ * (${comment(t.header.created)}${t.header.program ? `, ${comment(t.header.program)}` : ""}).
  * It performs the same verbs with the same attributes and prints the states and
  * completions; the comments say what the transcript recorded at each step.
  *
@@ -260,12 +310,12 @@ ${w.lines.join("\n")}
 }
 
 function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): void {
-  const self = e.target.type === "verbs" ? "" : objectName(e.target);
+  const self = e.target.type === "verbs" ? "" : cName(e.target);
   const args = e.args.map((a) => symbolize(a, objects, e.seq)) as (WireValue | Sym)[];
   const step = cstr(`${e.seq}. ${e.verb}`);
-  const created = e.created?.[0] ? objectName(e.created[0]) : undefined;
+  const created = e.created?.[0] ? cName(e.created[0]) : undefined;
   const n = (v: WireValue | Sym | undefined) => numExpr(v, objects);
-  const refName = (v: WireValue | Sym | undefined) => (isRef(v) ? objectName(v) : "NULL");
+  const refName = (v: WireValue | Sym | undefined) => (isRef(v) ? cName(v) : "NULL");
   const ifCreated = (expr: string, what: string) => {
     if (created) {
       w.line(`${created} = ${expr};`);
@@ -294,15 +344,15 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
       else w.line(`        (void)ibv_open_device(dev_list[i]);`);
       if (created) {
         w.line(`if (!${created}) {`);
-        w.line(`    printf("%s: no such device: ${name} (stopping)\\n", ${step});`);
+        w.line(`    printf("%s: no such device: %s (stopping)\\n", ${step}, ${cstr(name)});`);
         w.line(`    return 1;`);
         w.line(`}`);
-        w.line(`printf("%s: opened ${name}\\n", ${step});`);
+        w.line(`printf("%s: opened %s\\n", ${step}, ${cstr(name)});`);
       }
       return;
     }
     case "verbs.sleep":
-      w.line(`usleep(${Math.round(Number(args[0] ?? 0) * 1000)});`);
+      w.line(`usleep(${intExpr(Math.round(Number(args[0] ?? 0) * 1000))});`);
       return;
     case "verbs.now":
       return;
@@ -408,24 +458,24 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
         typeof mem === "number"
           ? mem
           : mem && typeof mem === "object" && "$bytes" in mem
-            ? (mem.$bytes as string).length / 2
+            ? wireBytesLength(mem as WireBytes)
             : 0;
       if (created) {
-        w.line(`buf_${created} = calloc(1, ${Math.max(len, 1)});`);
-        if (mem && typeof mem === "object" && "$bytes" in mem && /[^0]/.test(mem.$bytes as string)) {
+        w.line(`buf_${created} = calloc(1, ${intExpr(Math.max(len, 1), 1)});`);
+        if (/[^0]/.test(hexOf(mem))) {
           const d = w.tmp("init");
-          w.line(`static const unsigned char ${d}[] = { ${bytesList(mem.$bytes as string)} };`);
+          w.line(`static const unsigned char ${d}[] = { ${bytesList(hexOf(mem))} };`);
           w.line(`memcpy(buf_${created}, ${d}, sizeof ${d});`);
         }
         ifCreated(
-          `ibv_reg_mr(${self}, buf_${created}, ${len}, ${flagExpr(ibv_access_flags, Number(args[1] ?? 0))})`,
+          `ibv_reg_mr(${self}, buf_${created}, ${intExpr(len)}, ${flagExpr(ibv_access_flags, Number(args[1] ?? 0))})`,
           "lkey 0x%x rkey 0x%x",
         );
       } else {
         const b = w.tmp("buf");
-        w.line(`void *${b} = calloc(1, ${Math.max(len, 1)});`);
+        w.line(`void *${b} = calloc(1, ${intExpr(Math.max(len, 1), 1)});`);
         w.line(
-          `if (!ibv_reg_mr(${self}, ${b}, ${len}, ${flagExpr(ibv_access_flags, Number(args[1] ?? 0))})) printf("%s: failed: %s\\n", ${step}, strerror(errno));`,
+          `if (!ibv_reg_mr(${self}, ${b}, ${intExpr(len)}, ${flagExpr(ibv_access_flags, Number(args[1] ?? 0))})) printf("%s: failed: %s\\n", ${step}, strerror(errno));`,
         );
       }
       return;
@@ -458,7 +508,7 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
       return;
     case "mr.write": {
       const data = args[1];
-      const hexs = data && typeof data === "object" && "$bytes" in data ? (data.$bytes as string) : "";
+      const hexs = hexOf(data);
       const d = w.tmp("data");
       w.line(`static const unsigned char ${d}[] = { ${bytesList(hexs) || "0"} };`);
       w.line(`memcpy(buf_${self} + ${n(args[0])}, ${d}, ${hexs.length / 2});`);
@@ -468,7 +518,7 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
       const mr = objects.get(e.target.$handle);
       const off = Number(args[0] ?? 0);
       const len = args[1] === undefined || args[1] === null ? Number(mr?.props.length ?? 0) - off : Number(args[1]);
-      w.line(`print_bytes(${step}, buf_${self} + ${off}, ${len});`);
+      w.line(`print_bytes(${step}, buf_${self} + ${intExpr(off)}, ${intExpr(len)});`);
       return;
     }
     case "mr.dereg":
@@ -478,7 +528,7 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
     case "cq.pollWait": {
       const v = w.tmp("wc");
       const c = w.tmp("ne");
-      const count = Number(args[0] ?? 1) || 1;
+      const count = Math.min(Math.max(Number(intExpr(args[0] ?? 1, 1)), 1), 4096);
       w.line(`struct ibv_wc ${v}[${count}];`);
       if (e.method === "poll") w.line(`int ${c} = ibv_poll_cq(${self}, ${count}, ${v});`);
       else w.line(`int ${c} = poll_wait(${self}, ${count}, ${n(args[1])}, ${v});`);
@@ -494,6 +544,12 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
       w.line(`ibv_ack_cq_events(${self}, ${n(args[0])});`);
       return;
     case "cq.destroy":
+      if (isUnackedEventsRefusal(e.error)) {
+        // The real call would destroy the CQ and then wait for ever for the acknowledgements.
+        w.line(`/* Not called: VerbsLab refused it (${comment(e.error?.reason ?? "")}). */`);
+        w.line(`report(${step}, EBUSY);`);
+        return;
+      }
       w.line(`report(${step}, ibv_destroy_cq(${self}));`);
       return;
     case "channel.getCqEvent": {
@@ -539,15 +595,15 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
     case "qp.postSend":
     case "qp.postRecv": {
       const send = e.method === "postSend";
-      const list = (Array.isArray(args[0]) ? args[0] : [args[0]]) as Obj[];
+      const list = objs(Array.isArray(args[0]) ? args[0] : [args[0]]);
       const wr = w.tmp(send ? "swr" : "rwr");
       const bad = w.tmp("bad");
-      const sges = list.map((x) => ((x?.sg_list as Obj[] | undefined) ?? []).length);
+      const sges = list.map((x) => objs(x.sg_list).length);
       w.line(`struct ibv_${send ? "send" : "recv"}_wr ${wr}[${list.length}];`);
       w.line(`struct ibv_${send ? "send" : "recv"}_wr *${bad} = NULL;`);
       w.line(`memset(${wr}, 0, sizeof ${wr});`);
       list.forEach((x, i) => {
-        const sg = (x?.sg_list as Obj[] | undefined) ?? [];
+        const sg = objs(x.sg_list);
         if (sg.length) {
           w.line(`struct ibv_sge ${wr}_sge${i}[${sg.length}] = {`);
           for (const s of sg) w.line(`    { .addr = ${n(s.addr)}, .length = ${n(s.length)}, .lkey = ${n(s.lkey)} },`);
@@ -619,7 +675,7 @@ function emitAhAttr(w: Writer, v: string, ah: Obj, objects: Map<number, ObjectIn
   for (const k of ["dlid", "sl", "src_path_bits", "static_rate", "is_global", "port_num"])
     if (ah[k] !== undefined) w.line(`${v}.${k} = ${numExpr(ah[k], objects)};`);
   const grh = ah.grh as Obj | undefined;
-  if (!grh) return;
+  if (!grh || typeof grh !== "object") return;
   for (const k of ["flow_label", "sgid_index", "hop_limit", "traffic_class"])
     if (grh[k] !== undefined) w.line(`${v}.grh.${k} = ${numExpr(grh[k], objects)};`);
   const dgid = grh.dgid;
@@ -627,7 +683,7 @@ function emitAhAttr(w: Writer, v: string, ah: Obj, objects: Map<number, ObjectIn
     // The peer's GID differs per boot on rxe: ask its device, as a real program exchanges it.
     const ctx = objects.get(dgid.handle)!.name;
     w.line(
-      `ibv_query_gid(${ctx}, ${numExpr(ah.port_num, objects) === "0" ? 1 : numExpr(ah.port_num, objects)}, ${dgid.index}, &${v}.grh.dgid);`,
+      `ibv_query_gid(${ctx}, ${numExpr(ah.port_num, objects) === "0" ? 1 : numExpr(ah.port_num, objects)}, ${intExpr(dgid.index)}, &${v}.grh.dgid);`,
     );
   } else if (typeof dgid === "string") {
     w.line(`inet_pton(AF_INET6, ${cstr(dgid)}, ${v}.grh.dgid.raw);`);
@@ -635,13 +691,22 @@ function emitAhAttr(w: Writer, v: string, ah: Obj, objects: Map<number, ObjectIn
 }
 
 function emitQpAttr(w: Writer, v: string, attr: Obj, objects: Map<number, ObjectInfo>): void {
-  for (const [k, x] of Object.entries(attr)) {
+  for (const [key, x] of Object.entries(attr)) {
+    // A learner may pass any key; only those that can be C fields are written.
+    const k = ident(key);
+    if (!k) {
+      w.line(`/* an attribute that is not a C field is left out: ${comment(key)} */`);
+      continue;
+    }
     if (k === "ah_attr" || k === "alt_ah_attr") {
-      emitAhAttr(w, `${v}.${k}`, x as Obj, objects);
+      if (x && typeof x === "object") emitAhAttr(w, `${v}.${k}`, x as Obj, objects);
       continue;
     }
     if (k === "cap") {
-      for (const [ck, cx] of Object.entries(x as Obj)) w.line(`${v}.cap.${ck} = ${numExpr(cx, objects)};`);
+      for (const [ck, cx] of Object.entries((x ?? {}) as Obj)) {
+        const c = ident(ck);
+        if (c) w.line(`${v}.cap.${c} = ${numExpr(cx, objects)};`);
+      }
       continue;
     }
     let expr = numExpr(x, objects);

@@ -86,8 +86,14 @@ function verbSection(e: VerbEvent): string {
   }
   if (e.completions?.length)
     out.push(
-      `<p>Completions:</p><ul>${e.completions.map((c) => `<li>cq${c.cq}: ${escapeHtml(formatWc(c.wc))}</li>`).join("")}</ul>`,
+      `<p>Completions:</p><ul>${e.completions
+        .map(
+          (c) =>
+            `<li>cq${c.cq}: ${escapeHtml(formatWc(c.wc))}${c.why ? ` — why (${c.why.source}): ${escapeHtml(c.why.reason)}` : ""}</li>`,
+        )
+        .join("")}</ul>`,
     );
+  for (const n of e.notices ?? []) out.push(`<p class="notice">⚠ ${escapeHtml(n.text)}</p>`);
   for (const c of e.counters ?? [])
     out.push(
       `<p class="muted">counters ctx${c.context}: ${escapeHtml(

@@ -68,8 +68,10 @@ function verbSection(e: VerbEvent): string[] {
   }
   if (e.completions?.length) {
     out.push("", "Completions:", "");
-    for (const c of e.completions) out.push(`- cq${c.cq}: ${formatWc(c.wc)}`);
+    for (const c of e.completions)
+      out.push(`- cq${c.cq}: ${formatWc(c.wc)}${c.why ? ` — why (${c.why.source}): ${c.why.reason}` : ""}`);
   }
+  for (const n of e.notices ?? []) out.push("", `> ⚠ ${n.text}`);
   if (e.counters?.length) {
     for (const c of e.counters)
       out.push(

@@ -5,7 +5,7 @@ import { arrivedSoFar, firstLessonId, startCourse } from "./course.js";
 
 const summary = (id: string, order: number) => ({ id, order, title: { en: id } }) as never;
 
-function recordingBridge(progress: "ok" | "fails") {
+function recordingBridge(progress: "ok" | "fails", last: string | null = null) {
   const calls: string[] = [];
   const bridge = {
     host: "web",
@@ -14,7 +14,7 @@ function recordingBridge(progress: "ok" | "fails") {
       if (method === "lessons.list") return { lessons: [summary("b", 2), summary("a", 1)], problems: [] };
       if (method === "lessons.progress.get") {
         if (progress === "fails") throw new Error("no progress file");
-        return { snapshots: { a: { step: 1 } } };
+        return { snapshots: { a: { step: 1 } }, lessonId: last, code: { "b/2": "// mine" } };
       }
       if (method === "lessons.load") return { lesson: { id: params.id } };
       throw new Error(`unexpected ${method}`);
@@ -32,6 +32,14 @@ describe("startCourse", () => {
     expect(c.progress).toEqual({ a: { step: 1 } });
     expect(c.firstId).toBe("a");
     expect(c.first).toEqual({ id: "a" });
+    expect(c.code).toEqual({ "b/2": "// mine" });
+  });
+
+  it("opens on the lesson the learner had open last time", async () => {
+    const { bridge, calls } = recordingBridge("ok", "b");
+    const c = await startCourse(bridge);
+    expect(c.firstId).toBe("b");
+    expect(calls).toContain("lessons.load b");
   });
 
   it("arrives without the first lesson when that lesson cannot be read", async () => {
@@ -50,6 +58,7 @@ describe("startCourse", () => {
     const { bridge } = recordingBridge("fails");
     const c = await startCourse(bridge);
     expect(c.progress).toEqual({});
+    expect(c.code).toEqual({});
     expect(c.firstId).toBe("a");
   });
 });
@@ -81,5 +90,8 @@ describe("firstLessonId", () => {
     expect(firstLessonId(sorted, "?lesson=nope")).toBe("a");
     expect(firstLessonId(sorted, "")).toBe("a");
     expect(firstLessonId([], "")).toBeNull();
+    expect(firstLessonId(sorted, "", "b")).toBe("b");
+    expect(firstLessonId(sorted, "?lesson=a", "b")).toBe("a");
+    expect(firstLessonId(sorted, "", "gone")).toBe("a");
   });
 });

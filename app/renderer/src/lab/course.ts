@@ -13,33 +13,38 @@ export interface CourseStart {
   lessons: LessonSummary[];
   /** Saved lesson-flow snapshots by lesson id (empty when the host cannot read them). */
   progress: Record<string, unknown>;
-  /** The lesson opened first: `?lesson=` if it names one, else the lowest `order`. */
+  /** The learner's code per step (`<lesson id>/<step>[/break-<id>]`), as last saved. */
+  code: Record<string, string>;
+  /** The lesson opened first: `?lesson=` if it names one, else the one open last time, else the lowest `order`. */
   firstId: string | null;
   /** That lesson; null when there is none, or when it could not be read (opening it asks again). */
   first: Lesson | null;
 }
 
-export function firstLessonId(sorted: readonly LessonSummary[], search: string): string | null {
+export function firstLessonId(sorted: readonly LessonSummary[], search: string, last?: string | null): string | null {
   const fromUrl = new URLSearchParams(search).get("lesson");
-  return sorted.find((l) => l.id === fromUrl)?.id ?? sorted[0]?.id ?? null;
+  return sorted.find((l) => l.id === fromUrl)?.id ?? sorted.find((l) => l.id === last)?.id ?? sorted[0]?.id ?? null;
 }
 
 /** Resolves once the first lesson is in (or known to be missing); rejects when there is no list. */
 export function startCourse(bridge: Bridge): Promise<CourseStart> {
   const progress = bridge
     .request("lessons.progress.get", {})
-    .then((p) => p.snapshots)
-    .catch(() => ({}));
+    .then((p) => ({ snapshots: p.snapshots, lessonId: p.lessonId ?? null, code: p.code ?? {} }))
+    .catch(() => ({ snapshots: {}, lessonId: null, code: {} }));
   return bridge.request("lessons.list", {}).then(async (list) => {
     const lessons = [...list.lessons].sort((a, b) => a.order - b.order);
-    const firstId = firstLessonId(lessons, globalThis.location?.search ?? "");
+    // The place saved comes with the progress, asked for alongside the list: on loopback it is in
+    // by the time the list is.
+    const saved = await progress;
+    const firstId = firstLessonId(lessons, globalThis.location?.search ?? "", saved.lessonId);
     const first = firstId
       ? bridge.request("lessons.load", { id: firstId }).then(
           (r) => r.lesson,
           () => null,
         )
       : null;
-    return { lessons, progress: await progress, firstId, first: await first };
+    return { lessons, progress: saved.snapshots, code: saved.code, firstId, first: await first };
   });
 }
 

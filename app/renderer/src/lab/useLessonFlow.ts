@@ -38,7 +38,18 @@ const EMPTY_FLOW: LessonFlowView = { step: 0, passed: [], hintsShown: [], soluti
 export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>, arrived?: CourseStart) {
   const [lessons, setLessons] = useState<LessonSummary[]>(arrived?.lessons ?? []);
   const [saved, setSaved] = useState<Record<string, unknown> | null>(arrived?.progress ?? null);
-  const [lessonId, setLessonId] = useState<string | null>(arrived?.firstId ?? null);
+  const [lessonId, setLessonIdState] = useState<string | null>(arrived?.firstId ?? null);
+  const [savedCode, setSavedCode] = useState<Record<string, string>>(arrived?.code ?? {});
+  /** Opens a lesson the learner chose, and remembers it in their profile for the next start. */
+  const setLessonId = useCallback(
+    (id: string) => {
+      setLessonIdState(id);
+      bridge.request("lessons.place.save", { lessonId: id }).catch(() => {
+        // Like progress: a host that cannot save the place must not stop the lesson.
+      });
+    },
+    [bridge],
+  );
   const [lesson, setLesson] = useState<Lesson | undefined>(arrived?.first ?? undefined);
   const [actor, setActor] = useState<FlowActor | null>(null);
   // Latched: the first lesson is on screen, or there is none to wait for (no lessons, no host).
@@ -65,7 +76,8 @@ export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>, arri
         if (!live) return;
         setLessons(c.lessons);
         setSaved(c.progress);
-        setLessonId(c.firstId);
+        setSavedCode(c.code);
+        setLessonIdState(c.firstId);
         if (!c.firstId) setOpened(true);
       },
       () => {
@@ -118,10 +130,15 @@ export function useLessonFlow(bridge: Bridge, course: Promise<CourseStart>, arri
         : EMPTY_FLOW,
     [context, value],
   );
+  const order = lessons.findIndex((l) => l.id === lessonId);
   return {
     lessons,
     lessonId,
     setLessonId,
+    /** The lesson after this one in the course's order, if any. */
+    nextLesson: order >= 0 ? lessons[order + 1] : undefined,
+    /** The code the learner's profile kept per step when the window opened. */
+    savedCode,
     lesson: lesson?.id === lessonId ? lesson : undefined,
     flow,
     actor,

@@ -1,54 +1,93 @@
 import { describe, expect, it } from "vitest";
-import { parseInline, parseMarkdown } from "./markdown.js";
+import { loadCourse } from "../../../../lessons/load.js";
+import { renderMarkdown } from "./markdown.js";
 
-describe("parseMarkdown", () => {
-  it("reads headings, paragraphs, lists and fenced code", () => {
-    const b = parseMarkdown(
-      "# Title\n\nSome `ibv_modify_qp` text\nwraps.\n\n- one\n- two\n\n```ts\nawait qp.modify(a, m);\n```\n",
+/** What a learner reads: the text outside code spans and blocks, tags dropped. */
+const prose = (html: string) =>
+  html
+    .replace(/<code[^>]*>[\s\S]*?<\/code>/g, "")
+    .replace(/<[^>]+>/g, "")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
+
+describe("lesson Markdown (markdown-it)", () => {
+  it("keeps a number that wraps to the start of a line inside its sentence (lesson 12's task)", () => {
+    const html = renderMarkdown("you get 4 completions, with `wr_id` 15, 31, 47 and\n63. `ib_write_bw` does the same.");
+    expect(html).not.toContain("<ol");
+    expect(html).not.toContain("<li");
+    expect(prose(html)).toContain("47 and\n63.  does the same.");
+  });
+
+  it("renders a numbered list with wrapped items as one item per number", () => {
+    const html = renderMarkdown(
+      "So the order is:\n\n1. the receiver posts a RECV naming\n   where data may land;\n2. the sender posts a SEND\n   (`a.postSend({ wr_id,\n   sg_list })`);\n3. both poll their CQ.\n",
     );
-    expect(b.map((x) => x.t)).toEqual(["h", "p", "ul", "pre"]);
-    expect(b[1]).toEqual({
-      t: "p",
-      inl: [
-        { t: "text", s: "Some " },
-        { t: "code", s: "ibv_modify_qp" },
-        { t: "text", s: " text wraps." },
-      ],
-    });
-    expect(b[2]).toMatchObject({ t: "ul", items: [[{ s: "one" }], [{ s: "two" }]] });
-    expect(b[3]).toEqual({ t: "pre", lang: "ts", code: "await qp.modify(a, m);" });
+    expect(html.match(/<li>/g)).toHaveLength(3);
+    expect(html).toContain("<li>the receiver posts a RECV naming\nwhere data may land;</li>");
+    expect(html).toContain("<code>a.postSend({ wr_id, sg_list })</code>");
   });
-  it("reads bold, emphasis and links", () => {
-    expect(parseInline("**RTR** needs *dest_qp_num*, see [man](https://x)").map((i) => i.t)).toEqual([
-      "b",
-      "text",
-      "i",
-      "text",
-      "a",
-    ]);
-  });
-  it("reads code inside bold (no stray backticks on screen)", () => {
-    const [b] = parseInline("**What to look at in `ibv_query_qp`.**");
-    expect(b).toEqual({
-      t: "b",
-      s: "What to look at in `ibv_query_qp`.",
-      inl: [
-        { t: "text", s: "What to look at in " },
-        { t: "code", s: "ibv_query_qp" },
-        { t: "text", s: "." },
-      ],
-    });
-  });
-  it("joins wrapped list items and block quotes, and reads tables", () => {
-    const b = parseMarkdown(
-      "1. first item\n   wraps here.\n2. second\n\n> a quote\n> over two lines\n\n| a | b |\n|---|---|\n| `x` | y |\n",
+
+  it("puts emphasis on the words marked, and shows a wildcard asterisk in code as itself", () => {
+    const html = renderMarkdown(
+      "- **lkey** — used by *your* work requests;\n- **rkey** — what you give a *peer*.\n\n**Without any `IBV_ACCESS_REMOTE_*` flag the rkey is 0**, and 2 * 3 = 6.",
     );
-    expect(b[0]).toMatchObject({ t: "ol", items: [[{ s: "first item wraps here." }], [{ s: "second" }]] });
-    expect(b[1]).toEqual({ t: "quote", inl: [{ t: "text", s: "a quote over two lines" }] });
-    expect(b[2]).toMatchObject({
-      t: "table",
-      head: [[{ s: "a" }], [{ s: "b" }]],
-      rows: [[[{ t: "code", s: "x" }], [{ s: "y" }]]],
-    });
+    expect(html.match(/<em>[^<]*<\/em>/g)).toEqual(["<em>your</em>", "<em>peer</em>"]);
+    expect(html).toContain("<strong>Without any <code>IBV_ACCESS_REMOTE_*</code> flag the rkey is 0</strong>");
+    expect(prose(html)).toContain("2 * 3 = 6");
+  });
+
+  it("renders code inside bold, and fenced code with its language", () => {
+    expect(renderMarkdown("**What to look at in `ibv_query_qp`.**")).toBe(
+      "<p><strong>What to look at in <code>ibv_query_qp</code>.</strong></p>\n",
+    );
+    expect(renderMarkdown("```ts\nawait qp.modify(a, m);\n```\n")).toBe(
+      '<pre><code class="language-ts">await qp.modify(a, m);\n</code></pre>\n',
+    );
+  });
+
+  it("keeps raw HTML as text, drops unsafe links and images, opens safe links outside", () => {
+    const html = renderMarkdown(
+      '<img src=x onerror="alert(1)"> [x](javascript:alert(1)) [f](file:///etc/passwd) ![i](https://example.org/i.png) [man](https://man7.org/linux/man-pages/man3/ibv_post_send.3.html)',
+    );
+    expect(html).not.toMatch(/<img|<a href="javascript|<a href="file/);
+    expect(html).toContain("&lt;img src=x");
+    expect(html).toContain(
+      '<a href="https://man7.org/linux/man-pages/man3/ibv_post_send.3.html" target="_blank" rel="noreferrer">man</a>',
+    );
+  });
+
+  it("keeps the pane's <h1> the lesson's title: the text's headings are h3/h4; tables are the app's grid", () => {
+    const html = renderMarkdown("# Step\n\n### Detail\n\n| a | b |\n|---|---|\n| `x` | y |\n");
+    expect(html).toMatch(/^<h3>Step<\/h3>\n<h4>Detail<\/h4>\n<table class="grid md-table">/);
+    expect(html).toContain("<td><code>x</code></td>");
+  });
+
+  it("shows no stray asterisk, underscore run or backtick in any lesson's text, hint or explanation", () => {
+    const course = loadCourse();
+    expect(course.lessons.length).toBeGreaterThan(10);
+    const stray: string[] = [];
+    for (const l of course.lessons)
+      for (const s of l.steps)
+        for (const lang of ["en", "zh"] as const) {
+          const texts = [
+            s.text[lang],
+            ...s.hints.map((h) => h[lang]),
+            ...(s.breakIt ?? []).map((b) => b.observe[lang]),
+          ];
+          for (const t of texts) {
+            const shown = prose(renderMarkdown(t));
+            const flat = t.replace(/\s+/g, " ");
+            for (const line of shown.split("\n")) {
+              // Markup left as text: "**", "__", backticks, or a "*" the source did not have
+              // where it stands (REMOTE_* as a wildcard is fine; "0*," cut from "0**," is not).
+              const lone = [...line.matchAll(/\*/g)].some((m) => {
+                const around = line.slice(Math.max(0, m.index - 6), m.index + 2).replace(/\s+/g, " ");
+                return !flat.includes(around);
+              });
+              if (/\*\*|`|__/.test(line) || lone) stray.push(`${l.id} step ${s.number} (${lang}): ${line.trim()}`);
+            }
+          }
+        }
+    expect(stray).toEqual([]);
   });
 });

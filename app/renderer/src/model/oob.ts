@@ -79,8 +79,11 @@ function side(qp: QpView, devices: DeviceView[], mrs: MrView[]): OobSide {
   };
 }
 
-/** A QP state from which the connection attributes have been set (RTR and beyond). */
-const pastInit = (qp: QpView) => qp.state >= 2 && qp.state <= 5;
+/**
+ * A QP state from which the connection attributes have been set (RTR and beyond), or ERR with
+ * a dest_qp_num set (a failed completion moved it there: its attributes still say what it used).
+ */
+const pastInit = (qp: QpView) => (qp.state >= 2 && qp.state <= 5) || (qp.state === 6 && !!qp.query?.attr.dest_qp_num);
 /** The peer's sq_psn is meaningful once it reached RTS (it is set on RTR → RTS). */
 const inRts = (qp: QpView) => qp.state >= 3 && qp.state <= 5;
 

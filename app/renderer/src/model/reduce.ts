@@ -14,6 +14,7 @@ import {
   IBV_SEND_SIGNALED,
   IBV_WC_RECV,
   IBV_WC_SUCCESS,
+  IBV_WC_WR_FLUSH_ERR,
 } from "../../../../verbs/constants.js";
 import type { QpAttr, QpAttrInput, QpCap, Wc } from "../../../../verbs/types.js";
 import { changedOffsets } from "./hexdump.js";
@@ -26,9 +27,11 @@ import type {
   LabView,
   LineResult,
   LogLine,
+  PolledWc,
   QpView,
   SweepPoint,
   TranscriptRow,
+  WcFailure,
 } from "./view.js";
 import { emptyView } from "./view.js";
 
@@ -109,8 +112,9 @@ function makeRow(e: VerbEvent, on: string | undefined): TranscriptRow {
 
 /**
  * The throughput sweep a program logs as `verbs.log("sweep", points)`: one point or an array
- * of points with `bytes` (or `size`) and a bandwidth in `gbps` or `MBps` (lesson 12 logs
- * MBps, null on the simulator, whose clock does not move while the program runs).
+ * of points with `bytes` (or `size`), a bandwidth in `gbps` or `MBps`, and `packets_per_msg`
+ * (lesson 12 logs MBps, null on the simulator, whose clock does not move while the program
+ * runs, and packets per message, which both backends count exactly).
  */
 export function parseSweep(message: string): SweepPoint[] {
   const m = /^sweep\b[:\s]*(.*)$/s.exec(message.trim());
@@ -127,9 +131,18 @@ export function parseSweep(message: string): SweepPoint[] {
     if (!o || typeof o !== "object") continue;
     const bytes = o.bytes ?? o.size;
     const gbps = typeof o.gbps === "number" ? o.gbps : typeof o.MBps === "number" ? (o.MBps * 8) / 1000 : undefined;
-    if (typeof bytes === "number" && gbps !== undefined) points.push({ bytes, gbps });
+    const pkts = typeof o.packets_per_msg === "number" ? o.packets_per_msg : undefined;
+    if (typeof bytes === "number" && (gbps !== undefined || pkts !== undefined))
+      points.push({ bytes, ...(gbps !== undefined && { gbps }), ...(pkts !== undefined && { packetsPerMsg: pkts }) });
   }
   return points;
+}
+
+/** A sweep with newer points: one point per size (a rerun replaces the size's old one), smallest first. */
+export function mergeSweep(old: readonly SweepPoint[], points: readonly SweepPoint[]): SweepPoint[] {
+  const bySize = new Map(old.map((p) => [p.bytes, p]));
+  for (const p of points) bySize.set(p.bytes, p);
+  return [...bySize.values()].sort((a, b) => a.bytes - b.bytes);
 }
 
 interface Obj {
@@ -208,7 +221,10 @@ export interface ViewFold {
   objs: Map<number, Obj>;
   perType: Map<string, number>;
   attrs: Map<number, QpAttr | null>;
-  polled: Map<number, Wc[]>;
+  polled: Map<number, PolledWc[]>;
+  /** Each QP's newest error completion (by handle), cleared when it goes back to RESET. */
+  failures: Map<number, WcFailure>;
+  notices: LabView["notices"];
   lastMove: Map<number, { from: number; to: number; seq: number }>;
   diverged: Map<number, string>;
   sqSlots: Map<number, SqSlot[]>;
@@ -235,6 +251,8 @@ export const emptyFold = (): ViewFold => ({
   perType: new Map(),
   attrs: new Map(),
   polled: new Map(),
+  failures: new Map(),
+  notices: [],
   lastMove: new Map(),
   diverged: new Map(),
   sqSlots: new Map(),
@@ -255,7 +273,8 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
   f.last = e;
   if (e.kind === "log") {
     f.logs.push({ text: e.message, ...(e.source && { source: e.source }) });
-    f.sweep.push(...parseSweep(e.message));
+    const points = parseSweep(e.message);
+    if (points.length) f.sweep = mergeSweep(f.sweep, points);
     return;
   }
   if (e.kind === "end") {
@@ -273,6 +292,7 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
   if (e.counters?.length) f.lastCounterEvent = e;
   const callee = f.objs.get(e.target.$handle);
   f.transcript.push(transcriptRow(e, callee && nameOf(callee)));
+  for (const n of e.notices ?? []) f.notices.push({ ...n, seq: e.seq });
   for (const r of e.created ?? []) {
     const index = f.perType.get(r.type) ?? 0;
     f.perType.set(r.type, index + 1);
@@ -308,6 +328,7 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
     if (q.before && q.after && q.before.qp_state !== q.after.qp_state) {
       f.lastMove.set(q.qp, { from: q.before.qp_state, to: q.after.qp_state, seq: e.seq });
       if (q.after.qp_state === ibv_qp_state.IBV_QPS_RESET) {
+        f.failures.delete(q.qp);
         f.sqSlots.set(q.qp, []);
         f.rqPosted.set(q.qp, 0);
         f.rqDone.set(q.qp, 0);
@@ -319,10 +340,17 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
     f.diverged.set(e.prediction.qp, `model expected ${e.check.expected}; the device did ${e.check.actual}`);
   for (const c of e.completions ?? []) {
     const list = f.polled.get(c.cq) ?? [];
-    list.push(c.wc);
+    list.push(c.why ? { ...c.wc, why: c.why } : c.wc);
     f.polled.set(c.cq, list);
     const qp = f.qpByNum.get(c.wc.qp_num);
     if (!qp) continue;
+    if (c.wc.status !== IBV_WC_SUCCESS && c.wc.status !== IBV_WC_WR_FLUSH_ERR)
+      f.failures.set(qp.handle, {
+        status: c.wc.status,
+        wr_id: c.wc.wr_id,
+        ...(c.why && { why: c.why }),
+        seq: e.seq,
+      });
     const slots = f.sqSlots.get(qp.handle) ?? [];
     // Which queue: the CQ says when the two differ; a success says by its opcode; an error
     // completion (opcode undefined, as on rxe) by whether a send WR has that wr_id.
@@ -441,6 +469,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
   view.logs = f.logs.slice();
   view.sweep = f.sweep.slice();
   view.lineResults = [...f.lineResults.values()];
+  view.notices = f.notices.slice();
   if (lastVerb?.error) view.lastError = transcriptRow(lastVerb);
 
   const live = (type: string) => [...objs.values()].filter((o) => o.type === type && o.alive);
@@ -464,9 +493,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
         ports: [
           {
             port_num: port?.port_num ?? 1,
-            state: port?.state ?? 4,
-            active_mtu: port?.active_mtu ?? 0,
-            link_layer: port?.link_layer ?? 0,
+            ...(port && { state: port.state, active_mtu: port.active_mtu, link_layer: port.link_layer }),
             gids: gids.map((g) => ({ index: g.gid_index, gid: g.gid, type: g.gid_type })),
           },
         ],
@@ -546,6 +573,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
       ...(lastMove.has(o.handle) && { lastTransition: lastMove.get(o.handle) }),
       ...(prediction && { pending: prediction }),
       ...(diverged.has(o.handle) && { divergence: diverged.get(o.handle) }),
+      ...(f.failures.has(o.handle) && { failure: f.failures.get(o.handle) }),
       sqOutstanding: sqSlots.get(o.handle)?.length ?? 0,
       rqOutstanding: rqOutstanding(f, o.handle),
       sendCq: label(o.props.send_cq),

@@ -81,7 +81,7 @@ describe("the packet timeline", () => {
       "CQE 17 SEND wr 3 SUCCESS",
     ]);
     const first = tl.rows[1] as Extract<TimelineRow, { kind: "packet" }>;
-    expect(first.detail).toMatch(/RC_RDMA_WRITE_FIRST · rxe0 QP 17 → rxe0 QP 18 · PSN 0 · 1024 B payload/);
+    expect(first.detail).toMatch(/RC_RDMA_WRITE_FIRST · rxe0 QP 17 → rxe0 QP 18 · PSN 0x0 · 1024 B payload/);
     expect(first.detail).toMatch(/RETH va 0x[0-9a-f]+ rkey 0x[0-9a-f]+ len 2500/);
   });
 
@@ -110,6 +110,9 @@ describe("the packet timeline", () => {
     ]);
     const wait = buildView({ events, snapshot }).packets.rows[4] as Extract<TimelineRow, { kind: "wait" }>;
     expect(wait.ms).toBeGreaterThan(0);
+    // The NAK asked for timer 12 (0.64 ms); rxe's jiffies make it 8 ms, and the row says why.
+    expect(wait.rnrTimer).toBe(12);
+    expect(wait.sinceNakMs).toBe(8);
   });
 
   it("marks a gap in the log, keeps the newest rows, and on native shows WQEs and CQEs without packets", async () => {

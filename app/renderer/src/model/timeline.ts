@@ -3,6 +3,7 @@
  * verb, the WQEs it posted, the packets that went on the wire during it (each tagged by the
  * backend with the event it happened during) and the CQEs it polled, in that order. Pure.
  */
+import type { WcWhy } from "../../../session/explain-wc.js";
 import type { PacketLog, PacketRecord } from "../../../bridge/contract.js";
 import type { TranscriptEvent, VerbEvent } from "../../../session/transcript.js";
 import {
@@ -15,6 +16,7 @@ import {
 } from "../../../../verbs/constants.js";
 import type { Wc } from "../../../../verbs/types.js";
 import type { PacketClass, TimelineLane, TimelineRow, TimelineView } from "./view.js";
+import { hex } from "./format.js";
 
 /** Most rows the pane draws (the newest); the renderer keeps PACKET_WINDOW packets in all. */
 export const TIMELINE_ROWS = 300;
@@ -38,7 +40,6 @@ interface Wr {
   sg_list?: { length?: number }[];
 }
 
-const hex = (n: number) => `0x${(n >>> 0).toString(16)}`;
 const stripTransport = (op: string) => op.replace(/^(RC|UC|UD)_/, "");
 
 /** What kind of packet, by opcode and AETH syndrome (rxe_hdr.h: 0x00 ACK, 0x20 RNR NAK, 0x60 NAK). */
@@ -62,7 +63,7 @@ export function packetDetail(p: PacketRecord): string {
   const parts = [
     p.opcode,
     `${p.src} QP ${p.src_qpn} → ${p.dst} QP ${p.dest_qpn}`,
-    `PSN ${p.psn}`,
+    `PSN ${hex(p.psn)}`,
     `${p.len} B payload`,
   ];
   if (p.ack_req) parts.push("AckReq");
@@ -138,17 +139,18 @@ function makePacketRow(p: PacketRecord): TimelineRow {
     len: p.len,
     ...(p.wr_id !== undefined && { wr_id: p.wr_id }),
     ...(p.dropped !== undefined && { dropped: p.dropped }),
+    ...(packetClass(p) === "rnr" && p.aeth && { rnrTimer: p.aeth.syndrome & 0x1f }),
     detail: packetDetail(p),
   };
 }
 
-function cqeRow(e: VerbEvent, c: { wc: Wc }, i: number): TimelineRow {
+function cqeRow(e: VerbEvent, c: { wc: Wc; why?: WcWhy }, i: number): TimelineRow {
   let row = cqeCache.get(c);
-  if (!row) cqeCache.set(c, (row = makeCqeRow(e, c.wc, i)));
+  if (!row) cqeCache.set(c, (row = makeCqeRow(e, c.wc, i, c.why)));
   return row;
 }
 
-function makeCqeRow(e: VerbEvent, wc: Wc, i: number): TimelineRow {
+function makeCqeRow(e: VerbEvent, wc: Wc, i: number, why?: WcWhy): TimelineRow {
   const ok = wc.status === IBV_WC_SUCCESS;
   return {
     kind: "cqe",
@@ -161,6 +163,7 @@ function makeCqeRow(e: VerbEvent, wc: Wc, i: number): TimelineRow {
     status: nameOf(ibv_wc_status, wc.status).replace("IBV_WC_", ""),
     bytes: wc.byte_len,
     bad: !ok,
+    ...(why && { why: why.reason }),
   };
 }
 
@@ -210,6 +213,7 @@ export function buildTimeline({ events, packets, lanes, qp, maxRows = TIMELINE_R
   let prevSeq: number | undefined;
   let prevT: number | undefined;
   let lastPacket: PacketClass | undefined;
+  let lastRnr: { timer: number; t: number } | undefined;
   for (const r of rows) {
     if (r.kind === "packet") {
       const seq = Number(r.key.slice(1));
@@ -221,11 +225,22 @@ export function buildTimeline({ events, packets, lanes, qp, maxRows = TIMELINE_R
       if (prevT !== undefined && r.t - prevT >= WAIT_MS) {
         // A packet right after the clock moved was sent by a timer: after an RNR NAK, the RNR wait; else the ACK timeout.
         const why = r.kind !== "packet" ? "program" : lastPacket === "rnr" ? "rnr" : "retransmit";
-        out.push({ kind: "wait", key: `t${r.key}`, t: r.t, ms: Math.round((r.t - prevT) * 1000) / 1000, why });
+        out.push({
+          kind: "wait",
+          key: `t${r.key}`,
+          t: r.t,
+          ms: Math.round((r.t - prevT) * 1000) / 1000,
+          why,
+          ...(why === "rnr" &&
+            lastRnr && { rnrTimer: lastRnr.timer, sinceNakMs: Math.round((r.t - lastRnr.t) * 1000) / 1000 }),
+        });
       }
       prevT = r.t;
     }
-    if (r.kind === "packet") lastPacket = r.klass;
+    if (r.kind === "packet") {
+      lastPacket = r.klass;
+      if (r.rnrTimer !== undefined) lastRnr = { timer: r.rnrTimer, t: r.t };
+    }
     out.push(r);
   }
 

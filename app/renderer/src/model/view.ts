@@ -3,7 +3,20 @@
  * Components take slices of this as props, so each can be rendered and tested alone.
  */
 import type { QpQuery, Wc } from "../../../../verbs/types.js";
-import type { Prediction, SourceSite } from "../../../session/transcript.js";
+import type { WcWhy } from "../../../session/explain-wc.js";
+import type { Prediction, SessionNotice, SourceSite } from "../../../session/transcript.js";
+
+/** A polled completion; a failed one with why, when the session knows (the simulator's reason, or inferred). */
+export type PolledWc = Wc & { why?: WcWhy };
+
+/** The newest failed completion of a QP (not a flush), shown on the main view while it matters. */
+export interface WcFailure {
+  status: number;
+  wr_id: number;
+  why?: WcWhy;
+  /** The event that polled it. */
+  seq: number;
+}
 
 export interface TransitionTaken {
   from: number;
@@ -32,6 +45,8 @@ export interface QpView {
   pending?: Prediction;
   /** Where the model and the device disagreed last, in words. */
   divergence?: string;
+  /** Its newest error completion since it last left RESET. */
+  failure?: WcFailure;
   /** Work requests posted and not yet completed (as far as the program polled). */
   sqOutstanding: number;
   rqOutstanding: number;
@@ -63,7 +78,7 @@ export interface CqView {
   cqe: number;
   device?: string;
   /** Completions polled from this CQ, newest last. */
-  entries: Wc[];
+  entries: PolledWc[];
 }
 
 export interface PdView {
@@ -75,9 +90,10 @@ export interface PdView {
 
 export interface PortView {
   port_num: number;
-  state: number;
-  active_mtu: number;
-  link_layer: number;
+  /** Undefined until the program queried the port (ctx.queryPort): nothing is known before. */
+  state?: number;
+  active_mtu?: number;
+  link_layer?: number;
   gids: { index: number; gid: string; type?: number }[];
 }
 
@@ -141,6 +157,8 @@ export type TimelineRow =
       wr_id?: number;
       /** Why it was dropped, if it was. */
       dropped?: string;
+      /** An RNR NAK's timer field (the responder's min_rnr_timer). */
+      rnrTimer?: number;
       /** Every header field, for the tooltip. */
       detail: string;
     }
@@ -156,6 +174,8 @@ export type TimelineRow =
       status: string;
       bytes: number;
       bad: boolean;
+      /** Why it failed, when the session knows (its tooltip). */
+      why?: string;
     }
   /** Packets of a long burst not carried to the renderer (the middle of a big message). */
   | { kind: "gap"; key: string; count: number }
@@ -167,6 +187,9 @@ export type TimelineRow =
       ms: number;
       /** Why time passed: an RNR wait, an ACK timeout (both resend), or the program waiting. */
       why: "rnr" | "retransmit" | "program";
+      /** For an RNR wait: the timer the NAK asked for, and how long after the NAK the retry went. */
+      rnrTimer?: number;
+      sinceNakMs?: number;
     };
 
 /** The packet timeline: WQE → packets → CQE, one lane per QP, oldest row first. */
@@ -219,9 +242,13 @@ export interface LogLine {
   source?: SourceSite;
 }
 
+/** One message size of a throughput sweep: what was measured of it. */
 export interface SweepPoint {
   bytes: number;
-  gbps: number;
+  /** Bandwidth; absent where the backend's clock did not move (the simulator). */
+  gbps?: number;
+  /** Packets on the wire per message (rxe's sent_pkts): exact on both backends. */
+  packetsPerMsg?: number;
 }
 
 export interface LabView {
@@ -242,6 +269,8 @@ export interface LabView {
   logs: LogLine[];
   /** The outcome of the calls on each line of main.ts that made one. */
   lineResults: LineResult[];
+  /** Beginner mistakes the session saw pass silently, oldest first, with the event that earned each. */
+  notices: (SessionNotice & { seq: number })[];
 }
 
 export const emptyView = (): LabView => ({
@@ -256,4 +285,5 @@ export const emptyView = (): LabView => ({
   sweep: [],
   logs: [],
   lineResults: [],
+  notices: [],
 });

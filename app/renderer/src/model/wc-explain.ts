@@ -1,5 +1,7 @@
 /** What each work-completion status means for a learner, and the colour class it is drawn in. */
 import { ibv_wc_status } from "../../../../verbs/constants.js";
+import type { WcWhy } from "../../../session/explain-wc.js";
+import type { PolledWc } from "./view.js";
 
 type StatusName = keyof typeof ibv_wc_status;
 
@@ -38,4 +40,20 @@ export function statusTone(status: number): "ok" | "flush" | "error" {
   if (status === ibv_wc_status.IBV_WC_SUCCESS) return "ok";
   if (status === ibv_wc_status.IBV_WC_WR_FLUSH_ERR) return "flush";
   return "error";
+}
+
+/** How the app knows why a completion failed, for the label beside the reason. */
+export function whySource(why: WcWhy): string {
+  return why.source === "simulator" ? "exact: the simulator's responder" : "inferred from both sides' objects";
+}
+
+/**
+ * What the opcode of a failed completion means: rxe fills only wr_id, status and qp_num of an
+ * error (or flush) completion, so its opcode reads 0 (IBV_WC_SEND) whatever the WR was.
+ */
+export function errorOpcodeNote(wc: PolledWc): string {
+  return (
+    `opcode ${wc.opcode} means nothing here: rxe sets only wr_id, status and qp_num on an error completion` +
+    (wc.why?.posted ? ` (the WR was ${wc.why.posted})` : "")
+  );
 }

@@ -1,6 +1,8 @@
 /** Both ends of each connection with the out-of-band tuple they must exchange, mismatches flagged. */
+import { useStrings } from "../i18n.js";
 import { connection, pairQps, type OobSide } from "../model/oob.js";
-import { formatField, hex, psn } from "../model/format.js";
+import { formatField, hex, psn, wcStatusName } from "../model/format.js";
+import { whySource } from "../model/wc-explain.js";
 import type { DeviceView, MrView, QpView } from "../model/view.js";
 
 export interface ConnectionPaneProps {
@@ -30,8 +32,9 @@ const FIELD_OF: Record<string, keyof OobSide> = {
 };
 
 export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
+  const t = useStrings();
   const pairs = pairQps(qps);
-  if (pairs.length === 0) return <p className="empty">A connection appears here once two RC QPs exist.</p>;
+  if (pairs.length === 0) return <p className="empty">{t.connectionEmpty}</p>;
   return (
     <div>
       {pairs.map(([a, b]) => {
@@ -73,8 +76,22 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
                 ))}
               </tbody>
             </table>
+            {[a, b]
+              .filter((q) => q.failure)
+              .map((q) => (
+                <p key={q.handle} className="mismatch" data-testid="connection-failure">
+                  QP {q.qp_num}: a WR failed with {wcStatusName(q.failure!.status)}
+                  {q.failure!.why ? (
+                    <>
+                      : {q.failure!.why.reason} <span className="why-source">({whySource(q.failure!.why)})</span>
+                    </>
+                  ) : (
+                    ": something the table above does not show is wrong"
+                  )}
+                </p>
+              ))}
             {c.mismatches.length === 0 ? (
-              <p className="muted">The two sides agree on everything configured so far.</p>
+              !a.failure && !b.failure && <p className="muted">The two sides agree on everything configured so far.</p>
             ) : (
               <ul className="mismatches">
                 {c.mismatches.map((m, i) => (

@@ -1,15 +1,17 @@
 /** rxe's hardware counters with what the last run changed. */
+import { useStrings } from "../i18n.js";
 import type { CounterView } from "../model/view.js";
 
 export function Counters({ counters }: { counters: CounterView[] }) {
-  if (counters.length === 0) return <p className="empty">Counters appear after the first run.</p>;
+  const t = useStrings();
+  if (counters.length === 0) return <p className="empty">{t.countersEmpty}</p>;
   return (
     <table className="grid">
       <thead>
         <tr>
-          <th>device</th>
-          <th>counter</th>
-          <th>value</th>
+          <th>{t.colDevice}</th>
+          <th>{t.colCounter}</th>
+          <th>{t.colValue}</th>
           <th>Δ</th>
         </tr>
       </thead>

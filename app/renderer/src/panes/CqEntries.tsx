@@ -1,11 +1,14 @@
-/** Completions polled from each CQ, coloured by status, each with what the status means. */
-import { explainStatus, statusTone } from "../model/wc-explain.js";
-import { wcOpcodeName, wcStatusName } from "../model/format.js";
+/** Completions polled from each CQ, coloured by status, each with what the status means and, when known, why. */
+import { useStrings } from "../i18n.js";
+import { errorOpcodeNote, explainStatus, statusTone, whySource } from "../model/wc-explain.js";
+import { hex, wcOpcodeName, wcStatusName } from "../model/format.js";
 import type { CqView } from "../model/view.js";
+import { IBV_WC_WITH_IMM } from "../../../../verbs/constants.js";
 
 export function CqEntries({ cqs }: { cqs: CqView[] }) {
+  const t = useStrings();
   const any = cqs.some((c) => c.entries.length > 0);
-  if (!any) return <p className="empty">No completions polled yet: cq.poll() or cq.pollWait().</p>;
+  if (!any) return <p className="empty">{t.completionsEmpty}</p>;
   return (
     <div>
       {cqs
@@ -22,11 +25,23 @@ export function CqEntries({ cqs }: { cqs: CqView[] }) {
                   <div>
                     <span className="status">{wcStatusName(wc.status)}</span>{" "}
                     <span className="mono">
-                      {wcOpcodeName(wc.opcode)} wr_id {wc.wr_id} byte_len {wc.byte_len} qp_num {wc.qp_num}
-                      {wc.wc_flags & 2 ? ` imm_data ${wc.imm_data}` : ""}
+                      {tone === "ok" ? (
+                        wcOpcodeName(wc.opcode)
+                      ) : (
+                        <abbr title={errorOpcodeNote(wc)} data-testid="error-opcode">
+                          opcode {wc.opcode} (unset)
+                        </abbr>
+                      )}{" "}
+                      wr_id {wc.wr_id} byte_len {wc.byte_len} qp_num {wc.qp_num}
+                      {wc.wc_flags & IBV_WC_WITH_IMM ? ` imm_data ${hex(wc.imm_data ?? 0)}` : ""}
                     </span>
                   </div>
                   {tone !== "ok" && <div className="muted">{explainStatus(wc.status)}</div>}
+                  {wc.why && (
+                    <div className="wc-why" data-testid="wc-why" data-source={wc.why.source}>
+                      Why: {wc.why.reason} <span className="why-source">({whySource(wc.why)})</span>
+                    </div>
+                  )}
                 </div>
               );
             })}

@@ -1,10 +1,12 @@
 /** The error the program ended with, naming the verb, the errno and the attribute at fault. */
+import { useStrings } from "../i18n.js";
 import { memo } from "react";
 import type { BridgeErrorData } from "../../../bridge/contract.js";
 
 export const ErrorBanner = memo(function ErrorBanner({ error }: { error?: BridgeErrorData }) {
+  const t = useStrings();
   if (!error) return null;
-  if (error.name === "SessionStoppedError") return <div className="notice">Stopped.</div>;
+  if (error.name === "SessionStoppedError") return <div className="notice">{t.stopped}</div>;
   return (
     <div
       className="error-banner"
@@ -17,13 +19,13 @@ export const ErrorBanner = memo(function ErrorBanner({ error }: { error?: Bridge
       {error.code && (
         <>
           {" "}
-          failed with <code>{error.code}</code>
+          {t.failedWith} <code>{error.code}</code>
         </>
       )}
       {error.attribute && (
         <>
           {" "}
-          — attribute <code data-testid="error-attribute">{error.attribute}</code>
+          — {t.attribute} <code data-testid="error-attribute">{error.attribute}</code>
         </>
       )}
       <div>{error.reason ?? error.message}</div>

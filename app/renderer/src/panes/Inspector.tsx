@@ -1,4 +1,5 @@
 /** The right-hand column: the QP diagram, the live query table, and the other views in tabs. */
+import { useStrings } from "../i18n.js";
 import { memo, useMemo } from "react";
 import type { LabView } from "../model/view.js";
 import { QpDiagram } from "./QpDiagram.js";
@@ -11,6 +12,8 @@ import { Counters } from "./Counters.js";
 import { PacketTimeline } from "./PacketTimeline.js";
 import { ThroughputPlot } from "./ThroughputPlot.js";
 import { Tabs } from "./Tabs.js";
+import { Alerts } from "./Alerts.js";
+import { wcStatusName } from "../model/format.js";
 
 // Each view renders again only when its slice of the view changed (the view is structurally
 // shared between builds, see model/share.ts).
@@ -23,20 +26,31 @@ const Memory = memo(MrHex);
 const CounterTable = memo(Counters);
 const Packets = memo(PacketTimeline);
 const Plot = memo(ThroughputPlot);
+const AlertList = memo(Alerts);
 
 export const Inspector = memo(function Inspector({ view, focus }: { view: LabView; focus?: string }) {
   const f = view.qps.find((q) => q.handle === focus);
   const pair = useMemo(() => view.qps.slice(-2), [view.qps]);
   const wcs = view.cqs.reduce((n, c) => n + c.entries.length, 0);
+  const failure = view.qps.reduce<LabView["qps"][number]["failure"]>(
+    (newest, q) => (q.failure && (!newest || q.failure.seq > newest.seq) ? q.failure : newest),
+    undefined,
+  );
+  const t = useStrings();
   return (
-    <div className="column">
+    <div className="column inspector">
       <section className="panel" aria-label="QP state diagram">
         <h2>
-          QP state machine
-          {f?.divergence && <span className="badge bad">diverged</span>}
+          {t.qpStateMachine}
+          {f?.divergence && <span className="badge bad">{t.diverged}</span>}
+          {failure && (
+            <span className="badge bad" data-testid="wc-failure-badge">
+              ✗ {wcStatusName(failure.status).replace("IBV_WC_", "")}
+            </span>
+          )}
           {f?.pending && (
             <span className={`badge ${f.pending.outcome !== "ok" ? "bad" : ""}`} data-testid="prediction">
-              {f.pending.outcome !== "ok" ? `predicts ${f.pending.outcome}` : "prediction shown"}
+              {f.pending.outcome !== "ok" ? t.predicts(f.pending.outcome) : t.predictionShown}
             </span>
           )}
         </h2>
@@ -47,24 +61,25 @@ export const Inspector = memo(function Inspector({ view, focus }: { view: LabVie
               {f.divergence}
             </div>
           )}
+          <AlertList qps={view.qps} devices={view.devices} mrs={view.mrs} notices={view.notices} />
           <div className="legend">
             <span>
               <i style={{ borderColor: "#15803d", borderTopStyle: "dashed" }} />
-              transition just taken
+              {t.legendTaken}
             </span>
             <span>
               <i style={{ borderColor: "#2f6fde", borderTopStyle: "dotted" }} />
-              predicted next
+              {t.legendPredicted}
             </span>
             <span>
               <i style={{ borderColor: "#2f6fde" }} />
-              legal from here
+              {t.legendLegal}
             </span>
           </div>
         </div>
       </section>
       <section className="panel" aria-label="ibv_query_qp" style={{ flex: 3 }}>
-        <h2>ibv_query_qp {pair.length === 2 && <span className="muted">both ends side by side</span>}</h2>
+        <h2>ibv_query_qp {pair.length === 2 && <span className="muted">{t.bothEnds}</span>}</h2>
         <div className="panel-body">
           <QueryTable qps={pair} />
         </div>
@@ -74,21 +89,21 @@ export const Inspector = memo(function Inspector({ view, focus }: { view: LabVie
         tabs={[
           {
             id: "connection",
-            label: "Connection",
+            label: t.tabConnection,
             render: () => <Connection qps={view.qps} devices={view.devices} mrs={view.mrs} />,
           },
           {
             id: "resources",
-            label: "Resources",
+            label: t.tabResources,
             render: () => (
               <Resources devices={view.devices} pds={view.pds} mrs={view.mrs} cqs={view.cqs} qps={view.qps} />
             ),
           },
-          { id: "cq", label: `Completions${wcs ? ` (${wcs})` : ""}`, render: () => <Completions cqs={view.cqs} /> },
-          { id: "mr", label: "Memory", render: () => <Memory mrs={view.mrs} /> },
-          { id: "counters", label: "Counters", render: () => <CounterTable counters={view.counters} /> },
-          { id: "packets", label: "Packets", render: () => <Packets packets={view.packets} /> },
-          { id: "plot", label: "Throughput", render: () => <Plot points={view.sweep} /> },
+          { id: "cq", label: t.tabCompletions(wcs), render: () => <Completions cqs={view.cqs} /> },
+          { id: "mr", label: t.tabMemory, render: () => <Memory mrs={view.mrs} /> },
+          { id: "counters", label: t.tabCounters, render: () => <CounterTable counters={view.counters} /> },
+          { id: "packets", label: t.tabPackets, render: () => <Packets packets={view.packets} /> },
+          { id: "plot", label: t.tabThroughput, render: () => <Plot points={view.sweep} /> },
         ]}
       />
     </div>

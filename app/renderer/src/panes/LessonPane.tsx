@@ -1,8 +1,10 @@
 /** The lesson: title, steps with progress, the step's text (English or 中文), its goal checks turning green, hints. */
 import { memo } from "react";
 import type { Language, Lesson } from "../../../../lessons/schema.js";
-import { describeCheck, type Verdict } from "../../../../lessons/checks.js";
+import { describeCheck, goalContext, type Verdict } from "../../../../lessons/checks.js";
+import { stepPassedShown } from "../../../../state-machines/lesson.js";
 import { Markdown } from "./Markdown.js";
+import { useStrings } from "../i18n.js";
 
 /** Where the learner is, as the lesson flow machine (state-machines/lesson.ts) says. */
 export interface LessonFlowView {
@@ -27,51 +29,28 @@ export interface LessonPaneProps {
   onHint: () => void;
   onSolution: () => void;
   onNext: () => void;
+  /** The next lesson's title, offered once this lesson's last step passed; absent after the last lesson. */
+  nextLesson?: string;
+  onNextLesson?: () => void;
   /** Load a "break it" variation into the editor (its id), or go back to the step's own code (null). */
   onBreakIt: (id: string | null) => void;
   /** The variation in the editor, if any. */
   breakIt?: string | null;
 }
 
-const UI = {
-  en: {
-    goals: "Goals",
-    hint: "Show a hint",
-    more: "Another hint",
-    solution: "Load the solution",
-    next: "Next step →",
-    done: "Lesson complete",
-    none: "No lesson loaded.",
-    passed: "Step passed",
-    breakIt: "Break it",
-    back: "Back to the step",
-  },
-  zh: {
-    goals: "目标",
-    hint: "显示提示",
-    more: "更多提示",
-    solution: "载入参考答案",
-    next: "下一步 →",
-    done: "课程完成",
-    none: "未加载课程。",
-    passed: "本步已通过",
-    breakIt: "故意出错",
-    back: "回到本步",
-  },
-};
-
 export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
   const { lesson, flow, lang, verdict } = p;
-  const ui = UI[lang];
-  if (!lesson) return <p className="empty">{ui.none}</p>;
+  const ui = useStrings();
+  if (!lesson) return <p className="empty">{ui.noLesson}</p>;
   const step = lesson.steps[flow.step];
-  if (!step) return <p className="empty">{ui.none}</p>;
+  if (!step) return <p className="empty">{ui.noLesson}</p>;
   const done = flow.passed.filter(Boolean).length;
   const hints = flow.hintsShown[flow.step] ?? 0;
   const isLast = flow.step === lesson.steps.length - 1;
   // With a break-it variation in the editor, its own checks say what the learner should see.
   const active = p.breakIt ? step.breakIt?.find((b) => b.id === p.breakIt) : undefined;
   const checks = active?.checks ?? step.checks;
+  const passedShown = stepPassedShown(flow.passed[flow.step] === true, verdict && { verdict, breakIt: !!active });
   return (
     <div className="lesson" data-lesson={lesson.id} data-step={step.number}>
       <div style={{ display: "flex", alignItems: "center", gap: 8 }}>
@@ -111,8 +90,8 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
             <li key={i} className={cls} data-pass={r === undefined ? undefined : String(r.passed)}>
               <span className="mark">{r === undefined ? "○" : r.passed ? "✓" : "✗"}</span>
               <span>
-                {describeCheck(c, lang)}
-                {r && !r.passed && r.detail && <div className="muted">{r.detail}</div>}
+                {describeCheck(c, lang, goalContext(step, lang))}
+                {r && !r.passed && r.detail && <div className="muted">{r.details?.[lang] ?? r.detail}</div>}
               </span>
             </li>
           );
@@ -123,9 +102,9 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
           <code>{verdict.unexpectedError.code ?? "Error"}</code> {verdict.unexpectedError.message}
         </div>
       )}
-      {flow.passed[flow.step] && (
+      {passedShown && (
         <div className="passed-banner" data-testid="step-passed">
-          ✓ {flow.completed ? ui.done : ui.passed}
+          ✓ {flow.completed ? ui.lessonDone : ui.stepPassed}
         </div>
       )}
       {step.hints.slice(0, hints).map((h, i) => (
@@ -139,7 +118,7 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
           {step.breakIt.map((b) => (
             <div key={b.id} className={`break-item${p.breakIt === b.id ? " active" : ""}`}>
               <button data-break-it={b.id} onClick={() => p.onBreakIt(p.breakIt === b.id ? null : b.id)}>
-                {p.breakIt === b.id ? ui.back : `⚡ ${b.title[lang]}`}
+                {p.breakIt === b.id ? ui.backToStep : `⚡ ${b.title[lang]}`}
               </button>
               {p.breakIt === b.id && verdict && <Markdown text={b.observe[lang]} />}
             </div>
@@ -147,11 +126,16 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
         </div>
       )}
       <div style={{ display: "flex", gap: 6, flexWrap: "wrap", marginTop: 6 }}>
-        {hints < step.hints.length && <button onClick={p.onHint}>{hints === 0 ? ui.hint : ui.more}</button>}
+        {hints < step.hints.length && <button onClick={p.onHint}>{hints === 0 ? ui.hint : ui.moreHint}</button>}
         <button onClick={p.onSolution}>{ui.solution}</button>
         {flow.passed[flow.step] && !isLast && (
           <button className="primary" onClick={p.onNext} data-testid="next-step">
-            {ui.next}
+            {ui.nextStep}
+          </button>
+        )}
+        {flow.passed[flow.step] && isLast && p.nextLesson && p.onNextLesson && (
+          <button className="primary" onClick={p.onNextLesson} data-testid="next-lesson">
+            {ui.nextLesson} {p.nextLesson} →
           </button>
         )}
       </div>

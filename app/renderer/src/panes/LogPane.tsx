@@ -2,6 +2,8 @@
 import { memo } from "react";
 import type { LogLine } from "../model/view.js";
 import type { SourceSite } from "../../../session/transcript.js";
+import { formatLogLine } from "../model/format.js";
+import { useStrings } from "../i18n.js";
 
 export interface LogPaneProps {
   lines: LogLine[];
@@ -10,7 +12,8 @@ export interface LogPaneProps {
 }
 
 export const LogPane = memo(function LogPane({ lines, onSource }: LogPaneProps) {
-  if (lines.length === 0) return <p className="empty">verbs.log(…) lines appear here.</p>;
+  const t = useStrings();
+  if (lines.length === 0) return <p className="empty">{t.logEmpty}</p>;
   return (
     <pre className="mono log" style={{ margin: 0, whiteSpace: "pre-wrap" }}>
       {lines.map((l, i) => {
@@ -23,7 +26,7 @@ export const LogPane = memo(function LogPane({ lines, onSource }: LogPaneProps) 
             title={s ? `main.ts line ${s.line}: click to show it` : undefined}
             onClick={s && onSource ? () => onSource(s) : undefined}
           >
-            {l.text}
+            {formatLogLine(l.text)}
           </div>
         );
       })}

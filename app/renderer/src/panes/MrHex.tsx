@@ -1,10 +1,12 @@
 /** The first bytes of each MR as hex and ASCII, bytes changed since the last read highlighted. */
+import { useStrings } from "../i18n.js";
 import { byteHex, hexRows } from "../model/hexdump.js";
 import { accessNames, hex } from "../model/format.js";
 import type { MrView } from "../model/view.js";
 
 export function MrHex({ mrs }: { mrs: MrView[] }) {
-  if (mrs.length === 0) return <p className="empty">No MR registered yet: pd.regMr().</p>;
+  const t = useStrings();
+  if (mrs.length === 0) return <p className="empty">{t.noMr}</p>;
   return (
     <div>
       {mrs.map((m) => {
@@ -32,7 +34,7 @@ export function MrHex({ mrs }: { mrs: MrView[] }) {
                 ))}
               </div>
             ) : (
-              <p className="empty">Contents not read yet.</p>
+              <p className="empty">{t.notRead}</p>
             )}
           </div>
         );

@@ -1,4 +1,5 @@
 /** Host notices (backend died / restarted, lost connection), dismissable. */
+import { useStrings } from "../i18n.js";
 import { memo } from "react";
 import type { Notice } from "../lab/store.js";
 
@@ -9,13 +10,14 @@ export const Notices = memo(function Notices({
   notices: Notice[];
   onDismiss: (id: number) => void;
 }) {
+  const t = useStrings();
   if (notices.length === 0) return null;
   return (
     <div className="notices" aria-live="polite">
       {notices.map((n) => (
         <div key={n.id} className={`toast ${n.level}`} data-level={n.level}>
           <span>{n.text}</span>
-          <button onClick={() => onDismiss(n.id)} aria-label="dismiss">
+          <button onClick={() => onDismiss(n.id)} aria-label={t.dismiss}>
             ×
           </button>
         </div>

@@ -7,28 +7,20 @@
 import { useEffect, useRef, type CSSProperties } from "react";
 import type { TimelineRow, TimelineView } from "../model/view.js";
 import { qpName } from "../model/names.js";
+import { hex, rnrWait } from "../model/format.js";
+import { useStrings } from "../i18n.js";
 
 type Of<K extends TimelineRow["kind"]> = Extract<TimelineRow, { kind: K }>;
 
-const LEGEND: [string, string][] = [
-  ["wqe", "WQE posted"],
-  ["request", "request packet"],
-  ["response", "read response"],
-  ["ack", "ACK"],
-  ["rnr", "RNR NAK"],
-  ["nak", "NAK"],
-  ["dropped", "dropped"],
-  ["cqe", "CQE polled"],
-  ["cqe-bad", "error CQE"],
-];
-
-const WAIT: Record<Of<"wait">["why"], string> = {
-  rnr: "the RNR timer ran out, the requester sends again",
-  retransmit: "no ACK in time, the requester retransmits",
-  program: "the program waited (sleep, pollWait)",
-};
+const LEGEND = ["wqe", "request", "response", "ack", "rnr", "nak", "dropped", "cqe", "cqe-bad"];
 
 export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
+  const t = useStrings();
+  const WAIT: Record<Of<"wait">["why"], string> = {
+    rnr: t.waitRnr,
+    retransmit: t.waitRetransmit,
+    program: t.waitProgram,
+  };
   // A live log: new rows scroll into view (the tab's body is the scroller).
   const end = useRef<HTMLDivElement>(null);
   const last = tl.rows[tl.rows.length - 1]?.key;
@@ -82,7 +74,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
         <div className="pt-cell">
           <span className={`pt-arrow ${dir}`} style={{ left: `${lo}%`, width: `${r.dropped ? width / 2 : width}%` }} />
           <span className="pt-label" style={{ left: `${lo + width / 2}%` }}>
-            <b>{r.label}</b> <span className="pt-dim">psn</span> {r.psn}
+            <b>{r.label}</b> <span className="pt-dim">psn</span> {hex(r.psn)}
             {r.len > 0 && <span className="pt-dim"> · {r.len} B</span>}
             {r.dropped && <b> ✗ dropped: {r.dropped}</b>}
           </span>
@@ -92,7 +84,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
   };
 
   const cqe = (r: Of<"cqe">) => (
-    <div key={r.key} className={`pt-row pt-cqe${r.bad ? " pt-bad" : ""}`} data-kind="cqe">
+    <div key={r.key} className={`pt-row pt-cqe${r.bad ? " pt-bad" : ""}`} data-kind="cqe" title={r.why}>
       <span className="pt-t">{time(r.t)}</span>
       <div className="pt-cell">
         <span className={`pt-pill ${x(r.qp_num) <= 50 ? "pt-from-left" : "pt-from-right"}`} style={pill(r.qp_num)}>
@@ -107,18 +99,11 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
     <div className="pt">
       {native && (
         <p className="pt-note" data-testid="packets-native">
-          Packets are not observable on the native backend: the NIC (or the kernel&apos;s rdma_rxe) puts them on the
-          wire below the verbs API. Switch to the simulator to see every packet; the WQEs posted and the CQEs polled
-          still show here.
+          {t.packetsNative}
         </p>
       )}
       {tl.rows.length === 0 ? (
-        !native && (
-          <p className="empty">
-            No traffic yet. On the simulator, each WQE a program posts, the packets it puts on the wire (opcode, PSN,
-            ACK, NAK, drops) and the CQE that completes it appear here, one lane per QP.
-          </p>
-        )
+        !native && <p className="empty">{t.packetsEmpty}</p>
       ) : (
         <>
           <div className="pt-head">
@@ -155,13 +140,21 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
                 case "gap":
                   return (
                     <div key={r.key} className="pt-row pt-gap" data-kind="gap">
-                      ⋯ {r.count} packets not shown (the middle of a long message) ⋯
+                      {t.gap(r.count)}
                     </div>
                   );
                 case "wait":
                   return (
                     <div key={r.key} className="pt-row pt-wait" data-kind="wait">
-                      clock +{r.ms} ms: {WAIT[r.why]}
+                      <span>
+                        {t.clock(r.ms)} {WAIT[r.why]}
+                        {r.rnrTimer !== undefined && (
+                          <span className="pt-rnr-note" data-testid="rnr-note">
+                            {" "}
+                            ({t.rnrNote(r.rnrTimer, rnrWait(r.rnrTimer), r.sinceNakMs ?? r.ms)})
+                          </span>
+                        )}
+                      </span>
                     </div>
                   );
               }
@@ -171,10 +164,10 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
         </>
       )}
       <div className="legend pt-legend">
-        {LEGEND.map(([k, label]) => (
+        {LEGEND.map((k) => (
           <span key={k}>
             <i className={`pt-key pt-key-${k}`} />
-            {label}
+            {t.legend[k]}
           </span>
         ))}
       </div>

@@ -1,6 +1,6 @@
 /** The QP state diagram: states and legal transitions from the table, each QP as a chip on its state. */
 import { EDGES, NODES, NODE_H, NODE_W } from "../model/qp-graph.js";
-import { stateName } from "../model/format.js";
+import { stateName, wcStatusName } from "../model/format.js";
 import type { QpView } from "../model/view.js";
 
 export interface QpDiagramProps {
@@ -88,9 +88,14 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
             {here.map((q, i) => (
               <g
                 key={q.handle}
-                className="chip"
+                className={q.failure ? "chip failed" : "chip"}
                 transform={`translate(${n.x - NODE_W / 2}, ${n.y + NODE_H / 2 + 3 + i * 15})`}
+                {...(q.failure && { "data-failed": wcStatusName(q.failure.status) })}
               >
+                {q.failure && (
+                  // One string child: React renders a <title> with several children empty.
+                  <title>{`${wcStatusName(q.failure.status)}${q.failure.why ? `: ${q.failure.why.reason}` : ""}`}</title>
+                )}
                 <rect width={chipWidth(q)} height={13} rx={3} />
                 <text x={chipWidth(q) / 2} y={10} textAnchor="middle">
                   {label(q)}

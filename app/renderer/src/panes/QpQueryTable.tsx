@@ -1,4 +1,5 @@
 /** `ibv_query_qp` side by side for up to two QPs, fields a verb just changed highlighted with the old value. */
+import { useStrings } from "../i18n.js";
 import { flatten } from "../model/diff.js";
 import { formatField, stateName } from "../model/format.js";
 import type { QpView } from "../model/view.js";
@@ -38,7 +39,8 @@ export interface QpQueryTableProps {
 }
 
 export function QpQueryTable({ qps, all }: QpQueryTableProps) {
-  if (qps.length === 0) return <p className="empty">No QP yet: create one with pd.createQp().</p>;
+  const t = useStrings();
+  if (qps.length === 0) return <p className="empty">{t.noQp}</p>;
   const flats = qps.map((q) => (q.query ? flatten(q.query) : {}));
   const prevs = qps.map((q) => (q.previous ? flatten(q.previous) : {}));
   const rest = all ? Object.keys(flats[0]).filter((k) => !FIRST.includes(k)) : [];

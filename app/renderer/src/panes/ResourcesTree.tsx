@@ -1,4 +1,5 @@
 /** Device → port → PD → MRs / QPs, and the CQs, as a learner would draw them on a whiteboard. */
+import { useStrings } from "../i18n.js";
 import { accessNames, hex, qpTypeName, stateName } from "../model/format.js";
 import { nameOf, ibv_port_state, ibv_mtu } from "../../../../verbs/constants.js";
 import type { LabView } from "../model/view.js";
@@ -7,7 +8,8 @@ import { Occupancy } from "./Occupancy.js";
 export type ResourcesTreeProps = Pick<LabView, "devices" | "pds" | "mrs" | "cqs" | "qps">;
 
 export function ResourcesTree({ devices, pds, mrs, cqs, qps }: ResourcesTreeProps) {
-  if (devices.length === 0 && pds.length === 0) return <p className="empty">Nothing opened yet.</p>;
+  const t = useStrings();
+  if (devices.length === 0 && pds.length === 0) return <p className="empty">{t.nothingOpened}</p>;
   const names = devices.length ? devices.map((d) => d.name) : [...new Set(pds.map((p) => p.device ?? "?"))];
   return (
     <ul className="tree root">
@@ -21,8 +23,17 @@ export function ResourcesTree({ devices, pds, mrs, cqs, qps }: ResourcesTreeProp
               {dev?.ports.map((p) => (
                 <li key={p.port_num}>
                   <span className="kind">port {p.port_num}</span>
-                  {nameOf(ibv_port_state, p.state).replace("IBV_PORT_", "")}, active_mtu{" "}
-                  {nameOf(ibv_mtu, p.active_mtu).replace("IBV_MTU_", "")}, {p.gids.length} GIDs
+                  {p.state === undefined || p.active_mtu === undefined ? (
+                    <span className="muted" data-testid="port-not-queried">
+                      {t.portNotQueried(p.port_num)}
+                    </span>
+                  ) : (
+                    <>
+                      {nameOf(ibv_port_state, p.state).replace("IBV_PORT_", "")}, active_mtu{" "}
+                      {nameOf(ibv_mtu, p.active_mtu).replace("IBV_MTU_", "")}
+                    </>
+                  )}
+                  , {p.gids.length} GIDs
                 </li>
               ))}
               {cqs

@@ -1,4 +1,5 @@
 /** Run, Step, Continue, Stop, Reset, with what the program is paused before and on which line. */
+import { useStrings } from "../i18n.js";
 import { memo } from "react";
 export interface ToolbarProps {
   running: boolean;
@@ -19,6 +20,7 @@ export interface ToolbarProps {
 }
 
 export const Toolbar = memo(function Toolbar(p: ToolbarProps) {
+  const t = useStrings();
   return (
     <>
       <div className="toolbar" role="toolbar" aria-label="program">
@@ -27,39 +29,43 @@ export const Toolbar = memo(function Toolbar(p: ToolbarProps) {
           onClick={p.onRun}
           disabled={!p.ready || p.running}
           data-action="run"
-          title="Run (Ctrl+Enter)"
+          title={t.runTitle}
         >
-          ▶ Run<kbd>Ctrl+↵</kbd>
+          {t.run}
+          <kbd>Ctrl+↵</kbd>
         </button>
         <button
           onClick={p.onStep}
           disabled={!p.ready || (p.running && !p.paused)}
           data-action="step"
-          title="Step (F10)"
+          title={t.stepTitle}
         >
-          ⤼ Step<kbd>F10</kbd>
+          {t.step}
+          <kbd>F10</kbd>
         </button>
-        <button onClick={p.onContinue} disabled={!p.paused} data-action="continue" title="Continue (F8)">
-          ⇥ Continue<kbd>F8</kbd>
+        {/* Continue releases a paused program: while one runs there is nothing to continue. */}
+        <button onClick={p.onContinue} disabled={!p.paused} data-action="continue" title={t.continueTitle}>
+          {t.continue}
+          <kbd>F8</kbd>
         </button>
-        <button onClick={p.onStop} disabled={!p.running} data-action="stop" title="Stop (Shift+F5)">
-          ■ Stop
+        <button onClick={p.onStop} disabled={!p.running} data-action="stop" title={t.stopTitle}>
+          {t.stop}
         </button>
-        <button onClick={p.onReset} disabled={p.running} data-action="reset" title="A fresh session: every object goes">
-          ↺ Reset
+        <button onClick={p.onReset} disabled={p.running} data-action="reset" title={t.resetTitle}>
+          {t.reset}
         </button>
         {p.paused && p.pausedBefore && (
           <span
             className="paused"
             data-testid="paused-before"
-            title={`paused before ${p.pausedBefore}${p.pausedLine ? ` (line ${p.pausedLine})` : ""}`}
+            title={`${t.pausedBefore} ${p.pausedBefore}${p.pausedLine ? ` (line ${p.pausedLine})` : ""}`}
           >
             {p.pausedLine !== undefined && (
               <button className="link" data-testid="paused-line" onClick={p.onPausedLine}>
                 line {p.pausedLine}
               </button>
             )}
-            paused before {p.pausedBefore}
+            {t.pausedBefore} {p.pausedBefore}
           </span>
         )}
       </div>

@@ -1,4 +1,5 @@
 /** Brand, lesson picker, backend and its process status. */
+import { useStrings } from "../i18n.js";
 import { memo } from "react";
 import type { BackendChoice, BackendKind, BackendStatus, LessonSummary } from "../../../bridge/contract.js";
 import type { Language } from "../../../../lessons/schema.js";
@@ -18,12 +19,10 @@ export interface TopBarProps {
   busy?: boolean;
 }
 
-const BACKEND_LABEL: Record<BackendKind, string> = {
-  sim: "simulator (rxe-faithful)",
-  native: "real rxe (libibverbs)",
-};
-
 export const TopBar = memo(function TopBar(p: TopBarProps) {
+  const t = useStrings();
+  const BACKEND_LABEL: Record<BackendKind, string> = { sim: t.backendSim, native: t.backendNative };
+  const stateWord = (s: string) => t.backendStates[s] ?? s;
   const st = p.backend?.state;
   const tone = !p.connected || st === "died" ? "bad" : st === "running" ? "ok" : "warn";
   return (
@@ -31,7 +30,12 @@ export const TopBar = memo(function TopBar(p: TopBarProps) {
       <div className="brand">
         Verbs<span>Lab</span>
       </div>
-      <select value={p.lessonId ?? ""} onChange={(e) => p.onLesson(e.target.value)} aria-label="lesson">
+      <select
+        value={p.lessonId ?? ""}
+        onChange={(e) => p.onLesson(e.target.value)}
+        aria-label="lesson"
+        title={t.lessonPicker}
+      >
         {p.lessons.map((l) => (
           <option key={l.id} value={l.id}>
             {l.order}. {l.title[p.lang]}
@@ -42,7 +46,7 @@ export const TopBar = memo(function TopBar(p: TopBarProps) {
       {p.backends && p.onBackend ? (
         <select
           aria-label="backend"
-          title="which verbs backend runs the program"
+          title={t.backendTitle}
           value={p.backendKind ?? "sim"}
           disabled={p.busy}
           onChange={(e) => p.onBackend?.(e.target.value as BackendKind)}
@@ -50,12 +54,12 @@ export const TopBar = memo(function TopBar(p: TopBarProps) {
           {p.backends.map((b) => (
             <option key={b.kind} value={b.kind} title={b.unavailableReason}>
               {BACKEND_LABEL[b.kind]}
-              {b.available ? "" : " — not available here"}
+              {b.available ? "" : t.notAvailable}
             </option>
           ))}
         </select>
       ) : (
-        <span className="badge" title="which verbs backend runs the program">
+        <span className="badge" title={t.backendTitle}>
           {BACKEND_LABEL[p.backendKind ?? "sim"]}
         </span>
       )}
@@ -64,8 +68,8 @@ export const TopBar = memo(function TopBar(p: TopBarProps) {
         data-testid="backend-state"
         data-state={p.connected ? (st ?? "unknown") : "disconnected"}
       >
-        backend {p.connected ? (st ?? "…") : "disconnected"}
-        {p.backend?.restarts ? ` · restarted ${p.backend.restarts}×` : ""}
+        {t.backendState(p.connected ? (st ? stateWord(st) : "…") : stateWord("disconnected"))}
+        {p.backend?.restarts ? t.restarted(p.backend.restarts) : ""}
       </span>
     </header>
   );

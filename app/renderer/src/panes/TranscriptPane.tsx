@@ -1,4 +1,5 @@
 /** Every verb the program called, with its outcome; export in four formats, import a transcript to replay. */
+import { useStrings } from "../i18n.js";
 import { memo, useRef } from "react";
 import type { TranscriptRow } from "../model/view.js";
 import type { SourceSite } from "../../../session/transcript.js";
@@ -20,18 +21,19 @@ export const TranscriptPane = memo(function TranscriptPane({
   onSource,
 }: TranscriptPaneProps) {
   const file = useRef<HTMLInputElement>(null);
+  const t = useStrings();
   return (
     <div className="transcript">
       <div className="toolbar" style={{ padding: "0 0 6px", border: "none" }}>
-        <span className="muted">Export</span>
+        <span className="muted">{t.exportLabel}</span>
         {(["md", "html", "json", "c"] as const).map((f) => (
           <button key={f} onClick={() => onExport?.(f)} disabled={!onExport || rows.length === 0} data-export={f}>
-            {f === "md" ? "Markdown" : f === "c" ? "C program" : f.toUpperCase()}
+            {f === "md" ? "Markdown" : f === "c" ? t.exportC : f.toUpperCase()}
           </button>
         ))}
         <span style={{ flex: 1 }} />
-        <button onClick={() => file.current?.click()} disabled={!onImport}>
-          Import & replay…
+        <button onClick={() => file.current?.click()} disabled={!onImport} data-testid="transcript-import-button">
+          {t.importReplay}
         </button>
         <input
           ref={file}
@@ -47,7 +49,7 @@ export const TranscriptPane = memo(function TranscriptPane({
         />
       </div>
       {rows.length === 0 ? (
-        <p className="empty">Run or step through the program: every verb call lands here.</p>
+        <p className="empty">{t.transcriptEmpty}</p>
       ) : (
         <>
           <table className="grid transcript-head">
@@ -55,9 +57,9 @@ export const TranscriptPane = memo(function TranscriptPane({
             <thead>
               <tr>
                 <th>#</th>
-                <th>verb</th>
-                <th>what</th>
-                <th>result</th>
+                <th>{t.colVerb}</th>
+                <th>{t.colWhat}</th>
+                <th>{t.colResult}</th>
               </tr>
             </thead>
           </table>

@@ -1,0 +1,63 @@
+/**
+ * The goal list as a learner meets it: a mistake after a passed step turns the goal red with
+ * the constraint that failed and the value seen, and "✓ Step passed" goes away until the goals
+ * pass again.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { breakItOf, solutionOf } from "./lessons.js";
+import {
+  checkMarks,
+  closeLab,
+  hasChromium,
+  openLab,
+  runAndWait,
+  screenshotOf,
+  selectLesson,
+  setEditorCode,
+  type Lab,
+} from "./harness.js";
+
+describe.skipIf(!hasChromium)("goals say what done looks like", () => {
+  let lab: Lab;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    ({ lab, browser, page } = await openLab(7));
+    await selectLesson(page, "first-message");
+  }, 240_000);
+
+  afterAll(() => closeLab(lab, browser));
+
+  it("a passed step broken again shows the failed constraint and no 'Step passed'", async () => {
+    const goals = page.locator("[data-testid=checks] li");
+    expect(await goals.first().textContent()).toContain("wr_id 200");
+    expect(await goals.nth(1).textContent()).toContain("wr_id 100");
+
+    await setEditorCode(page, solutionOf("first-message", 1));
+    await runAndWait(page);
+    await page.waitForSelector("[data-testid=step-passed]", { timeout: 30_000 });
+    expect(await checkMarks(page)).toEqual(["true", "true", "true"]);
+
+    // The learner swaps the two wr_ids, as a program of their own (not the break-it button).
+    await setEditorCode(page, breakItOf("first-message", 1, "swapped-wr-ids"));
+    await runAndWait(page);
+    await page.waitForSelector("[data-testid=checks] li[data-pass=false]");
+    expect(await checkMarks(page)).toEqual(["false", "false", "true"]);
+    expect(await goals.first().textContent()).toContain("wr_id 100, expected 200");
+    expect(await goals.nth(1).textContent()).toContain("wr_id 200, expected 100");
+    expect(await page.locator("[data-testid=step-passed]").count()).toBe(0);
+    await screenshotOf(page, "[data-testid=checks]", "goals-failed-after-pass");
+    // The same goals and failures in Chinese.
+    await page.selectOption("select[aria-label=language]", "zh");
+    expect(await goals.first().textContent()).toContain("QP #1 (0x12) 上最接近的完成：wr_id 100，期望 200");
+    await screenshotOf(page, "[data-testid=checks]", "goals-failed-after-pass-zh");
+    await page.selectOption("select[aria-label=language]", "en");
+
+    // Fixed again: the banner comes back.
+    await setEditorCode(page, solutionOf("first-message", 1));
+    await runAndWait(page);
+    await page.waitForSelector("[data-testid=step-passed]", { timeout: 30_000 });
+  }, 120_000);
+});

@@ -1,0 +1,261 @@
+/**
+ * The window at the screen sizes learners have (1280×720, 1366×768, 1920×1080): the key
+ * controls lie inside the viewport, the lesson pane never scrolls sideways (in any lesson), the
+ * panes resize by their drag handles and keep their sizes over a reload. Screenshots of each
+ * size go to test-results/layout-<w>x<h>.png.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { solutionOf } from "./lessons.js";
+import { loadCourse } from "../../lessons/load.js";
+import { openLearnerProfile } from "../../lessons/progress-file.js";
+import { startLessonFlow } from "../../state-machines/lesson-progress.js";
+import {
+  closeLab,
+  ensureRendererBuilt,
+  hasChromium,
+  launch,
+  runAndWait,
+  screenshot,
+  screenshotOf,
+  selectLesson,
+  setEditorCode,
+  startLab,
+  waitInteractive,
+  type Lab,
+} from "./harness.js";
+
+const SIZES = [
+  { width: 1280, height: 720 },
+  { width: 1366, height: 768 },
+  { width: 1920, height: 1080 },
+];
+
+/** What a learner must be able to see and reach, whatever the window's size. */
+const KEY_CONTROLS = [
+  ".qp-diagram .node[data-state=RTS] rect",
+  ".qp-diagram .node[data-state=SQD] rect",
+  "button[data-action=run]",
+  "button[data-action=reset]",
+  "[data-testid=backend-state]",
+  "select[aria-label=lesson]",
+  "select[aria-label=language]",
+  "[role=tab]",
+  "[data-testid=transcript-import-button]",
+  ".lesson h1",
+];
+
+interface Box {
+  selector: string;
+  x: number;
+  y: number;
+  right: number;
+  bottom: number;
+  /** The box is hidden by an ancestor that clips it (overflow), fully or partly. */
+  clipped: boolean;
+}
+
+/** Every key control's box, and whether an ancestor with overflow clipping cuts it. */
+async function controlBoxes(page: Page): Promise<Box[]> {
+  return page.evaluate((selectors) => {
+    const out: Box[] = [];
+    for (const selector of selectors) {
+      const els = [...document.querySelectorAll(selector)];
+      if (els.length === 0) out.push({ selector, x: NaN, y: NaN, right: NaN, bottom: NaN, clipped: true });
+      for (const el of els) {
+        const r = el.getBoundingClientRect();
+        let clipped = false;
+        for (let a = el.parentElement; a; a = a.parentElement) {
+          const cs = getComputedStyle(a);
+          if (cs.overflowX === "visible" && cs.overflowY === "visible") continue;
+          const c = a.getBoundingClientRect();
+          if (r.left < c.left - 0.5 || r.right > c.right + 0.5 || r.top < c.top - 0.5 || r.bottom > c.bottom + 0.5)
+            clipped = true;
+        }
+        out.push({ selector, x: r.left, y: r.top, right: r.right, bottom: r.bottom, clipped });
+      }
+    }
+    return out;
+  }, KEY_CONTROLS);
+}
+
+/** How far the lesson pane's body scrolls sideways (0: not at all). */
+const lessonOverflowX = (page: Page) =>
+  page.$eval("section[aria-label=lesson] .panel-body", (el) => el.scrollWidth - el.clientWidth);
+
+describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", () => {
+  let lab: Lab;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    await ensureRendererBuilt();
+    lab = await startLab(3);
+    // Every step of every lesson passed, in the lab's profile: every step's text can be opened.
+    const profile = openLearnerProfile(lab.dataDir);
+    for (const l of loadCourse().lessons) {
+      const flow = startLessonFlow(profile.progress, profile.name, {
+        lessonId: l.id,
+        hintCounts: l.steps.map((st) => st.hints.length),
+      });
+      flow.send({ type: "START" });
+      l.steps.forEach((_, i) => {
+        flow.send({ type: "CHECKED", passed: true });
+        if (i < l.steps.length - 1) flow.send({ type: "NEXT_STEP" });
+      });
+      flow.stop();
+    }
+    browser = await launch();
+  }, 240_000);
+  afterAll(() => closeLab(lab, browser));
+
+  for (const size of SIZES) {
+    it(`${size.width}×${size.height}: key controls inside the window, no sideways scroll in any lesson`, async () => {
+      const page = await browser.newPage({ viewport: size });
+      try {
+        await page.goto(lab.url);
+        await waitInteractive(page);
+        await screenshot(page, `layout-${size.width}x${size.height}`);
+        const boxes = await controlBoxes(page);
+        const outside = boxes.filter(
+          (b) => !(b.x >= 0 && b.y >= 0 && b.right <= size.width && b.bottom <= size.height) || b.clipped,
+        );
+        expect(outside.map((b) => `${b.selector} ${JSON.stringify(b)}`)).toEqual([]);
+        // The page itself never scrolls: every pane scrolls inside its own box.
+        const page_ = await page.evaluate(() => ({
+          x: document.documentElement.scrollWidth - window.innerWidth,
+          y: document.documentElement.scrollHeight - window.innerHeight,
+        }));
+        expect(page_).toEqual({ x: 0, y: 0 });
+        const lessons = await page.$$eval("select[aria-label=lesson] option", (os) =>
+          os.map((o) => (o as HTMLOptionElement).value),
+        );
+        expect(lessons.length).toBeGreaterThan(10);
+        const wide: string[] = [];
+        let checked = 0;
+        for (const id of lessons) {
+          await selectLesson(page, id);
+          const steps = await page.locator(".lesson .steps li").count();
+          for (let s = 1; s <= steps; s++) {
+            const li = page.locator(".lesson .steps li").nth(s - 1);
+            expect(await li.getAttribute("aria-disabled")).toBe("false");
+            await li.click();
+            await page.waitForSelector(`.lesson[data-step="${s}"]`);
+            const over = await lessonOverflowX(page);
+            if (over > 0) wide.push(`${id} step ${s}: ${over}px`);
+            checked++;
+          }
+        }
+        expect(wide).toEqual([]);
+        expect(checked).toBe(loadCourse().lessons.reduce((n, l) => n + l.steps.length, 0));
+      } finally {
+        await page.close();
+      }
+    }, 120_000);
+  }
+
+  it("the panes resize by their drag handles, and keep their sizes over a reload", async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+    try {
+      await page.goto(lab.url);
+      await waitInteractive(page);
+      const width = (sel: string) => page.$eval(sel, (el) => el.getBoundingClientRect().width);
+      const lesson0 = await width("section[aria-label=lesson]");
+      const inspector0 = await width(".inspector");
+      const drag = async (handle: string, dx: number) => {
+        const b = (await page.locator(handle).boundingBox())!;
+        await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(b.x + b.width / 2 + dx, b.y + b.height / 2, { steps: 5 });
+        await page.mouse.up();
+      };
+      await drag("[data-testid=resize-lesson]", 80);
+      await drag("[data-testid=resize-inspector]", -60);
+      const lesson1 = await width("section[aria-label=lesson]");
+      const inspector1 = await width(".inspector");
+      expect(lesson1 - lesson0).toBeGreaterThan(70);
+      expect(inspector1 - inspector0).toBeGreaterThan(50);
+      await page.reload();
+      await waitInteractive(page);
+      expect(Math.abs((await width("section[aria-label=lesson]")) - lesson1)).toBeLessThan(2);
+      expect(Math.abs((await width(".inspector")) - inspector1)).toBeLessThan(2);
+      // The editor keeps room to work in, however far a handle is dragged.
+      await drag("[data-testid=resize-lesson]", 2000);
+      expect(await width("section[aria-label=editor]")).toBeGreaterThanOrEqual(300);
+      await screenshot(page, "layout-1366x768-resized");
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it("1280×720: the Throughput tab plots lesson 12's sweep on the simulator (packets per message; no MB/s to plot)", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    try {
+      await page.goto(lab.url);
+      await waitInteractive(page);
+      await selectLesson(page, "throughput");
+      await setEditorCode(page, solutionOf("throughput", 1));
+      await runAndWait(page);
+      await page.click("[data-tab=plot]");
+      await page.waitForSelector("[data-testid=plot-packets]");
+      const points = await page.$$eval("[data-testid=plot-packets] .point", (gs) =>
+        gs.map((g) => [Number(g.getAttribute("data-bytes")), Number(g.getAttribute("data-value"))]),
+      );
+      // ⌈bytes / 1024⌉ WRITE packets and the ACK, as rxe's sent_pkts counts them.
+      expect(points).toEqual([
+        [64, 2],
+        [256, 2],
+        [1024, 2],
+        [4096, 5],
+        [16384, 17],
+        [65536, 65],
+      ]);
+      expect(await page.locator("[data-testid=plot-no-bandwidth]").count()).toBe(1);
+      await screenshotOf(page, ".inspector-tabs", "layout-1280x720-throughput");
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it("中文: buttons, tabs, goals, feedback and errors in Chinese, not only the lesson text (1366×768)", async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+    try {
+      await page.goto(lab.url);
+      await waitInteractive(page);
+      await selectLesson(page, "qp-state-machine");
+      await page.selectOption("select[aria-label=language]", "zh");
+      await page.click(".lesson .steps li >> nth=0");
+      await page.waitForSelector(`.lesson[data-step="1"]`);
+      // A break-it run: an error from the verb, the variation's own goals, and what to observe.
+      await page.click("[data-break-it=missing-port]");
+      await runAndWait(page);
+      await page.waitForSelector("[data-testid=run-error]");
+      await page.waitForSelector("[data-testid=checks] li[data-pass]");
+      await screenshot(page, "layout-zh-1366x768");
+      expect(await lessonOverflowX(page)).toBe(0);
+      expect(await page.$eval("section[aria-label=lesson] .panel-body", (el) => el.scrollLeft)).toBe(0);
+      const text = (sel: string) => page.locator(sel).allTextContents();
+      const buttons = (await text("button")).join(" | ");
+      for (const english of ["Run", "Step", "Continue", "Reset", "Import", "Back to the step", "Load the solution"])
+        expect(buttons).not.toContain(english);
+      expect(buttons).toMatch(/运行.*单步.*继续.*停止.*重置/);
+      expect(buttons).toContain("回到本步");
+      expect(buttons).toContain("导入并重放");
+      const tabs = (await text("[role=tab]")).join(" ");
+      expect(tabs).toMatch(/记录.*日志/);
+      expect(tabs).toMatch(/连接.*资源.*完成.*内存.*计数器.*数据包.*吞吐量/);
+      expect(await page.locator(".lesson h4").first().textContent()).toBe("目标");
+      const error = await page.locator("[data-testid=run-error]").textContent();
+      expect(error).toMatch(/ibv_modify_qp 失败，错误码 EINVAL/);
+      const goals = (await text("[data-testid=checks] li")).join(" ");
+      expect(goals).toMatch(/[\u4e00-\u9fff]/);
+      expect(await page.locator("[data-testid=backend-state]").textContent()).toMatch(/^后端/);
+      // Reload: the language stays chosen.
+      await page.reload();
+      await waitInteractive(page);
+      expect(await page.inputValue("select[aria-label=language]")).toBe("zh");
+      expect(await page.locator("button[data-action=run]").textContent()).toContain("运行");
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+});

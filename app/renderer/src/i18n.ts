@@ -1,0 +1,279 @@
+/**
+ * Every string the UI itself shows, in English and Simplified Chinese: one table, so that a
+ * learner who chose 中文 reads the buttons, goals, feedback, errors and empty panes in it, not
+ * only the lesson text. verbs.h names (IBV_QPS_RTS, ibv_post_send), errno names and values stay
+ * as they are in both: they are what the learner types and searches for.
+ */
+import { createContext, useContext } from "react";
+import type { Language } from "../../../lessons/schema.js";
+
+const en = {
+  // Lesson pane
+  goals: "Goals",
+  hint: "Show a hint",
+  moreHint: "Another hint",
+  solution: "Load the solution",
+  nextStep: "Next step →",
+  nextLesson: "Next lesson:",
+  lessonDone: "Lesson complete",
+  noLesson: "No lesson loaded.",
+  stepPassed: "Step passed",
+  breakIt: "Break it",
+  backToStep: "Back to the step",
+  checkFailed: (why: string) => `Could not check the step: ${why}`,
+  // Top bar
+  lessonPicker: "lesson",
+  backendTitle: "which verbs backend runs the program",
+  backendSim: "simulator (rxe-faithful)",
+  backendNative: "real rxe (libibverbs)",
+  notAvailable: " — not available here",
+  backendState: (state: string) => `backend ${state}`,
+  backendStates: { running: "running", starting: "starting", died: "died", disconnected: "disconnected" } as Record<
+    string,
+    string
+  >,
+  restarted: (n: number) => ` · restarted ${n}×`,
+  switched: (native: boolean) => `Switched to the ${native ? "real rxe device" : "simulator"}: a fresh session.`,
+  stillOn: (native: boolean, why: string) =>
+    `Still on the ${native ? "real rxe device" : "simulator"}, nothing lost. ${why}`,
+  // Toolbar
+  run: "▶ Run",
+  step: "⤼ Step",
+  continue: "⇥ Continue",
+  stop: "■ Stop",
+  reset: "↺ Reset",
+  runTitle: "Run (Ctrl+Enter)",
+  stepTitle: "Step (F10)",
+  continueTitle: "Continue (F8)",
+  stopTitle: "Stop (Shift+F5)",
+  resetTitle: "A fresh session: every object goes",
+  pausedBefore: "paused before",
+  editorLoading: "Loading the editor…",
+  // Errors
+  stopped: "Stopped.",
+  failedWith: "failed with",
+  attribute: "attribute",
+  // Tabs and panes
+  transcript: (n: number) => `Transcript (${n})`,
+  log: (n: number) => (n ? `Log (${n})` : "Log"),
+  logEmpty: "verbs.log(…) lines appear here.",
+  exportLabel: "Export",
+  exportC: "C program",
+  importReplay: "Import & replay…",
+  transcriptEmpty: "Run or step through the program: every verb call lands here.",
+  colVerb: "verb",
+  colWhat: "what",
+  colResult: "result",
+  imported: (n: number) => `Imported ${n} events. Replaying them on a fresh session…`,
+  replayed: (n: number, d: number) => `Replayed ${n} events, ${d} divergence${d === 1 ? "" : "s"}.`,
+  importFailed: (why: string) => `Could not import that transcript: ${why}`,
+  qpStateMachine: "QP state machine",
+  diverged: "diverged",
+  predicts: (errno: string) => `predicts ${errno}`,
+  predictionShown: "prediction shown",
+  legendTaken: "transition just taken",
+  legendPredicted: "predicted next",
+  legendLegal: "legal from here",
+  bothEnds: "both ends side by side",
+  noQp: "No QP yet: create one with pd.createQp().",
+  tabConnection: "Connection",
+  tabResources: "Resources",
+  tabCompletions: (n: number) => (n ? `Completions (${n})` : "Completions"),
+  tabMemory: "Memory",
+  tabCounters: "Counters",
+  tabPackets: "Packets",
+  tabThroughput: "Throughput",
+  connectionEmpty: "A connection appears here once two RC QPs exist.",
+  nothingOpened: "Nothing opened yet.",
+  portNotQueried: (port: number) => `not queried (ctx.queryPort(${port}))`,
+  completionsEmpty: "No completions polled yet: cq.poll() or cq.pollWait().",
+  noMr: "No MR registered yet: pd.regMr().",
+  notRead: "Contents not read yet.",
+  countersEmpty: "Counters appear after the first run.",
+  colDevice: "device",
+  colCounter: "counter",
+  colValue: "value",
+  // Packets
+  packetsNative:
+    "Packets are not observable on the native backend: the NIC (or the kernel's rdma_rxe) puts them on the wire below the verbs API. Switch to the simulator to see every packet; the WQEs posted and the CQEs polled still show here.",
+  packetsEmpty:
+    "No traffic yet. On the simulator, each WQE a program posts, the packets it puts on the wire (opcode, PSN, ACK, NAK, drops) and the CQE that completes it appear here, one lane per QP.",
+  waitRnr: "the RNR timer ran out, the requester sends again",
+  waitRetransmit: "no ACK in time, the requester retransmits",
+  waitProgram: "the program waited (sleep, pollWait)",
+  clock: (ms: number) => `clock +${ms} ms:`,
+  gap: (n: number) => `⋯ ${n} packets not shown (the middle of a long message) ⋯`,
+  legend: {
+    wqe: "WQE posted",
+    request: "request packet",
+    response: "read response",
+    ack: "ACK",
+    rnr: "RNR NAK",
+    nak: "NAK",
+    dropped: "dropped",
+    cqe: "CQE polled",
+    "cqe-bad": "error CQE",
+  } as Record<string, string>,
+  // Throughput
+  sweepEmpty: 'Run the throughput lesson\'s sweep (verbs.log("sweep", …)) to plot it here.',
+  bandwidth: "Bandwidth",
+  noBandwidth:
+    "Not measured: on the simulator time passes only while a program waits, and the sweep's WRITEs take none of it, so the program logs MB/s as null. Run it on real rxe for the curve.",
+  packetsPerMsg: "Packets per message",
+  packetsPerMsgNote:
+    "rxe's sent_pkts per message: ⌈bytes / path MTU⌉ request packets, plus the responder's ACK (both QPs are on rxe0). Exact on both backends.",
+  messageSize: "message size (bytes)",
+  packetsUnit: "packets",
+  dismiss: "dismiss",
+  /** Why an RNR wait took as long as it did (model/format.ts rnrWait). */
+  rnrNote: (timer: number, w: { askedMs: number; floorMs: number }, afterNakMs: number) =>
+    w.askedMs >= w.floorMs
+      ? `the NAK's timer ${timer} asks for ${w.askedMs} ms`
+      : `the NAK's timer ${timer} asks for ${w.askedMs} ms, but rxe waits in whole ${w.floorMs / 2} ms jiffies, ` +
+        `at least one plus the tick it starts in: never under ${w.floorMs} ms (the retry went ${afterNakMs} ms after the NAK)`,
+};
+
+export type Strings = typeof en;
+
+const zh: Strings = {
+  goals: "目标",
+  hint: "显示提示",
+  moreHint: "更多提示",
+  solution: "载入参考答案",
+  nextStep: "下一步 →",
+  nextLesson: "下一课：",
+  lessonDone: "课程完成",
+  noLesson: "未加载课程。",
+  stepPassed: "本步已通过",
+  breakIt: "故意出错",
+  backToStep: "回到本步",
+  checkFailed: (why) => `无法检查本步：${why}`,
+  lessonPicker: "课程",
+  backendTitle: "由哪个 verbs 后端运行程序",
+  backendSim: "模拟器（行为同 rxe）",
+  backendNative: "真实 rxe（libibverbs）",
+  notAvailable: " —— 此处不可用",
+  backendState: (state) => `后端${state}`,
+  backendStates: { running: "运行中", starting: "启动中", died: "已崩溃", disconnected: "已断开" },
+  restarted: (n) => ` · 已重启 ${n} 次`,
+  switched: (native) => `已切换到${native ? "真实 rxe 设备" : "模拟器"}：新的会话。`,
+  stillOn: (native, why) => `仍在${native ? "真实 rxe 设备" : "模拟器"}上，没有丢失任何内容。${why}`,
+  run: "▶ 运行",
+  step: "⤼ 单步",
+  continue: "⇥ 继续",
+  stop: "■ 停止",
+  reset: "↺ 重置",
+  runTitle: "运行（Ctrl+Enter）",
+  stepTitle: "单步（F10）",
+  continueTitle: "继续（F8）",
+  stopTitle: "停止（Shift+F5）",
+  resetTitle: "新的会话：所有对象都会被释放",
+  pausedBefore: "暂停于",
+  editorLoading: "正在加载编辑器…",
+  stopped: "已停止。",
+  failedWith: "失败，错误码",
+  attribute: "属性",
+  transcript: (n) => `记录（${n}）`,
+  log: (n) => (n ? `日志（${n}）` : "日志"),
+  logEmpty: "verbs.log(…) 输出的行会显示在这里。",
+  exportLabel: "导出",
+  exportC: "C 程序",
+  importReplay: "导入并重放…",
+  transcriptEmpty: "运行或单步执行程序：每一次 verb 调用都会记录在这里。",
+  colVerb: "verb",
+  colWhat: "内容",
+  colResult: "结果",
+  imported: (n) => `已导入 ${n} 个事件，正在新的会话中重放…`,
+  replayed: (n, d) => `已重放 ${n} 个事件，${d} 处不一致。`,
+  importFailed: (why) => `无法导入该记录：${why}`,
+  qpStateMachine: "QP 状态机",
+  diverged: "不一致",
+  predicts: (errno) => `预测 ${errno}`,
+  predictionShown: "已显示预测",
+  legendTaken: "刚刚发生的转换",
+  legendPredicted: "预测的下一步",
+  legendLegal: "从此处合法的转换",
+  bothEnds: "两端并排显示",
+  noQp: "还没有 QP：用 pd.createQp() 创建一个。",
+  tabConnection: "连接",
+  tabResources: "资源",
+  tabCompletions: (n) => (n ? `完成（${n}）` : "完成"),
+  tabMemory: "内存",
+  tabCounters: "计数器",
+  tabPackets: "数据包",
+  tabThroughput: "吞吐量",
+  connectionEmpty: "有两个 RC QP 之后，连接信息会显示在这里。",
+  nothingOpened: "尚未打开任何对象。",
+  portNotQueried: (port) => `未查询（ctx.queryPort(${port})）`,
+  completionsEmpty: "还没有轮询到完成：cq.poll() 或 cq.pollWait()。",
+  noMr: "还没有注册 MR：pd.regMr()。",
+  notRead: "内容尚未读取。",
+  countersEmpty: "第一次运行后显示计数器。",
+  colDevice: "设备",
+  colCounter: "计数器",
+  colValue: "值",
+  packetsNative:
+    "在原生后端上看不到数据包：网卡（或内核的 rdma_rxe）在 verbs API 之下把它们发到线路上。切换到模拟器可以看到每一个数据包；提交的 WQE 和轮询到的 CQE 仍会显示在这里。",
+  packetsEmpty:
+    "还没有流量。在模拟器上，程序提交的每个 WQE、它发到线路上的数据包（操作码、PSN、ACK、NAK、丢包）以及完成它的 CQE 都会显示在这里，每个 QP 一条泳道。",
+  waitRnr: "RNR 定时器到期，请求方重新发送",
+  waitRetransmit: "未及时收到 ACK，请求方重传",
+  waitProgram: "程序在等待（sleep、pollWait）",
+  clock: (ms) => `时钟 +${ms} ms：`,
+  gap: (n) => `⋯ 有 ${n} 个数据包未显示（长消息的中间部分）⋯`,
+  legend: {
+    wqe: "已提交的 WQE",
+    request: "请求包",
+    response: "READ 响应",
+    ack: "ACK",
+    rnr: "RNR NAK",
+    nak: "NAK",
+    dropped: "丢弃",
+    cqe: "轮询到的 CQE",
+    "cqe-bad": "错误 CQE",
+  },
+  sweepEmpty: '运行吞吐量课程的扫描（verbs.log("sweep", …)），结果会绘制在这里。',
+  bandwidth: "带宽",
+  noBandwidth:
+    "未测量：在模拟器上，只有程序等待时时间才会流逝，而扫描中的 WRITE 不占用任何时间，所以程序记录的 MB/s 为 null。在真实 rxe 上运行可以得到曲线。",
+  packetsPerMsg: "每条消息的数据包数",
+  packetsPerMsgNote:
+    "rxe 的 sent_pkts 按消息计：⌈字节数 / path MTU⌉ 个请求包，加上响应方的 ACK（两个 QP 都在 rxe0 上）。在两种后端上都精确。",
+  messageSize: "消息大小（字节）",
+  packetsUnit: "数据包",
+  dismiss: "关闭",
+  rnrNote: (timer, w, afterNakMs) =>
+    w.askedMs >= w.floorMs
+      ? `NAK 的定时器 ${timer} 要求等待 ${w.askedMs} ms`
+      : `NAK 的定时器 ${timer} 要求等待 ${w.askedMs} ms，但 rxe 以整数个 ${w.floorMs / 2} ms 的 jiffy 计时，` +
+        `至少一个，再加上开始时所在的那个节拍：从不少于 ${w.floorMs} ms（这次重试在 NAK 之后 ${afterNakMs} ms 发出）`,
+};
+
+export const STRINGS: Record<Language, Strings> = { en, zh };
+
+/** The language the learner chose (App provides it). */
+export const LangContext = createContext<Language>("en");
+
+/** The UI strings in the learner's language. */
+export function useStrings(): Strings {
+  return STRINGS[useContext(LangContext)];
+}
+
+const LANG_KEY = "verbslab.lang";
+
+/** The language chosen last time in this browser, else English. */
+export function savedLanguage(): Language {
+  try {
+    return localStorage.getItem(LANG_KEY) === "zh" ? "zh" : "en";
+  } catch {
+    return "en";
+  }
+}
+
+export function saveLanguage(lang: Language): void {
+  try {
+    localStorage.setItem(LANG_KEY, lang);
+  } catch {
+    // Storage disabled: the choice lasts until the page reloads.
+  }
+}

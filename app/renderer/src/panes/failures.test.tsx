@@ -1,0 +1,175 @@
+/**
+ * Failed completions and silent mistakes as a learner sees them: the reason on the failing
+ * row and under the diagram, no "the two sides agree" that a failure contradicts, rxe's
+ * opcode 0 explained, and the session's notices. Folded from transcript events (reduce.ts).
+ */
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import {
+  IBV_QPS_ERR,
+  IBV_QPS_RESET,
+  IBV_QPS_RTS,
+  IBV_WC_REM_ACCESS_ERR,
+  IBV_WC_RETRY_EXC_ERR,
+} from "../../../../verbs/constants.js";
+import type { Wc } from "../../../../verbs/types.js";
+import type { QpSnapshot, TranscriptEvent, VerbEvent } from "../../../session/transcript.js";
+import { attr, qpView } from "../model/fixtures.test-util.js";
+import { buildView } from "../model/reduce.js";
+import { Alerts } from "./Alerts.js";
+import { ConnectionPane } from "./ConnectionPane.js";
+import { CqEntries } from "./CqEntries.js";
+import { QpDiagram } from "./QpDiagram.js";
+
+const html = (el: React.ReactElement) => renderToStaticMarkup(el);
+
+const wc = (status: number, over: Partial<Wc> = {}): Wc => ({
+  wr_id: 9,
+  status,
+  opcode: 0,
+  vendor_err: 0,
+  byte_len: 0,
+  imm_data: 0,
+  qp_num: 17,
+  src_qp: 0,
+  wc_flags: 0,
+  pkey_index: 0,
+  slid: 0,
+  sl: 0,
+  dlid_path_bits: 0,
+  ...over,
+});
+
+const why = { reason: "[0x1fe0, 0x2020) (64 bytes) is outside mr0 [0x1000, 0x2000)", source: "inferred" as const };
+
+let seq = 0;
+const verb = (over: Partial<VerbEvent>): VerbEvent => ({
+  kind: "verb",
+  seq: ++seq,
+  verb: "ibv_poll_cq",
+  target: { $handle: 3, type: "cq" },
+  method: "poll",
+  args: [],
+  clock: 0,
+  clockAdvance: 0,
+  durationMs: 0,
+  qps: [],
+  ...over,
+});
+const snap = (state: number): QpSnapshot => ({
+  qp: 4,
+  qp_num: 17,
+  before: attr({ qp_state: IBV_QPS_RTS, dest_qp_num: 18 }),
+  after: attr({ qp_state: state, dest_qp_num: 18 }),
+  changes: [],
+});
+
+function events(): TranscriptEvent[] {
+  seq = 0;
+  return [
+    verb({
+      verb: "ibv_create_cq",
+      method: "createCq",
+      target: { $handle: 1, type: "context" },
+      created: [{ $handle: 3, type: "cq", props: { cqe: 15 } }],
+    }),
+    verb({
+      verb: "ibv_create_qp",
+      method: "createQp",
+      target: { $handle: 2, type: "pd" },
+      created: [{ $handle: 4, type: "qp", props: { qp_num: 17, qp_type: 2, send_cq: { $handle: 3, type: "cq" } } }],
+      notices: [{ id: "cq_rounded_up", text: "A CQ was created with cqe 10, and rxe0 returned cqe 15" }],
+    }),
+    verb({ qps: [snap(IBV_QPS_ERR)], completions: [{ cq: 3, wc: wc(IBV_WC_REM_ACCESS_ERR), why }] }),
+  ];
+}
+
+describe("a failed completion on the main view", () => {
+  it("folds why into the CQ's entry and the QP's failure; notices into the view", () => {
+    const v = buildView({ events: events() });
+    expect(v.cqs[0]!.entries[0]!.why).toEqual(why);
+    expect(v.qps[0]!.failure).toMatchObject({ status: IBV_WC_REM_ACCESS_ERR, wr_id: 9, why });
+    expect(v.notices.map((n) => n.id)).toEqual(["cq_rounded_up"]);
+  });
+
+  it("a QP back in RESET has no failure any more", () => {
+    const evs = events();
+    evs.push(
+      verb({
+        verb: "ibv_modify_qp",
+        method: "modify",
+        qps: [{ ...snap(IBV_QPS_RESET), before: attr({ qp_state: IBV_QPS_ERR }) }],
+      }),
+    );
+    expect(buildView({ events: evs }).qps[0]!.failure).toBeUndefined();
+  });
+
+  it("under the diagram: the status, the WR and why, labelled as inferred", () => {
+    const v = buildView({ events: events() });
+    const s = html(<Alerts qps={v.qps} devices={[]} mrs={[]} notices={v.notices} />);
+    expect(s).toContain('data-testid="wc-failure" data-status="IBV_WC_REM_ACCESS_ERR"');
+    expect(s).toContain("QP 17: IBV_WC_REM_ACCESS_ERR (wr_id 9)");
+    expect(s).toContain("is outside mr0");
+    expect(s).toContain("inferred from both sides&#x27; objects");
+    expect(s).toContain('data-notice="cq_rounded_up"');
+  });
+
+  it("the failed QP's chip on the diagram is marked, its tooltip says why", () => {
+    const v = buildView({ events: events() });
+    const s = html(<QpDiagram qps={v.qps} />);
+    expect(s).toContain('class="chip failed"');
+    expect(s).toContain('data-failed="IBV_WC_REM_ACCESS_ERR"');
+    expect(s).toContain("<title>IBV_WC_REM_ACCESS_ERR: [0x1fe0, 0x2020) (64 bytes) is outside mr0");
+  });
+
+  it("the failing row gives the reason and says rxe's opcode 0 means nothing", () => {
+    const s = html(
+      <CqEntries
+        cqs={[
+          {
+            handle: "cq0",
+            name: "cq",
+            cqe: 15,
+            entries: [{ ...wc(IBV_WC_REM_ACCESS_ERR), why: { ...why, posted: "IBV_WR_RDMA_WRITE" } }],
+          },
+        ]}
+      />,
+    );
+    expect(s).toContain('data-testid="wc-why" data-source="inferred"');
+    expect(s).toContain("Why: [0x1fe0, 0x2020)");
+    expect(s).toMatch(
+      /title="opcode 0 means nothing here: rxe sets only wr_id, status and qp_num[^"]*\(the WR was IBV_WR_RDMA_WRITE\)"/,
+    );
+  });
+});
+
+describe("the Connection tab and a failure", () => {
+  const a = (over = {}) => qpView(17, { state: IBV_QPS_ERR, ...over }, { qp_state: IBV_QPS_ERR, dest_qp_num: 18 });
+  const b = qpView(18, { state: IBV_QPS_RTS }, { qp_state: IBV_QPS_RTS, dest_qp_num: 17 });
+
+  it("never says the sides agree when a WR of theirs failed; it says why", () => {
+    const failure = {
+      status: IBV_WC_RETRY_EXC_ERR,
+      wr_id: 1,
+      seq: 3,
+      why: { reason: "no ACK", source: "simulator" as const },
+    };
+    const s = html(<ConnectionPane qps={[a({ failure }), b]} devices={[]} mrs={[]} />);
+    expect(s).not.toContain("agree");
+    expect(s).toContain("QP 17: a WR failed with IBV_WC_RETRY_EXC_ERR: no ACK");
+  });
+
+  it("without a failure, two matching sides still agree", () => {
+    expect(html(<ConnectionPane qps={[a(), b]} devices={[]} mrs={[]} />)).toContain("agree");
+  });
+
+  it("a QP moved to ERR still shows its wrong dest_qp_num (on the main view too)", () => {
+    const wrong = qpView(17, { state: IBV_QPS_ERR }, { qp_state: IBV_QPS_ERR, dest_qp_num: 99 });
+    expect(html(<ConnectionPane qps={[wrong, b]} devices={[]} mrs={[]} />)).toContain(
+      "QP 17: dest_qp_num is 99, the peer says 18",
+    );
+    expect(html(<Alerts qps={[wrong, b]} devices={[]} mrs={[]} notices={[]} />)).toContain(
+      "QP 17: dest_qp_num is 99, the peer says 18",
+    );
+  });
+});

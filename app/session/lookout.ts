@@ -1,0 +1,341 @@
+/**
+ * What the session looks out for across calls, beyond one verb: the send WRs in flight, the PSNs a
+ * program set, the completion events got and acknowledged per CQ, the CQ sizes asked for. With
+ * it the session explains failed completions (explain-wc.ts), refuses a destroy that would hang
+ * libibverbs (verbs/cq-events.ts), and warns about beginner mistakes that pass silently on
+ * rxe or the simulator (SessionNotice). Browser-safe.
+ */
+import {
+  IBV_QP_RQ_PSN,
+  IBV_QP_SQ_PSN,
+  IBV_QPS_RESET,
+  IBV_SEND_SIGNALED,
+  IBV_WC_RECV,
+  IBV_WC_SUCCESS,
+  IBV_WC_WR_FLUSH_ERR,
+  IBV_WR_ATOMIC_CMP_AND_SWP,
+  IBV_WR_ATOMIC_FETCH_AND_ADD,
+  IBV_WR_RDMA_READ,
+  IBV_WR_RDMA_WRITE,
+  IBV_WR_RDMA_WRITE_WITH_IMM,
+  ibv_wr_opcode,
+  nameOf,
+} from "../../verbs/constants.js";
+import { unackedEventsError } from "../../verbs/cq-events.js";
+import type { VerbsError } from "../../verbs/errors.js";
+import type { Cq, Mr, Qp, VerbsBackend } from "../../verbs/backend.js";
+import type { QpAttrInput, QpInitAttr, RecvWr, SendWr, Wc } from "../../verbs/types.js";
+import { inferWcReason, type MrFact, type QpFact, type WcWhy, type WrFact } from "./explain-wc.js";
+import type { SessionNotice } from "./transcript.js";
+
+/** The session's objects, as the lookout needs them (entries in creation order, destroyed ones included). */
+export interface LookoutObjects {
+  entries(): { handle: number; type: string; obj: unknown; destroyed: boolean }[];
+  handleOf(o: unknown): number | undefined;
+}
+
+/** A backend that knows exactly why it failed a completion (the simulator, sim/explain.ts). */
+interface ExplainsCompletions {
+  completionReason(wc: Wc): string | undefined;
+}
+const explains = (b: VerbsBackend): b is VerbsBackend & ExplainsCompletions =>
+  typeof (b as Partial<ExplainsCompletions>).completionReason === "function";
+
+/** Bytes of an MR a WR in flight will change: a READ's or atomic's local buffer, a WRITE's or atomic's target. */
+interface Target {
+  mr: number;
+  start: number;
+  end: number;
+}
+
+interface InFlight extends WrFact {
+  signaled: boolean;
+  targets: Target[];
+}
+
+const isWrite = (op: number) => op === IBV_WR_RDMA_WRITE || op === IBV_WR_RDMA_WRITE_WITH_IMM;
+const isAtomic = (op: number) => op === IBV_WR_ATOMIC_CMP_AND_SWP || op === IBV_WR_ATOMIC_FETCH_AND_ADD;
+const opName = (op: number) => nameOf(ibv_wr_opcode, op).replace("IBV_WR_", "");
+
+export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
+  const inFlight = new Map<number, InFlight[]>();
+  /** Per QP: the bytes of each receive WQE posted and not yet completed, oldest first. */
+  const recvs = new Map<number, number[]>();
+  /** Per QP: the bytes of its receive WQE that completed in error last (what a failed SEND met). */
+  const failedRecv = new Map<number, number>();
+  const psnSet = new Map<number, { sq?: number; rq?: number }>();
+  const cqEvents = new Map<number, { got: number; acked: number }>();
+  const cqAsked = new Map<number, number>();
+  const qpAsked = new Map<number, { send: number; recv: number; send_cq?: number; recv_cq?: number }>();
+  const cqWarned = new Set<number>();
+
+  const live = (type: string) => objects.entries().filter((e) => e.type === type && !e.destroyed);
+  const query = (qp: Qp) => {
+    try {
+      return qp.query().attr;
+    } catch {
+      return null;
+    }
+  };
+  const qpEntryByNum = (n: number) => live("qp").find((e) => (e.obj as Qp).qp_num === n);
+  const mrLabel = (handle: number) =>
+    `mr${objects
+      .entries()
+      .filter((e) => e.type === "mr")
+      .findIndex((e) => e.handle === handle)}`;
+
+  function mrFacts(): MrFact[] {
+    return live("mr").map((e) => {
+      const mr = e.obj as Mr;
+      return {
+        name: mrLabel(e.handle),
+        device: mr.pd.context.device.name,
+        pd: objects.handleOf(mr.pd),
+        addr: mr.addr,
+        length: mr.length,
+        rkey: mr.rkey,
+        lkey: mr.lkey,
+        access: mr.access,
+      };
+    });
+  }
+
+  function qpFacts(): QpFact[] {
+    const out: QpFact[] = [];
+    for (const e of live("qp")) {
+      const qp = e.obj as Qp;
+      const a = query(qp);
+      if (!a) continue;
+      const set = psnSet.get(e.handle);
+      out.push({
+        qp_num: qp.qp_num,
+        device: qp.pd.context.device.name,
+        pd: objects.handleOf(qp.pd),
+        state: a.qp_state,
+        dest_qp_num: a.dest_qp_num,
+        qp_access_flags: a.qp_access_flags,
+        max_dest_rd_atomic: a.max_dest_rd_atomic,
+        retry_cnt: a.retry_cnt,
+        rnr_retry: a.rnr_retry,
+        ...((failedRecv.has(e.handle) || recvs.get(e.handle)?.length) && {
+          recv_bytes: failedRecv.get(e.handle) ?? recvs.get(e.handle)![0],
+        }),
+        ...(set?.sq !== undefined && { sq_psn_set: set.sq }),
+        ...(set?.rq !== undefined && { rq_psn_set: set.rq }),
+      });
+    }
+    return out;
+  }
+
+  /** The MR (handle) holding [addr, addr+len) under `key` (an lkey or an rkey). */
+  function mrAt(key: number, addr: number, len: number, remote: boolean): number | undefined {
+    return live("mr").find((e) => {
+      const mr = e.obj as Mr;
+      return (remote ? mr.rkey : mr.lkey) === key && addr >= mr.addr && addr + len <= mr.addr + mr.length;
+    })?.handle;
+  }
+
+  function targetsOf(wr: SendWr, length: number): Target[] {
+    const t: Target[] = [];
+    const remote = wr.rdma ?? wr.atomic;
+    const n = isAtomic(wr.opcode) ? 8 : length;
+    if (remote && (isWrite(wr.opcode) || isAtomic(wr.opcode))) {
+      const h = mrAt(remote.rkey, remote.remote_addr, n, true);
+      if (h !== undefined) {
+        const base = (objects.entries().find((e) => e.handle === h)!.obj as Mr).addr;
+        t.push({ mr: h, start: remote.remote_addr - base, end: remote.remote_addr - base + n });
+      }
+    }
+    if (wr.opcode === IBV_WR_RDMA_READ || isAtomic(wr.opcode))
+      for (const s of wr.sg_list ?? []) {
+        const h = mrAt(s.lkey, s.addr, s.length, false);
+        if (h === undefined) continue;
+        const base = (objects.entries().find((e) => e.handle === h)!.obj as Mr).addr;
+        t.push({ mr: h, start: s.addr - base, end: s.addr - base + s.length });
+      }
+    return t;
+  }
+
+  /** Retires the send WRs of QP `handle` up to the one `wc` completes; true when it was a send completion. */
+  function retire(handle: number, cq: number, wc: Wc): InFlight | undefined {
+    const list = inFlight.get(handle) ?? [];
+    const qp = objects.entries().find((e) => e.handle === handle)?.obj as Qp | undefined;
+    if (!qp) return undefined;
+    const sendCq = objects.handleOf(qp.send_cq);
+    const recvCq = objects.handleOf(qp.recv_cq);
+    const i = list.findIndex((w) => w.wr_id === wc.wr_id);
+    const send = sendCq !== recvCq ? cq === sendCq : wc.status === IBV_WC_SUCCESS ? wc.opcode < IBV_WC_RECV : i >= 0;
+    if (!send) {
+      const bytes = recvs.get(handle)?.shift();
+      if (bytes !== undefined && wc.status !== IBV_WC_SUCCESS && wc.status !== IBV_WC_WR_FLUSH_ERR)
+        failedRecv.set(handle, bytes);
+      return undefined;
+    }
+    if (i < 0) return undefined;
+    const [wr] = list.splice(0, i + 1).slice(-1);
+    return wr;
+  }
+
+  function cqNotice(cq: number): SessionNotice | undefined {
+    const asked = cqAsked.get(cq);
+    const entry = objects.entries().find((e) => e.handle === cq);
+    if (asked === undefined || !entry || cqWarned.has(cq)) return undefined;
+    const actual = (entry.obj as Cq).cqe;
+    const users: string[] = [];
+    let wrs = 0;
+    for (const e of live("qp")) {
+      const a = qpAsked.get(e.handle);
+      if (!a) continue;
+      const parts: string[] = [];
+      if (a.send_cq === cq && a.send) parts.push(`${a.send} send${a.send === 1 ? "" : "s"}`);
+      if (a.recv_cq === cq && a.recv) parts.push(`${a.recv} receive${a.recv === 1 ? "" : "s"}`);
+      if (!parts.length) continue;
+      wrs += (a.send_cq === cq ? a.send : 0) + (a.recv_cq === cq ? a.recv : 0);
+      users.push(`QP ${(e.obj as Qp).qp_num}: ${parts.join(" + ")}`);
+    }
+    // Only the rounding case: a CQ smaller than its QPs' queues together is common and often
+    // fine (lessons size them so); one that fits them only by rxe's rounding is a latent bug.
+    if (wrs <= asked || wrs > actual) return undefined;
+    cqWarned.add(cq);
+    const device = (entry.obj as Cq).context.device.name;
+    return {
+      id: "cq_rounded_up",
+      text:
+        `A CQ was created with cqe ${asked}, and ${device} returned cqe ${actual} (rxe rounds up to 2^k − 1). ` +
+        `${wrs} WRs can complete into it (${users.join(", ")}): more than the ${asked} asked for, so it works only ` +
+        `because of the rounding. A device that gives exactly what is asked overflows (IBV_EVENT_CQ_ERR). ` +
+        `Ask for cqe ≥ ${wrs}.`,
+    };
+  }
+
+  return {
+    /** Before the backend is called: the error the session gives instead, if any. */
+    refuse(type: string, handle: number, method: string): VerbsError | undefined {
+      if (type !== "cq" || method !== "destroy") return undefined;
+      const ev = cqEvents.get(handle);
+      // Let the backend say EBUSY first while QPs use the CQ (the kernel's check comes first).
+      const entry = objects.entries().find((e) => e.handle === handle);
+      const used = live("qp").some((e) => {
+        const qp = e.obj as Qp;
+        return qp.send_cq === entry?.obj || qp.recv_cq === entry?.obj;
+      });
+      return ev && ev.got > ev.acked && !used ? unackedEventsError(ev.got - ev.acked) : undefined;
+    },
+
+    /** Why a polled completion failed: the backend's exact reason, else what the objects tell. */
+    explain(cq: number, wc: Wc): WcWhy | undefined {
+      if (wc.status === IBV_WC_SUCCESS || wc.status === IBV_WC_WR_FLUSH_ERR) return undefined;
+      const qpEntry = qpEntryByNum(wc.qp_num);
+      const wr = qpEntry ? inFlight.get(qpEntry.handle)?.find((w) => w.wr_id === wc.wr_id) : undefined;
+      const posted = wr ? nameOf(ibv_wr_opcode, wr.opcode) : undefined;
+      const exact = explains(backend) ? backend.completionReason(wc) : undefined;
+      if (exact) return { reason: exact, source: "simulator", ...(posted && { posted }) };
+      if (!qpEntry) return undefined;
+      const qps = qpFacts();
+      const me = qps.find((q) => q.qp_num === wc.qp_num);
+      const sendSide = wr && objects.handleOf((qpEntry.obj as Qp).send_cq) === cq;
+      const reason = me
+        ? inferWcReason({ status: wc.status, qp: me, ...(sendSide && { wr }), qps, mrs: mrFacts() })
+        : undefined;
+      return reason ? { reason, source: "inferred", ...(posted && { posted }) } : undefined;
+    },
+
+    /** After a call succeeded: what it changes here, and the notices it earns. */
+    after(type: string, handle: number, method: string, args: unknown[], result: unknown): SessionNotice[] {
+      const notices: SessionNotice[] = [];
+      if (type === "context" && method === "createCq") {
+        const h = objects.handleOf(result);
+        if (h !== undefined) cqAsked.set(h, Number(args[0]));
+      } else if (type === "pd" && method === "createQp") {
+        const h = objects.handleOf(result);
+        const init = args[0] as QpInitAttr;
+        if (h !== undefined) {
+          const send_cq = objects.handleOf(init.send_cq);
+          const recv_cq = objects.handleOf(init.recv_cq);
+          qpAsked.set(h, {
+            send: Number(init.cap?.max_send_wr ?? 0),
+            recv: Number(init.cap?.max_recv_wr ?? 0),
+            ...(send_cq !== undefined && { send_cq }),
+            ...(recv_cq !== undefined && { recv_cq }),
+          });
+          for (const cq of new Set([send_cq, recv_cq]))
+            if (cq !== undefined) {
+              const n = cqNotice(cq);
+              if (n) notices.push(n);
+            }
+        }
+      } else if (type === "qp" && method === "modify") {
+        const [attr, mask] = args as [QpAttrInput, number];
+        const set = psnSet.get(handle) ?? {};
+        if (mask & IBV_QP_SQ_PSN && attr.sq_psn !== undefined) set.sq = attr.sq_psn;
+        if (mask & IBV_QP_RQ_PSN && attr.rq_psn !== undefined) set.rq = attr.rq_psn;
+        psnSet.set(handle, set);
+        if (attr.qp_state === IBV_QPS_RESET) {
+          inFlight.delete(handle);
+          recvs.delete(handle);
+        }
+      } else if (type === "qp" && method === "postSend") {
+        const wrs = (Array.isArray(args[0]) ? args[0] : [args[0]]) as SendWr[];
+        const list = inFlight.get(handle) ?? [];
+        for (const w of wrs) {
+          const length = (w.sg_list ?? []).reduce((n, s) => n + s.length, 0);
+          const remote = w.rdma ?? w.atomic;
+          list.push({
+            wr_id: w.wr_id ?? 0,
+            opcode: w.opcode,
+            length,
+            ...(remote && { remote_addr: remote.remote_addr, rkey: remote.rkey }),
+            sges: (w.sg_list ?? []).map((g) => ({ addr: g.addr, length: g.length, lkey: g.lkey })),
+            signaled: ((w.send_flags ?? 0) & IBV_SEND_SIGNALED) !== 0,
+            targets: targetsOf(w, length),
+          });
+        }
+        inFlight.set(handle, list);
+      } else if (type === "qp" && method === "postRecv") {
+        const wrs = (Array.isArray(args[0]) ? args[0] : [args[0]]) as RecvWr[];
+        const list = recvs.get(handle) ?? [];
+        for (const w of wrs) list.push((w.sg_list ?? []).reduce((n, g) => n + g.length, 0));
+        recvs.set(handle, list);
+      } else if (type === "qp" && method === "destroy") {
+        inFlight.delete(handle);
+        recvs.delete(handle);
+      } else if (type === "channel" && method === "getCqEvent" && result) {
+        const h = objects.handleOf(result);
+        if (h !== undefined) {
+          const ev = cqEvents.get(h) ?? { got: 0, acked: 0 };
+          ev.got++;
+          cqEvents.set(h, ev);
+        }
+      } else if (type === "cq" && method === "ackEvents") {
+        const ev = cqEvents.get(handle) ?? { got: 0, acked: 0 };
+        ev.acked += Number(args[0]);
+        cqEvents.set(handle, ev);
+      } else if (type === "mr" && method === "read") {
+        const offset = Number(args[0] ?? 0);
+        const mr = objects.entries().find((e) => e.handle === handle)?.obj as Mr;
+        const end = offset + Number(args[1] ?? mr.length - offset);
+        for (const [qh, list] of inFlight)
+          for (const w of list)
+            if (w.targets.some((t) => t.mr === handle && t.start < end && offset < t.end)) {
+              const qp = objects.entries().find((e) => e.handle === qh)!.obj as Qp;
+              notices.push({
+                id: "read_before_poll",
+                text:
+                  `${mrLabel(handle)}.read(${offset}, ${end - offset}) reads bytes that an ${opName(w.opcode)} ` +
+                  `(wr_id ${w.wr_id} on QP ${qp.qp_num}) changes, before its completion was polled. The simulator ` +
+                  `has already finished it, so they look final; on a real device they may still be on the way. ` +
+                  `Poll its completion first${w.signaled ? "" : " (it is unsignaled: poll a later signaled WR of that QP)"}.`,
+              });
+              return notices;
+            }
+      }
+      return notices;
+    },
+
+    /** A polled completion retires its WR (and the unsignaled ones before it). */
+    completed(cq: number, wc: Wc): void {
+      const e = qpEntryByNum(wc.qp_num);
+      if (e) retire(e.handle, cq, wc);
+    },
+  };
+}

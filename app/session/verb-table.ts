@@ -1,0 +1,126 @@
+/**
+ * The one table of what the call surface dispatches: for each kind of object, each method
+ * the contract (verbs/backend.ts) gives it, plus the few the session adds (`log`, MR
+ * `read`/`write`), with its C name and what the session does around it. The session looks
+ * calls up here and nowhere else, and the facade forwards exactly these methods, so a name
+ * such as `constructor`, `toString` or `__proto__` names nothing. The type below makes the
+ * table list every contract method and nothing more. Browser-safe.
+ */
+import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../../verbs/backend.js";
+import type { HandleType } from "./wire.js";
+
+/** What the session does around one method. */
+export interface VerbSpec {
+  /** The C function behind it; `verbslab_*` names what has no C verb. */
+  readonly verb: string;
+  /** The kind of object it returns (the session registers a handle for it). */
+  readonly creates?: HandleType;
+  /** It destroys its target. */
+  readonly destroys?: true;
+  /** Not a verb: no step gate, no snapshots (reading and writing MR bytes still get an event). */
+  readonly ungated?: true;
+  /** Traffic may move during it: counters are compared around it. */
+  readonly traffic?: true;
+}
+
+interface Contract {
+  verbs: VerbsBackend;
+  context: Context;
+  pd: Pd;
+  mr: Mr;
+  cq: Cq;
+  channel: CompChannel;
+  qp: Qp;
+  ah: Ah;
+}
+
+/** The session's own methods on an object, beside the contract's. */
+interface SessionMethods {
+  verbs: "log";
+  mr: "read" | "write";
+}
+/** Contract methods the facade answers itself, without a call (`mr.sge` builds an SGE from props). */
+interface LocalMethods {
+  mr: "sge";
+}
+
+type MethodsOf<T> = { [K in keyof T]-?: T[K] extends (...args: never[]) => unknown ? K : never }[keyof T] & string;
+type Dispatched<T extends HandleType> =
+  | Exclude<MethodsOf<Contract[T]>, T extends keyof LocalMethods ? LocalMethods[T] : never>
+  | (T extends keyof SessionMethods ? SessionMethods[T] : never);
+
+export type VerbTable = { readonly [T in HandleType]: { readonly [M in Dispatched<T>]: VerbSpec } };
+
+export const VERBS: VerbTable = {
+  verbs: {
+    getDeviceList: { verb: "ibv_get_device_list" },
+    openDevice: { verb: "ibv_open_device", creates: "context" },
+    now: { verb: "verbslab_now", ungated: true },
+    sleep: { verb: "verbslab_sleep", traffic: true },
+    log: { verb: "verbslab_log", ungated: true },
+  },
+  context: {
+    queryDevice: { verb: "ibv_query_device" },
+    queryPort: { verb: "ibv_query_port" },
+    queryGid: { verb: "ibv_query_gid" },
+    queryGidEx: { verb: "ibv_query_gid_ex" },
+    queryGidTable: { verb: "ibv_query_gid_table" },
+    queryPkey: { verb: "ibv_query_pkey" },
+    allocPd: { verb: "ibv_alloc_pd", creates: "pd" },
+    createCq: { verb: "ibv_create_cq", creates: "cq" },
+    createCompChannel: { verb: "ibv_create_comp_channel", creates: "channel" },
+    getAsyncEvent: { verb: "ibv_get_async_event", traffic: true },
+    queryCounters: { verb: "verbslab_query_counters" },
+    close: { verb: "ibv_close_device", destroys: true },
+  },
+  pd: {
+    regMr: { verb: "ibv_reg_mr", creates: "mr" },
+    createQp: { verb: "ibv_create_qp", creates: "qp" },
+    createAh: { verb: "ibv_create_ah", creates: "ah" },
+    dealloc: { verb: "ibv_dealloc_pd", destroys: true },
+  },
+  mr: {
+    read: { verb: "verbslab_mr_read", ungated: true },
+    write: { verb: "verbslab_mr_write", ungated: true },
+    dereg: { verb: "ibv_dereg_mr", destroys: true },
+  },
+  cq: {
+    poll: { verb: "ibv_poll_cq", traffic: true },
+    pollWait: { verb: "verbslab_poll_wait", traffic: true },
+    reqNotify: { verb: "ibv_req_notify_cq" },
+    ackEvents: { verb: "ibv_ack_cq_events" },
+    destroy: { verb: "ibv_destroy_cq", destroys: true },
+  },
+  channel: {
+    getCqEvent: { verb: "ibv_get_cq_event", traffic: true },
+    destroy: { verb: "ibv_destroy_comp_channel", destroys: true },
+  },
+  qp: {
+    modify: { verb: "ibv_modify_qp", traffic: true },
+    query: { verb: "ibv_query_qp" },
+    postSend: { verb: "ibv_post_send", traffic: true },
+    postRecv: { verb: "ibv_post_recv", traffic: true },
+    destroy: { verb: "ibv_destroy_qp", destroys: true },
+  },
+  ah: { destroy: { verb: "ibv_destroy_ah", destroys: true } },
+};
+
+/** The methods an object of `type` dispatches, in table order. */
+export function methodsOf(type: HandleType): readonly string[] {
+  return Object.keys(VERBS[type]);
+}
+
+/** The spec of `type.method`, or undefined when the table has no such method (own entries only). */
+export function verbSpec(type: HandleType, method: unknown): VerbSpec | undefined {
+  if (typeof method !== "string") return undefined;
+  const row = VERBS[type] as Readonly<Record<string, VerbSpec>>;
+  return Object.hasOwn(row, method) ? row[method] : undefined;
+}
+
+/** Method names (of any type) whose spec has `flag`: e.g. every method after which traffic may have moved. */
+export function methodsWith(flag: "traffic" | "ungated" | "destroys"): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const row of Object.values(VERBS) as Readonly<Record<string, VerbSpec>>[])
+    for (const [m, spec] of Object.entries(row)) if (spec[flag]) out.add(m);
+  return out;
+}

@@ -1,0 +1,87 @@
+import type { Verbs, VerbsQp } from "verbslab";
+import {
+  IBV_ACCESS_LOCAL_WRITE,
+  IBV_MTU_1024,
+  IBV_QPS_INIT,
+  IBV_QPS_RTR,
+  IBV_QPS_RTS,
+  IBV_QPT_RC,
+  IBV_QP_ACCESS_FLAGS,
+  IBV_QP_AV,
+  IBV_QP_DEST_QPN,
+  IBV_QP_MAX_DEST_RD_ATOMIC,
+  IBV_QP_MAX_QP_RD_ATOMIC,
+  IBV_QP_MIN_RNR_TIMER,
+  IBV_QP_PATH_MTU,
+  IBV_QP_PKEY_INDEX,
+  IBV_QP_PORT,
+  IBV_QP_RETRY_CNT,
+  IBV_QP_RNR_RETRY,
+  IBV_QP_RQ_PSN,
+  IBV_QP_SQ_PSN,
+  IBV_QP_STATE,
+  IBV_QP_TIMEOUT,
+  IBV_SEND_SIGNALED,
+  IBV_WR_SEND,
+} from "verbslab";
+
+export default async function main(verbs: Verbs) {
+  // Two RC queue pairs on the same device, connected to each other (lesson 5 explains each step).
+  const ctx = await verbs.openDevice("rxe0");
+  const gid = await ctx.queryGid(1, 0);
+  const pd = await ctx.allocPd();
+  const cq = await ctx.createCq(16);
+  const cap = { max_send_wr: 16, max_recv_wr: 16, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+  const a = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+  const b = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+  await connect(a, b.qp_num, gid);
+  await connect(b, a.qp_num, gid);
+
+  // 4 KB of registered memory on each side: the adapter reads src and writes dst directly.
+  const src = await pd.regMr(4096, IBV_ACCESS_LOCAL_WRITE);
+  const dst = await pd.regMr(4096, IBV_ACCESS_LOCAL_WRITE);
+  await src.write(0, "4 KB through verbs");
+
+  const before = (await ctx.queryCounters()).sent_pkts ?? 0;
+  await b.postRecv({ wr_id: 2, sg_list: [dst.sge()] });
+  // The mistake: no IBV_SEND_SIGNALED, so the SEND reports nothing when it is done.
+  await a.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: 0, sg_list: [src.sge()] });
+  const wcs = await cq.pollWait(2, 1000);
+  for (const wc of wcs) await verbs.log("wc", wc);
+
+  const after = (await ctx.queryCounters()).sent_pkts ?? 0;
+  await verbs.log("packets", after - before);
+  // What arrived in b's buffer (mr.read copies registered bytes out; C would just read the memory).
+  const received = await dst.read(0, 32);
+  await verbs.log("received", new TextDecoder().decode(received).replace(/\0+$/, ""));
+}
+
+/** RESET → INIT → RTR → RTS with ibv_rc_pingpong's values. */
+async function connect(qp: VerbsQp, remoteQpn: number, gid: string) {
+  await qp.modify(
+    { qp_state: IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: 0 },
+    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+  );
+  await qp.modify(
+    {
+      qp_state: IBV_QPS_RTR,
+      path_mtu: IBV_MTU_1024,
+      dest_qp_num: remoteQpn,
+      rq_psn: 0,
+      max_dest_rd_atomic: 1,
+      min_rnr_timer: 12,
+      ah_attr: { is_global: 1, port_num: 1, grh: { dgid: gid, sgid_index: 0, hop_limit: 1 } },
+    },
+    IBV_QP_STATE |
+      IBV_QP_AV |
+      IBV_QP_PATH_MTU |
+      IBV_QP_DEST_QPN |
+      IBV_QP_RQ_PSN |
+      IBV_QP_MAX_DEST_RD_ATOMIC |
+      IBV_QP_MIN_RNR_TIMER,
+  );
+  await qp.modify(
+    { qp_state: IBV_QPS_RTS, timeout: 14, retry_cnt: 7, rnr_retry: 7, sq_psn: 0, max_rd_atomic: 1 },
+    IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
+  );
+}

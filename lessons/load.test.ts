@@ -1,0 +1,36 @@
+/** Loading lessons from disk reads only plain files inside each lesson's own folder. */
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LESSONS_DIR, lessonFolders, loadLesson } from "./load.js";
+
+const root = mkdtempSync(join(tmpdir(), "verbslab-lessons-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("loading lessons", () => {
+  it("does not follow a symlinked lesson file or folder out of the lesson folder", () => {
+    const folder = lessonFolders()[0]!;
+    cpSync(join(LESSONS_DIR, folder), join(root, folder), { recursive: true });
+    expect(loadLesson(folder, root).lesson).toBeDefined();
+
+    const secret = join(root, "..", `verbslab-secret-${process.pid}.txt`);
+    writeFileSync(secret, "SECRET CONTENT");
+    try {
+      symlinkSync(secret, join(root, folder, "step-1.en.md.link"));
+      symlinkSync(secret, join(root, folder, "lesson-notes.md"));
+      const r = loadLesson(folder, root);
+      expect(r.problems.filter((p) => p.includes("symbolic link"))).toHaveLength(2);
+      expect(JSON.stringify(r)).not.toContain("SECRET CONTENT");
+
+      // A lesson folder that is itself a link (to a folder elsewhere) is not a lesson folder.
+      const elsewhere = join(root, "..", `verbslab-elsewhere-${process.pid}`);
+      mkdirSync(elsewhere, { recursive: true });
+      symlinkSync(elsewhere, join(root, "99-linked"));
+      expect(lessonFolders(root)).not.toContain("99-linked");
+      rmSync(elsewhere, { recursive: true, force: true });
+    } finally {
+      rmSync(secret, { force: true });
+    }
+  });
+});
