@@ -80,7 +80,7 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
               .filter((q) => q.failure)
               .map((q) => (
                 <p key={q.handle} className="mismatch" data-testid="connection-failure">
-                  QP {q.qp_num}: a WR failed with {wcStatusName(q.failure!.status)}
+                  {q.name}: a WR failed with {wcStatusName(q.failure!.status)}
                   {q.failure!.why ? (
                     <>
                       : {q.failure!.why.reason} <span className="why-source">({whySource(q.failure!.why)})</span>
