@@ -93,6 +93,11 @@ export interface ErrorData extends VerbsErrorDetails {
   verb?: string;
   /** For BridgeValidationError: where in the request the value was wrong. */
   path?: string;
+  /** The line and column of main.ts a learner program's error came from (the verb's call, or the throw), when known. */
+  line?: number;
+  column?: number;
+  /** The error is a verb's that the program called without `await` (nothing caught it). */
+  unawaited?: boolean;
 }
 
 // In the order VerbsError.toJSON always wrote them (transcripts on disk read the same).
@@ -105,6 +110,9 @@ const FIELDS = [
   ["attribute", "string"],
   ["badWrIndex", "number"],
   ["path", "string"],
+  ["line", "number"],
+  ["column", "number"],
+  ["unawaited", "boolean"],
 ] as const;
 
 /** Anything thrown as ErrorData. An object that already is ErrorData (a recorded or relayed error) is copied. */

@@ -270,9 +270,9 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
       r.finish(ok ? undefined : errorFromData(errorToData(error)));
       return r.outcome;
     },
-    "verbs.call": async ({ handle, method, args }) => {
+    "verbs.call": async ({ handle, method, args, source }) => {
       if (!session) await startSession(kind);
-      return { value: await session!.call(handle, method, args) };
+      return { value: await session!.call(handle, method, args, source) };
     },
     "gate.step": () => (session?.gate.step(), gateState()),
     "gate.continue": () => (session?.gate.continue(), gateState()),

@@ -244,6 +244,14 @@ export const requestSchemas = {
     handle: s.number({ integer: true, min: 0 }),
     method: s.string({ min: 1, max: 100 }),
     args: s.array(s.unknown(), { max: 64 }),
+    /** The line of main.ts that made the call (the runner reads it off the call's stack). */
+    source: s.optional(
+      s.object({
+        line: s.number({ integer: true, min: 1 }),
+        column: s.number({ integer: true, min: 1 }),
+        variable: s.optional(s.string({ min: 1, max: 100 })),
+      }),
+    ),
   }),
   /** Step gate: let the waiting verb through and pause before the next. */
   "gate.step": empty,

@@ -46,6 +46,7 @@ import {
   TRANSCRIPT_VERSION,
   type FieldChange,
   type Prediction,
+  type SourceSite,
   type QpSnapshot,
   type SessionNotice,
   type StateMove,
@@ -237,7 +238,7 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
-  async function call(handle: number, method: string, args: unknown[]): Promise<unknown> {
+  async function call(handle: number, method: string, args: unknown[], source?: SourceSite): Promise<unknown> {
     const entry = registry.get(handle);
     if (!entry) throw new TypeError(`no object with handle ${String(handle)} in this session`);
     const spec = verbSpec(entry.type, method);
@@ -247,7 +248,7 @@ export function createSession(options: SessionOptions): Session {
 
     if (method === "log") {
       const message = args.map((a) => (typeof a === "string" ? a : JSON.stringify(encodeValue(a, toRef)))).join(" ");
-      log(message);
+      log(message, source);
       return null;
     }
     if (method === "now") return backend.now();
@@ -263,7 +264,15 @@ export function createSession(options: SessionOptions): Session {
     const prediction = safePredict(entry, method, decoded);
 
     if (!spec.ungated) {
-      const pending: PendingCall = { seq, verb, target: targetRef, method, args: wireArgs };
+      const pending: PendingCall = {
+        seq,
+        verb,
+        target: targetRef,
+        method,
+        args: wireArgs,
+        ...(prediction && { prediction }),
+        ...(source && { source }),
+      };
       await gate.enter(pending);
     }
 
@@ -341,6 +350,7 @@ export function createSession(options: SessionOptions): Session {
       ...(created.length && { created }),
       ...(prediction && { prediction }),
       ...(check && { check }),
+      ...(source && { source }),
       qps,
       ...(moves.length && { moves }),
       ...(completions.length && { completions }),
@@ -470,8 +480,8 @@ export function createSession(options: SessionOptions): Session {
     return null;
   }
 
-  function log(message: string): void {
-    append({ kind: "log", seq: events.length + 1, clock: nowMs(), message });
+  function log(message: string, source?: SourceSite): void {
+    append({ kind: "log", seq: events.length + 1, clock: nowMs(), message, ...(source && { source }) });
     options.onLog?.(message);
   }
 

@@ -57,6 +57,17 @@ export interface Prediction {
   warnings: Pitfall[];
 }
 
+/**
+ * Where in the learner's program a call was made: 1-based line and column of main.ts (the
+ * TypeScript the learner wrote, not the JavaScript it compiled to), and the variable the
+ * call's result was assigned to, when the line says (`const a = await pd.createQp(…)` → "a").
+ */
+export interface SourceSite {
+  line: number;
+  column: number;
+  variable?: string;
+}
+
 /** How prediction and reality compared. Disagreements are kept and shown, never hidden. */
 export interface Check {
   agree: boolean;
@@ -108,6 +119,8 @@ export interface VerbEvent {
   created?: Ref[];
   prediction?: Prediction;
   check?: Check;
+  /** The line of the learner's program that made the call, when the runner could tell. */
+  source?: SourceSite;
   qps: QpSnapshot[];
   moves?: StateMove[];
   /**
@@ -126,6 +139,8 @@ export interface LogEvent {
   seq: number;
   clock: number;
   message: string;
+  /** The `verbs.log(…)` line of the learner's program, when the runner could tell. */
+  source?: SourceSite;
 }
 
 /** The program ended: normally, with an error, or stopped from the step gate. */
