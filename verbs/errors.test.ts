@@ -71,6 +71,15 @@ describe("ErrorData", () => {
     expect(back).not.toBeInstanceOf(VerbsError);
   });
 
+  it("keeps where in main.ts a program's error came from, on a rebuilt VerbsError too", () => {
+    const err = Object.assign(new VerbsError("ibv_post_send", errnos.EINVAL), { line: 12, column: 9, unawaited: true });
+    const data = throughJson(errorToData(err));
+    expect(data).toMatchObject({ line: 12, column: 9, unawaited: true });
+    const back = errorFromData(data) as VerbsError & { line?: number; column?: number; unawaited?: boolean };
+    expect(back).toBeInstanceOf(VerbsError);
+    expect([back.line, back.column, back.unawaited]).toEqual([12, 9, true]);
+  });
+
   it("turns a thrown non-Error into an Error with its text", () => {
     expect(errorToData("boom")).toEqual({ name: "Error", message: "boom" });
     expect(errorToData(42)).toEqual({ name: "Error", message: "42" });
