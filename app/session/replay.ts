@@ -9,7 +9,8 @@ import type { VerbsBackend } from "../../verbs/backend.js";
 import { createSession } from "./session.js";
 import type { Session, TranscriptSink } from "./session-types.js";
 import { objectsOf, resolveSymbols, symbolize } from "./symbols.js";
-import type { ErrorJson, Transcript, VerbEvent } from "./transcript.js";
+import type { ErrorData } from "../../verbs/errors.js";
+import type { Transcript, VerbEvent } from "./transcript.js";
 import { decodeValue, isRef, type Ref, type WireValue } from "./wire.js";
 
 export interface ReplayOptions {
@@ -37,7 +38,7 @@ export interface ReplayResult {
   divergences: Divergence[];
 }
 
-const outcomeOf = (e: { error?: ErrorJson }) => (e.error ? (e.error.code ?? e.error.name) : "ok");
+const outcomeOf = (e: { error?: ErrorData }) => (e.error ? (e.error.code ?? e.error.name) : "ok");
 
 export async function replayTranscript(
   t: Transcript,
@@ -86,7 +87,8 @@ async function replayVerb(
       // Refs stay refs (the session resolves handles); bigints and bytes become values again.
       return decodeValue(resolved, (r: Ref) => (isRef(r) ? { $handle: r.$handle, type: r.type } : r));
     });
-    await session.call(e.target.$handle, e.method, args);
+    // The same line of the same program made it: the replay's event keeps it (and the names it gives).
+    await session.call(e.target.$handle, e.method, args, e.source);
   } catch (err) {
     thrown = err;
   }

@@ -6,7 +6,7 @@
  * Versioning: `version` is bumped when a field changes meaning or goes away; new optional
  * fields may be added within a version (readers ignore what they do not know).
  */
-import type { VerbsErrorDetails } from "../../verbs/errors.js";
+import type { ErrorData } from "../../verbs/errors.js";
 import type { Pitfall } from "../../state-machines/qp.js";
 import type { QpAttr, Wc } from "../../verbs/types.js";
 import { MAX_DEPTH, nestingDepth, type HandleType, type Ref, type WireValue } from "./wire.js";
@@ -27,15 +27,6 @@ export interface TranscriptHeader {
   /** The learner program's file name or lesson id, if known. */
   program?: string;
 }
-
-/** A verbs error as JSON (VerbsError.toJSON), or a non-verbs error (TypeError, …) by name and message. */
-export type ErrorJson = {
-  name: string;
-  message: string;
-  verb?: string;
-  code?: string;
-  errno?: number;
-} & VerbsErrorDetails;
 
 /** One field of ibv_query_qp that differs between before and after ("ah_attr.grh.dgid"). */
 export interface FieldChange {
@@ -64,6 +55,17 @@ export interface Prediction {
   reason?: string;
   attribute?: string;
   warnings: Pitfall[];
+}
+
+/**
+ * Where in the learner's program a call was made: 1-based line and column of main.ts (the
+ * TypeScript the learner wrote, not the JavaScript it compiled to), and the variable the
+ * call's result was assigned to, when the line says (`const a = await pd.createQp(…)` → "a").
+ */
+export interface SourceSite {
+  line: number;
+  column: number;
+  variable?: string;
 }
 
 /** How prediction and reality compared. Disagreements are kept and shown, never hidden. */
@@ -112,11 +114,13 @@ export interface VerbEvent {
   /** Wall time the call took, in ms. Not reproducible: see WALL_TIME_FIELDS. */
   durationMs: number;
   result?: WireValue;
-  error?: ErrorJson;
+  error?: ErrorData;
   /** Objects the call created (their handles), so replays and exports can name them. */
   created?: Ref[];
   prediction?: Prediction;
   check?: Check;
+  /** The line of the learner's program that made the call, when the runner could tell. */
+  source?: SourceSite;
   qps: QpSnapshot[];
   moves?: StateMove[];
   /**
@@ -135,6 +139,8 @@ export interface LogEvent {
   seq: number;
   clock: number;
   message: string;
+  /** The `verbs.log(…)` line of the learner's program, when the runner could tell. */
+  source?: SourceSite;
 }
 
 /** The program ended: normally, with an error, or stopped from the step gate. */
@@ -143,7 +149,7 @@ export interface EndEvent {
   seq: number;
   clock: number;
   outcome: "ok" | "error" | "stopped";
-  error?: ErrorJson;
+  error?: ErrorData;
 }
 
 export type TranscriptEvent = VerbEvent | LogEvent | EndEvent;
