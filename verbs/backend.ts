@@ -105,7 +105,7 @@ export interface Context {
   createCompChannel(): CompChannel;
   /** ibv_get_async_event (with ibv_ack_async_event done for you); null when `timeoutMs` passes first. */
   getAsyncEvent(timeoutMs?: number): Promise<AsyncEvent | null>;
-  /** The port's hardware counters by rxe's names (see RXE_COUNTER_NAMES). */
+  /** The port's hardware counters by the driver's own names (rxe's: RXE_COUNTER_NAMES; others: see readCounter). */
   queryCounters(port_num?: number): PortCounters;
   /** ibv_close_device. Succeeds even with resources open, as libibverbs does. */
   close(): void;

@@ -236,7 +236,7 @@ export interface AsyncEvent {
   port_num?: number;
 }
 
-/** rxe's per-port hardware counters (/sys/class/infiniband/<dev>/ports/1/hw_counters), by file name. */
+/** A port's hardware counters (rxe: /sys/class/infiniband/<dev>/ports/1/hw_counters), by the driver's names. */
 export type PortCounters = Record<string, number>;
 
 /** The names rxe (Linux 6.1, rxe_hw_counters.c) gives its counters, in its order. */
