@@ -13,6 +13,7 @@ import verbsApi from "../../../session/verbs-api.ts?raw";
 export const VERBSLAB_ENTRY = `export * from "../../verbslab/verbs/constants.js";
 export { VerbsError, errnos, errnoName } from "../../verbslab/verbs/errors.js";
 export type * from "../../verbslab/verbs/types.js";
+export { RXE_COUNTER_NAMES, DRIVER_COUNTER_NAMES, counterName, readCounter } from "../../verbslab/verbs/types.js";
 export type * from "../../verbslab/app/session/verbs-api.js";
 `;
 
