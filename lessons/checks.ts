@@ -229,6 +229,15 @@ function wcFailure(c: WcCheck, run: RunRecord, n: number, count: NumberMatch): T
     const seen = expected({ en: `${n} matching completion(s)`, zh: `${n} 个匹配的完成` }, want);
     return { en: seen.en + polled.en, zh: seen.zh + polled.zh };
   }
+  if (run.wcs.length === 0 && run.thrown) {
+    // The program ended on an error before any completion came back: "await cq.poll" would
+    // send a learner whose program does poll looking for the wrong mistake.
+    const why = run.thrown.verb ? describeError(run.thrown) : same(run.thrown.message);
+    return {
+      en: `no completions were polled: the program stopped before (${why.en})`,
+      zh: `没有轮询到任何完成：程序在此之前就停止了（${why.zh}）`,
+    };
+  }
   if (run.wcs.length === 0)
     return {
       en: "no completions were polled (await cq.poll / cq.pollWait)",
