@@ -7,6 +7,8 @@
  * explanation and no "✓ Step passed"; then pastes the reference solution, sees every goal pass
  * and the banner, and goes on to the next step and the next lesson.
  */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCourse } from "../../lessons/load.js";
@@ -18,7 +20,7 @@ import {
   hasChromium,
   openLab,
   runAndWait,
-  screenshotOf,
+  resultsDir,
   selectLesson,
   setEditorCode,
   type Lab,
@@ -49,6 +51,27 @@ async function labelProblemsIn(page: Page, step: Step, lang: Language): Promise<
   );
   const labels = (await goalsShown(page)).map((g) => g.label);
   return screenLabelProblems(step, step.checks, labels, lang);
+}
+
+/** The goal list and, below it, the error the program ended with (if any): what the learner reads after Run. */
+async function goalsScreenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(resultsDir, { recursive: true });
+  await page.locator("[data-testid=checks]").scrollIntoViewIfNeeded();
+  // The error sits under the goals: bring it into the pane's view too (the goals' top stays when both fit).
+  if ((await page.locator(".lesson .bad-hint").count()) > 0)
+    await page.locator(".lesson .bad-hint").scrollIntoViewIfNeeded();
+  const boxes = await page.$$eval("[data-testid=checks], .lesson .bad-hint", (els) =>
+    els.map((e) => e.getBoundingClientRect()).map((r) => ({ top: r.top, bottom: r.bottom, left: r.left, right: r.right })),
+  );
+  const top = Math.max(0, Math.min(...boxes.map((b) => b.top)));
+  const left = Math.min(...boxes.map((b) => b.left));
+  const clip = {
+    x: left,
+    y: top,
+    width: Math.max(...boxes.map((b) => b.right)) - left,
+    height: Math.max(...boxes.map((b) => b.bottom)) - top,
+  };
+  await page.screenshot({ path: join(resultsDir, `${name}.png`), clip });
 }
 
 /** Mistakes driven per lesson, for the report at the end. */
@@ -114,7 +137,7 @@ describe.skipIf(!hasChromium)("a beginner takes the whole course (web mode, simu
               );
             }
             expect(await page.locator("[data-testid=step-passed]").count(), `${what}: "Step passed" shown`).toBe(0);
-            await screenshotOf(page, ".lesson", `beginner-${lesson.folder}-${step.number}-${b.id}`);
+            await goalsScreenshot(page, `beginner-${lesson.folder}-${step.number}-${b.id}`);
             mistakes.push(`${step.number}/${b.id}`);
           }
 
