@@ -61,7 +61,9 @@ async function goalsScreenshot(page: Page, name: string): Promise<void> {
   if ((await page.locator(".lesson .bad-hint").count()) > 0)
     await page.locator(".lesson .bad-hint").scrollIntoViewIfNeeded();
   const boxes = await page.$$eval("[data-testid=checks], .lesson .bad-hint", (els) =>
-    els.map((e) => e.getBoundingClientRect()).map((r) => ({ top: r.top, bottom: r.bottom, left: r.left, right: r.right })),
+    els
+      .map((e) => e.getBoundingClientRect())
+      .map((r) => ({ top: r.top, bottom: r.bottom, left: r.left, right: r.right })),
   );
   const top = Math.max(0, Math.min(...boxes.map((b) => b.top)));
   const left = Math.min(...boxes.map((b) => b.left));
