@@ -138,6 +138,14 @@ export function createSession(options: SessionOptions): Session {
   const listeners = new Set<(e: TranscriptEvent) => void>();
   let nextHandle = 1;
   let ended = false;
+  // Indexes, so that no verb costs more as the program holds more objects (a lesson can hold
+  // thousands of QPs): the live QPs and contexts by handle, QPs by number, each QP's last
+  // ibv_query_qp, and the QPs with send WRs in flight (the only ones that move on their own).
+  const liveQpEntries = new Map<number, Entry>();
+  const liveContexts = new Map<number, Entry>();
+  const byQpn = new Map<number, Entry>();
+  const known = new Map<number, QpAttr | null>();
+  const busy = new Set<number>();
 
   entries.set(ROOT_HANDLE, {
     handle: ROOT_HANDLE,
@@ -148,7 +156,15 @@ export function createSession(options: SessionOptions): Session {
   });
 
   // Failed completions explained, a hanging destroy refused, silent mistakes noticed (lookout.ts).
-  const lookout = createLookout({ entries: () => [...entries.values()], handleOf: (o) => handles.get(o) }, backend);
+  const lookout = createLookout(
+    {
+      entries: () => [...entries.values()],
+      handleOf: (o) => handles.get(o),
+      entry: (h) => entries.get(h),
+      qpByNum: (n) => byQpn.get(n),
+    },
+    backend,
+  );
 
   const header: TranscriptHeader = {
     kind: "header",
@@ -182,8 +198,11 @@ export function createSession(options: SessionOptions): Session {
     if (type === "qp") {
       const qp = obj as Qp;
       entry.model = createActor(qpMachine, { input: { qp_type: qp.qp_type } }).start();
-      entry.observed = safeQuery(qp)?.qp_state ?? 0;
+      entry.observed = queryQp(entry)?.qp_state ?? 0;
+      liveQpEntries.set(handle, entry);
+      byQpn.set(qp.qp_num, entry);
     }
+    if (type === "context") liveContexts.set(handle, entry);
     entries.set(handle, entry);
     handles.set(obj, handle);
     return ref;
@@ -249,10 +268,49 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
+  /** ibv_query_qp of a QP entry, remembered as its last known attributes. */
+  function queryQp(e: Entry): QpAttr | null {
+    const a = safeQuery(e.obj as Qp);
+    known.set(e.handle, a);
+    return a;
+  }
+
+  /** An object this call destroyed leaves the indexes. */
+  function forget(e: Entry): void {
+    liveQpEntries.delete(e.handle);
+    liveContexts.delete(e.handle);
+    busy.delete(e.handle);
+    if (e.type === "qp" && byQpn.get((e.obj as Qp).qp_num) === e) byQpn.delete((e.obj as Qp).qp_num);
+  }
+
+  /**
+   * The QPs a call can change, so the only ones queried around it: its own QP and the QP it
+   * points at (a send can move the responder to ERR), and, for a call during which traffic moves
+   * (a post, a poll, a sleep or pollWait that lets timers fire, an event wait), every QP with send
+   * WRs in flight and its peer: only those can move without a modify (a retry timer, a NAK, an
+   * error reply), and a poll reveals them whichever CQ they share. A QP with no sends of its own
+   * in flight and no busy peer does not move, so a program with thousands of idle QPs pays for
+   * the few it uses. On rxe a QP can also move between verbs; the model catches up (the move is
+   * recorded) the next time the QP is queried.
+   */
+  function qpsToWatch(entry: Entry, method: string): Entry[] {
+    const out = new Map<number, Entry>();
+    const withPeer = (e: Entry | undefined) => {
+      if (!e || e.destroyed) return;
+      out.set(e.handle, e);
+      const dest = known.get(e.handle)?.dest_qp_num;
+      const peer = dest ? byQpn.get(dest) : undefined;
+      if (peer && !peer.destroyed) out.set(peer.handle, peer);
+    };
+    if (entry.type === "qp") withPeer(entry);
+    if (TRAFFIC.has(method)) for (const h of busy) withPeer(liveQpEntries.get(h));
+    return [...out.values()].sort((x, y) => x.handle - y.handle);
+  }
+
   // Microsecond precision is all a clock here means (and keeps float noise out of transcripts).
   const nowMs = () => Math.round(backend.now() * 1000) / 1000;
 
-  const liveQps = () => [...entries.values()].filter((e) => e.type === "qp" && !e.destroyed);
+  const liveQps = () => [...liveQpEntries.values()];
 
   /** Turns incoming plain data (refs for objects) into what the backend takes. */
   function decodeArgs(args: unknown[]): unknown[] {
@@ -273,7 +331,8 @@ export function createSession(options: SessionOptions): Session {
       known_qpns: liveQps().map((e) => (e.obj as Qp).qp_num),
       peers: liveQps()
         .filter((e) => e !== qpEntry)
-        .map((e) => ({ qp_num: (e.obj as Qp).qp_num, dest_qp_num: safeQuery(e.obj as Qp)?.dest_qp_num ?? 0 })),
+        // Each QP's last query: dest_qp_num changes only by a modify of that QP, which queries it.
+        .map((e) => ({ qp_num: (e.obj as Qp).qp_num, dest_qp_num: known.get(e.handle)?.dest_qp_num ?? 0 })),
     };
     try {
       const context = qp.pd.context;
@@ -323,7 +382,7 @@ export function createSession(options: SessionOptions): Session {
         };
       const wrs = (Array.isArray(args[0]) ? args[0] : [args[0]]) as SendWr[];
       const me = safeQuery(qp);
-      const peerEntry = liveQps().find((e) => me && (e.obj as Qp).qp_num === me.dest_qp_num);
+      const peerEntry = me ? byQpn.get(me.dest_qp_num) : undefined;
       const peer = peerEntry ? safeQuery(peerEntry.obj as Qp) : null;
       const warnings = predictPostSend(qp.qp_type, wrs, {
         ...(me && { max_rd_atomic: me.max_rd_atomic }),
@@ -394,7 +453,8 @@ export function createSession(options: SessionOptions): Session {
 
     const snapshots = !spec.ungated;
     const qpsBefore = new Map<number, QpAttr | null>();
-    if (snapshots) for (const e of liveQps()) qpsBefore.set(e.handle, safeQuery(e.obj as Qp));
+    const watched = snapshots ? qpsToWatch(entry, method) : [];
+    for (const e of watched) qpsBefore.set(e.handle, queryQp(e));
     const clock = nowMs();
     const t0 = wall();
     let result: unknown;
@@ -416,7 +476,10 @@ export function createSession(options: SessionOptions): Session {
       created.push(register(result, spec.creates));
       if (spec.creates === "context") watch.opened(result as Context);
     }
-    if (!failed && spec.destroys) entry.destroyed = true;
+    if (!failed && spec.destroys) {
+      entry.destroyed = true;
+      forget(entry);
+    }
     const notices: SessionNotice[] = failed ? [] : lookout.after(entry.type, handle, method, decoded, result);
 
     const completions: NonNullable<VerbEvent["completions"]> = [];
@@ -426,18 +489,21 @@ export function createSession(options: SessionOptions): Session {
         completions.push({ cq: handle, wc, ...(why && { why }) });
         lookout.completed(handle, wc);
       }
+    // A QP is busy while send WRs it posted are in flight (retired by their completions, a reset, a destroy).
+    if (!failed && entry.type === "qp" && method === "postSend" && !entry.destroyed) busy.add(handle);
+    for (const h of busy) if (!lookout.sendsInFlight(h)) busy.delete(h);
 
     // Snapshots after, the model's view, and state moves without a modify.
     const qps: QpSnapshot[] = [];
     const moves: StateMove[] = [];
     let check: Check | undefined;
     if (snapshots) {
-      for (const e of [...entries.values()].filter((x) => x.type === "qp")) {
+      const createdQps = created.flatMap((r) => (r.type === "qp" ? [entries.get(r.$handle)!] : []));
+      for (const e of [...watched, ...createdQps]) {
         const had = qpsBefore.has(e.handle);
-        if (!had && !created.some((r) => r.$handle === e.handle)) continue;
         const qp = e.obj as Qp;
         const before = had ? qpsBefore.get(e.handle)! : null;
-        const after = e.destroyed ? null : safeQuery(qp);
+        const after = e.destroyed ? null : queryQp(e);
         // A QP created or destroyed by this call has no field-by-field diff: its snapshot says it all.
         const changes = before && after ? diffFields(before, after) : [];
         if (changes.length || e.handle === handle || !before !== !after)
@@ -492,7 +558,7 @@ export function createSession(options: SessionOptions): Session {
 
     if (prediction) {
       const entryQp = entry.obj as Qp;
-      const after = entry.destroyed ? null : safeQuery(entryQp);
+      const after = entry.destroyed ? null : known.has(handle) ? known.get(handle)! : safeQuery(entryQp);
       const from = qpsBefore.get(handle)?.qp_state ?? prediction.state;
       // For modify the outcome is a state; for posts, only whether the call is accepted.
       const expected =
@@ -523,11 +589,7 @@ export function createSession(options: SessionOptions): Session {
     }
 
     const counters = TRAFFIC.has(method)
-      ? watch.changes(
-          [...entries.values()]
-            .filter((e) => e.type === "context" && !e.destroyed)
-            .map((e) => ({ handle: e.handle, ctx: e.obj as Context })),
-        )
+      ? watch.changes([...liveContexts.values()].map((e) => ({ handle: e.handle, ctx: e.obj as Context })))
       : [];
 
     const event: VerbEvent = {
