@@ -9,7 +9,7 @@ import type { VerbsBackend } from "../../verbs/backend.js";
 import { createSession } from "./session.js";
 import type { Session, TranscriptSink } from "./session-types.js";
 import { objectsOf, resolveSymbols, symbolize } from "./symbols.js";
-import type { ErrorJson, Transcript, VerbEvent } from "./transcript.js";
+import type { ErrorJson, Transcript, TranscriptEvent, VerbEvent } from "./transcript.js";
 import { decodeValue, isRef, type Ref, type WireValue } from "./wire.js";
 
 export interface ReplayOptions {
@@ -76,7 +76,9 @@ async function replayVerb(
   propsNow: (h: number) => { [key: string]: WireValue } | undefined,
   divergences: Divergence[],
 ): Promise<void> {
-  const before = session.events().length;
+  // The event this call appends, if it reached the backend (seen as it is appended: O(1)).
+  let mine: TranscriptEvent | undefined;
+  const off = session.subscribe((ev) => (mine = ev));
   let thrown: unknown;
   try {
     // An argument naming an object the replay lacks (its create failed this time) cannot be
@@ -90,7 +92,7 @@ async function replayVerb(
   } catch (err) {
     thrown = err;
   }
-  const mine = session.events().length > before ? session.events().at(-1) : undefined;
+  off();
   if (mine?.kind !== "verb") {
     // The call never reached the backend (a stopped gate, a handle the replay does not have).
     divergences.push({

@@ -40,6 +40,8 @@ import {
   type PendingCall,
 } from "./session-types.js";
 import {
+  compactLineWriter,
+  parseTranscript,
   TRANSCRIPT_SCHEMA,
   TRANSCRIPT_VERSION,
   type Check,
@@ -65,6 +67,13 @@ import {
   type WireValue,
 } from "./wire.js";
 import { counterWatch } from "./counter-watch.js";
+
+/**
+ * Events kept in memory when the sink can read its lines back (a file): the recent ones, so
+ * that a program of a million verbs records in bounded memory; the earlier ones are read back
+ * from the sink when the whole transcript is asked for.
+ */
+export const KEEP_EVENTS = 2000;
 
 /** Calls after which traffic may have moved: counters are read after them (counter-watch.ts; from the one table). */
 const TRAFFIC = methodsWith("traffic");
@@ -176,11 +185,27 @@ export function createSession(options: SessionOptions): Session {
     ...(options.program !== undefined && { program: options.program }),
   };
   sink?.append(JSON.stringify(header) + "\n");
+  const writeLine = compactLineWriter();
+  const keep = Math.max(1, options.keepEvents ?? KEEP_EVENTS);
+  /** Events left only in the sink (the oldest first); `events` holds the ones after them. */
+  let dropped = 0;
+  const eventCount = () => dropped + events.length;
 
   function append(e: TranscriptEvent): void {
     events.push(e);
-    sink?.append(JSON.stringify(e) + "\n");
+    sink?.append(writeLine(e));
+    // Trimmed in batches, so each event is moved about once.
+    if (sink?.read && events.length >= 2 * keep) {
+      dropped += events.length - keep;
+      events.splice(0, events.length - keep);
+    }
     for (const l of listeners) l(e);
+  }
+
+  /** Every event so far: from memory, or read back from the sink once some were let go. */
+  function allEvents(): TranscriptEvent[] {
+    if (dropped === 0) return events.slice();
+    return parseTranscript(sink!.read!()).events;
   }
 
   /** A contract object to its ref (bare: handle and type). */
@@ -437,7 +462,7 @@ export function createSession(options: SessionOptions): Session {
     if (method === "now") return backend.now();
     if (ended) throw new SessionStoppedError();
 
-    const seq = events.length + 1;
+    const seq = eventCount() + 1;
     const wireArgs = args.map((a) => encodeValue(a, toRef, EVENT_BYTES_MAX));
     // A zeroed buffer is recorded as its length (what regMr(n) registers), not as n bytes of hex.
     if (method === "regMr" && isZeroed(args[0]))
@@ -670,7 +695,7 @@ export function createSession(options: SessionOptions): Session {
   }
 
   function log(message: string): void {
-    append({ kind: "log", seq: events.length + 1, clock: nowMs(), message });
+    append({ kind: "log", seq: eventCount() + 1, clock: nowMs(), message });
     options.onLog?.(message);
   }
 
@@ -679,11 +704,12 @@ export function createSession(options: SessionOptions): Session {
     ended = true;
     append({
       kind: "end",
-      seq: events.length + 1,
+      seq: eventCount() + 1,
       clock: nowMs(),
       outcome,
       ...(error !== undefined && { error: errorJson(error) }),
     });
+    sink?.close?.();
   }
 
   const session: Session = {
@@ -692,8 +718,9 @@ export function createSession(options: SessionOptions): Session {
     header,
     call,
     verbs: undefined as never,
-    events: () => events.slice(),
-    transcript: () => ({ header, events: events.slice() }),
+    events: allEvents,
+    eventCount,
+    transcript: () => ({ header, events: allEvents() }),
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
