@@ -346,16 +346,19 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
 
   function rebuildError(data: unknown): Error {
     const d = (data ?? {}) as Record<string, unknown>;
+    // The program's line in main.ts rides along into the transcript's end event.
+    const site = typeof d.line === "number" && typeof d.column === "number" ? { line: d.line, column: d.column } : {};
     if (typeof d.verb === "string" && typeof d.errno === "number") {
-      return new VerbsError(d.verb, d.errno, {
+      const e = new VerbsError(d.verb, d.errno, {
         ...(typeof d.reason === "string" && { reason: d.reason }),
         ...(typeof d.attribute === "string" && { attribute: d.attribute }),
         ...(typeof d.badWrIndex === "number" && { badWrIndex: d.badWrIndex }),
       });
+      return Object.assign(e, site);
     }
-    return named(
-      typeof d.name === "string" ? d.name : "Error",
-      typeof d.message === "string" ? d.message : String(data),
+    return Object.assign(
+      named(typeof d.name === "string" ? d.name : "Error", typeof d.message === "string" ? d.message : String(data)),
+      site,
     );
   }
 
@@ -405,9 +408,9 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
       r.finish(ok ? undefined : rebuildError(error));
       return r.outcome;
     },
-    "verbs.call": async ({ handle, method, args }) => {
+    "verbs.call": async ({ handle, method, args, source }) => {
       if (!session) await startSession(kind);
-      return { value: await session!.call(handle, method, args) };
+      return { value: await session!.call(handle, method, args, source) };
     },
     "gate.step": () => (session?.gate.step(), gateState()),
     "gate.continue": () => (session?.gate.continue(), gateState()),

@@ -85,6 +85,11 @@ export interface BridgeErrorData {
   path?: string;
   /** Learner-code stack (line numbers into the editor), when known. */
   stack?: string;
+  /** The line and column of main.ts the error came from (the verb's call, or the throw), when known. */
+  line?: number;
+  column?: number;
+  /** The error is a verb's that the program called without `await` (nothing caught it). */
+  unawaited?: boolean;
 }
 
 /** The step gate, as the session reports it. */
@@ -262,6 +267,14 @@ export const requestSchemas = {
     handle: s.number({ integer: true, min: 0 }),
     method: s.string({ min: 1, max: 100 }),
     args: s.array(s.unknown(), { max: 64 }),
+    /** The line of main.ts that made the call (the runner reads it off the call's stack). */
+    source: s.optional(
+      s.object({
+        line: s.number({ integer: true, min: 1 }),
+        column: s.number({ integer: true, min: 1 }),
+        variable: s.optional(s.string({ min: 1, max: 100 })),
+      }),
+    ),
   }),
   /** Step gate: let the waiting verb through and pause before the next. */
   "gate.step": empty,
@@ -488,7 +501,9 @@ export function errorData(err: unknown): BridgeErrorData {
     };
     for (const k of ["code", "verb", "reason", "attribute", "path", "stack"] as const)
       if (typeof e[k] === "string") out[k] = e[k] as string;
-    for (const k of ["errno", "badWrIndex"] as const) if (typeof e[k] === "number") out[k] = e[k] as number;
+    for (const k of ["errno", "badWrIndex", "line", "column"] as const)
+      if (typeof e[k] === "number") out[k] = e[k] as number;
+    if (e.unawaited === true) out.unawaited = true;
     return out;
   }
   return { name: "Error", message: String(err) };

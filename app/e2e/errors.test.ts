@@ -72,10 +72,11 @@ describe.skipIf(!hasChromium)("bad input and failures: a clear message, nothing 
     const t = JSON.parse((await downloadOf(page, "button[data-export=json]")).text) as {
       events: { kind: string; outcome?: string; error?: { message: string } }[];
     };
+    // With the line and column of main.ts it came from (the throw's).
     expect(t.events.at(-1)).toMatchObject({
       kind: "end",
       outcome: "error",
-      error: { message: "my own bug: forgot to create the CQ" },
+      error: { message: "my own bug: forgot to create the CQ (main.ts line 6, column 9)", line: 6, column: 9 },
     });
     expect(await plain(page)).toBe(THROWS);
     expect(await page.isEnabled("button[data-action=run]")).toBe(true);

@@ -141,10 +141,18 @@ export async function setEditorCode(page: Page, code: string): Promise<void> {
   }, code);
 }
 
+/** The program as the editor draws it, without the outcomes the stepper writes after lines (.vl-result). */
 export async function editorText(page: Page): Promise<string> {
   return page.evaluate(() => {
     const lines = [...document.querySelectorAll(".monaco-editor .view-line")] as HTMLElement[];
-    return lines.map((l) => l.innerText).join("\n");
+    return lines
+      .map((l) => {
+        if (!l.querySelector(".vl-result")) return l.innerText;
+        const copy = l.cloneNode(true) as HTMLElement;
+        for (const r of copy.querySelectorAll(".vl-result")) r.remove();
+        return copy.textContent ?? "";
+      })
+      .join("\n");
   });
 }
 

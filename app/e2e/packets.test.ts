@@ -119,7 +119,8 @@ describe.skipIf(!hasChromium)("the packet timeline in Chromium (web mode, simula
     ]);
     expect(rows[0]).toMatch(/^0\.000/);
     const lanes = await page.locator(".pt-head .pt-lane-name").allTextContents();
-    expect(lanes).toEqual(["qp0 QP 17 rxe0", "qp1 QP 18 rxe0"]);
+    // Each lane by the QP's one name: the program's variable and the QPN.
+    expect(lanes).toEqual(["a (QP 0x11) rxe0", "b (QP 0x12) rxe0"]);
     // Hovering a packet gives every header field.
     const title = await page.locator(".pt-row.pt-request").first().getAttribute("title");
     expect(title).toMatch(

@@ -72,7 +72,7 @@ describe.skipIf(!hasChromium)("a remote error explained on the main view", () =>
     await failure.waitFor();
     expect(await failure.getAttribute("data-status")).toBe("IBV_WC_REM_ACCESS_ERR");
     const text = (await failure.textContent()) ?? "";
-    expect(text).toMatch(/QP \d+: IBV_WC_REM_ACCESS_ERR \(wr_id 7, RDMA_WRITE\)/);
+    expect(text).toMatch(/QP 0x[0-9a-f]+\)?: IBV_WC_REM_ACCESS_ERR \(wr_id 7, RDMA_WRITE\)/);
     expect(text).toMatch(/\(64 bytes\) is outside the MR/);
     expect(text).toContain("exact: the simulator's responder");
     expect(await page.locator("[data-testid=wc-failure-badge]").textContent()).toBe("✗ REM_ACCESS_ERR");

@@ -71,10 +71,10 @@ describe.skipIf(!hasChromium)("the views mid bring-up", () => {
         .locator(".query-table th")
         .nth(1 + [...columns].find((i) => i >= 0)!)
         .textContent()) ?? "";
-    const qpn = /QP (\d+)/.exec(moved)?.[1];
-    expect(await page.locator(".qp-diagram .node[data-state=RTR] .chip:not(.ghost)").allTextContents()).toEqual([
-      `QP ${qpn}`,
-    ]);
+    // The same name in both: the learner's variable and the QPN (model/names.ts).
+    const name = /^(?:\S+ )?\(?QP 0x[0-9a-f]+\)?/.exec(moved)?.[0];
+    expect(name).toBeDefined();
+    expect(await page.locator(".qp-diagram .node[data-state=RTR] .chip:not(.ghost)").allTextContents()).toEqual([name]);
     expect(await page.getAttribute(".qp-diagram .node.current", "data-state")).toBe("INIT");
     expect(await page.locator("[data-testid=paused-before]").textContent()).toMatch(/modify\(.*RTR/);
     await screenshot(page, "08-query-table-diff");

@@ -88,7 +88,8 @@ async function replayVerb(
       // Refs stay refs (the session resolves handles); bigints and bytes become values again.
       return decodeValue(resolved, (r: Ref) => (isRef(r) ? { $handle: r.$handle, type: r.type } : r));
     });
-    await session.call(e.target.$handle, e.method, args);
+    // The same line of the same program made it: the replay's event keeps it (and the names it gives).
+    await session.call(e.target.$handle, e.method, args, e.source);
   } catch (err) {
     thrown = err;
   }

@@ -3,7 +3,7 @@
  * checks program against. Browser-safe types only.
  */
 import type { VerbsBackend } from "../../verbs/backend.js";
-import type { Transcript, TranscriptEvent, TranscriptHeader } from "./transcript.js";
+import type { Prediction, SourceSite, Transcript, TranscriptEvent, TranscriptHeader } from "./transcript.js";
 import type { Verbs } from "./verbs-api.js";
 import type { CallSurface, HandleType, WireValue } from "./wire.js";
 
@@ -45,6 +45,13 @@ export interface PendingCall {
   target: { $handle: number; type: HandleType };
   method: string;
   args: WireValue[];
+  /**
+   * The model's word on the call, made before the gate with the facts the session has (the
+   * port, its GID table, the other QPs): the same prediction the call's event will carry.
+   */
+  prediction?: Prediction;
+  /** The line of the learner's program that made the call. */
+  source?: SourceSite;
 }
 
 export type GateMode = "run" | "step";
@@ -92,7 +99,7 @@ export interface Session extends CallSurface {
    * as "qp3" are accepted), args plain data with Refs for objects. Resolves with the result
    * (Refs for created objects); rejects with the VerbsError (or TypeError) the verb threw.
    */
-  call(target: number | string | null, method: string, args: unknown[]): Promise<unknown>;
+  call(target: number | string | null, method: string, args: unknown[], source?: SourceSite): Promise<unknown>;
   readonly backend: VerbsBackend;
   /** The learner facade over this session, in-process (CLI, lesson checks, tests). */
   readonly verbs: Verbs;

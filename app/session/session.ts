@@ -48,6 +48,7 @@ import {
   type ErrorJson,
   type FieldChange,
   type Prediction,
+  type SourceSite,
   type QpSnapshot,
   type SessionNotice,
   type StateMove,
@@ -91,8 +92,8 @@ interface Entry {
 }
 
 function errorJson(e: unknown): ErrorJson {
-  if (e instanceof VerbsError) return e.toJSON();
-  if (e instanceof Error) return { name: e.name, message: e.message };
+  if (e instanceof VerbsError) return { ...e.toJSON(), ...errorSite(e) };
+  if (e instanceof Error) return { name: e.name, message: e.message, ...errorSite(e) };
   // Already JSON (a recorded error being replayed, or one that crossed the bridge).
   if (
     e &&
@@ -102,6 +103,12 @@ function errorJson(e: unknown): ErrorJson {
   )
     return { ...(e as ErrorJson) };
   return { name: "Error", message: String(e) };
+}
+
+/** The main.ts line and column a learner program's error came from, when its runner put them on it. */
+function errorSite(e: Error): Pick<ErrorJson, "line" | "column"> {
+  const { line, column } = e as { line?: unknown; column?: unknown };
+  return typeof line === "number" && typeof column === "number" ? { line, column } : {};
 }
 
 /** The fields of two query results that differ, by dotted path. */
@@ -445,7 +452,12 @@ export function createSession(options: SessionOptions): Session {
     return `${outcome}${reason ? `: ${reason}` : ""}`;
   }
 
-  async function call(target: number | string | null, method: string, args: unknown[]): Promise<unknown> {
+  async function call(
+    target: number | string | null,
+    method: string,
+    args: unknown[],
+    source?: SourceSite,
+  ): Promise<unknown> {
     const handle = handleNumber(target);
     const entry = entries.get(handle);
     if (!entry) throw new TypeError(`no object with handle ${String(target)} in this session`);
@@ -456,7 +468,7 @@ export function createSession(options: SessionOptions): Session {
 
     if (method === "log") {
       const message = args.map((a) => (typeof a === "string" ? a : JSON.stringify(encodeValue(a, toRef)))).join(" ");
-      log(message);
+      log(message, source);
       return null;
     }
     if (method === "now") return backend.now();
@@ -472,7 +484,15 @@ export function createSession(options: SessionOptions): Session {
     const prediction = safePredict(entry, method, decoded);
 
     if (!spec.ungated) {
-      const pending: PendingCall = { seq, verb, target: targetRef, method, args: wireArgs };
+      const pending: PendingCall = {
+        seq,
+        verb,
+        target: targetRef,
+        method,
+        args: wireArgs,
+        ...(prediction && { prediction }),
+        ...(source && { source }),
+      };
       await gate.enter(pending);
     }
 
@@ -632,6 +652,7 @@ export function createSession(options: SessionOptions): Session {
       ...(created.length && { created }),
       ...(prediction && { prediction }),
       ...(check && { check }),
+      ...(source && { source }),
       qps,
       ...(moves.length && { moves }),
       ...(completions.length && { completions }),
@@ -694,8 +715,8 @@ export function createSession(options: SessionOptions): Session {
     return null;
   }
 
-  function log(message: string): void {
-    append({ kind: "log", seq: eventCount() + 1, clock: nowMs(), message });
+  function log(message: string, source?: SourceSite): void {
+    append({ kind: "log", seq: eventCount() + 1, clock: nowMs(), message, ...(source && { source }) });
     options.onLog?.(message);
   }
 

@@ -40,6 +40,9 @@ export type ErrorJson = {
   verb?: string;
   code?: string;
   errno?: number;
+  /** Where in main.ts a learner program's error came from (the verb's call, or the throw). */
+  line?: number;
+  column?: number;
 } & VerbsErrorDetails;
 
 /** One field of ibv_query_qp that differs between before and after ("ah_attr.grh.dgid"). */
@@ -69,6 +72,17 @@ export interface Prediction {
   reason?: string;
   attribute?: string;
   warnings: Pitfall[];
+}
+
+/**
+ * Where in the learner's program a call was made: 1-based line and column of main.ts (the
+ * TypeScript the learner wrote, not the JavaScript it compiled to), and the variable the
+ * call's result was assigned to, when the line says (`const a = await pd.createQp(…)` → "a").
+ */
+export interface SourceSite {
+  line: number;
+  column: number;
+  variable?: string;
 }
 
 /** How prediction and reality compared. Disagreements are kept and shown, never hidden. */
@@ -122,6 +136,8 @@ export interface VerbEvent {
   created?: Ref[];
   prediction?: Prediction;
   check?: Check;
+  /** The line of the learner's program that made the call, when the runner could tell. */
+  source?: SourceSite;
   qps: QpSnapshot[];
   moves?: StateMove[];
   /**
@@ -140,6 +156,8 @@ export interface LogEvent {
   seq: number;
   clock: number;
   message: string;
+  /** The `verbs.log(…)` line of the learner's program, when the runner could tell. */
+  source?: SourceSite;
 }
 
 /** The program ended: normally, with an error, or stopped from the step gate. */

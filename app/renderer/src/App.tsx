@@ -21,6 +21,8 @@ import { TranscriptPane, type ExportFormat } from "./panes/TranscriptPane.js";
 import { LogPane } from "./panes/LogPane.js";
 import { Notices } from "./panes/Notices.js";
 import { Progress } from "./panes/Progress.js";
+import type { CompiledProgram } from "./runner/protocol.js";
+import type { SourceSite } from "../../session/transcript.js";
 import { ResizeHandle } from "./panes/ResizeHandle.js";
 import { usePaneSizes } from "./lab/usePaneSizes.js";
 import { createCodeSaver } from "./lab/code-saver.js";
@@ -64,6 +66,7 @@ function EditorLoading() {
   return <div className="panel-body muted">{useStrings().editorLoading}</div>;
 }
 const EDITOR_LOADING = <EditorLoading />;
+const NO_RESULTS: never[] = [];
 
 export interface AppProps {
   store: LabStore;
@@ -101,7 +104,10 @@ function Lab({
   // Notices are written in the language of the moment they appear.
   const t = STRINGS[lang];
   const [codeByStep, setCodeByStep] = useState<Record<string, string>>({});
-  const [compile, setCompile] = useState<(() => Promise<string>) | null>(null);
+  const [compile, setCompile] = useState<(() => Promise<CompiledProgram>) | null>(null);
+  // A line a transcript or log row asked the editor to show (`at` tells two clicks on one row apart).
+  const [reveal, setReveal] = useState<(SourceSite & { at: number }) | undefined>();
+  const onSource = useCallback((s: SourceSite) => setReveal({ ...s, at: performance.now() }), []);
   const [verdict, setVerdict] = useState<Verdict | undefined>();
   const [breakIt, setBreakIt] = useState<string | null>(null);
   const [backends, setBackends] = useState<BackendChoice[] | null>(null);
@@ -251,7 +257,7 @@ function Lab({
     setVerdict(undefined);
   }, []);
   const onReset = useCallback(() => void reset(), [reset]);
-  const onReady = useCallback((c: () => Promise<string>) => setCompile(() => c), []);
+  const onReady = useCallback((c: () => Promise<CompiledProgram>) => setCompile(() => c), []);
   const onDismiss = useCallback((id: number) => store.dismiss(id), [store]);
   const onExport = useCallback(
     async (format: ExportFormat) => {
@@ -290,15 +296,31 @@ function Lab({
   );
 
   const lastSeq = state.events[state.events.length - 1]?.seq ?? 0;
+  // The panes belong to the step whose program ran last: on another step its results are marked
+  // as from before, and the editor (now showing another program) points at none of its lines.
+  const ranStep = useRef<string | null>(null);
+  if (runner.running) ranStep.current = stepKey;
+  const stale = ranStep.current !== null && ranStep.current !== stepKey && state.events.length > 0;
+  const pausedSource = state.gate?.pending?.source;
+  const onPausedLine = useCallback(() => pausedSource && onSource(pausedSource), [pausedSource, onSource]);
+  const errorAt = useMemo(
+    () =>
+      runner.error?.line !== undefined && runner.error.column !== undefined
+        ? { line: runner.error.line, column: runner.error.column, message: runner.error.message }
+        : undefined,
+    [runner.error],
+  );
   return (
     <div
       className="app"
       data-seq={lastSeq}
       data-snapshot-seq={state.snapshot?.seq ?? 0}
       data-gate-seq={state.gate?.pending?.seq ?? 0}
+      data-gate-line={pausedSource?.line ?? 0}
       data-paused={String(runner.paused)}
       data-running={String(runner.running)}
       data-runs={runner.finished}
+      data-stale={String(stale)}
     >
       <TopBar
         lessons={course.lessons}
@@ -343,6 +365,9 @@ function Lab({
               running={runner.running}
               paused={runner.paused}
               pausedBefore={view.pausedBefore?.detail}
+              pausedLine={pausedSource?.line}
+              onPausedLine={onPausedLine}
+              typeErrors={runner.typeErrors}
               onRun={run}
               onStep={stepOnce}
               onContinue={cont}
@@ -351,12 +376,26 @@ function Lab({
             />
             {editorMayOpen ? (
               <Suspense fallback={EDITOR_LOADING}>
-                <EditorPane code={code} onChange={setCode} onReady={onReady} onShortcut={shortcut} />
+                <EditorPane
+                  code={code}
+                  onChange={setCode}
+                  onReady={onReady}
+                  onShortcut={shortcut}
+                  pausedAt={pausedSource}
+                  lineResults={stale ? NO_RESULTS : view.lineResults}
+                  errorAt={stale ? undefined : errorAt}
+                  reveal={stale ? undefined : reveal}
+                />
               </Suspense>
             ) : (
               EDITOR_LOADING
             )}
-            <ErrorBanner error={runner.error} />
+            {stale && (
+              <div className="notice" data-testid="stale-results">
+                The views show the last run, from another step: run this step&apos;s program to replace them.
+              </div>
+            )}
+            <ErrorBanner error={stale ? undefined : runner.error} />
             {state.progress && (
               <div className="panel-body">
                 <Progress
@@ -372,12 +411,19 @@ function Lab({
               {
                 id: "transcript",
                 label: t.transcript(view.transcript.length),
-                render: () => <TranscriptPane rows={view.transcript} onExport={onExport} onImport={onImport} />,
+                render: () => (
+                  <TranscriptPane
+                    rows={view.transcript}
+                    onExport={onExport}
+                    onImport={onImport}
+                    onSource={stale ? undefined : onSource}
+                  />
+                ),
               },
               {
                 id: "log",
                 label: t.log(view.logs.length),
-                render: () => <LogPane lines={view.logs} />,
+                render: () => <LogPane lines={view.logs} onSource={stale ? undefined : onSource} />,
               },
             ]}
           />

@@ -19,13 +19,16 @@ export function useLabView(state: LabState): LabView {
   const last = useRef<LabView | null>(null);
   const builder = useRef<ViewBuilder | null>(null);
   builder.current ??= createViewBuilder();
-  // The view reads the gate for a pending modify's prediction (in the QP views) and for the
-  // toolbar's "paused before". Every step changes the gate twice (released, then the next verb
-  // held), so only a held modify rebuilds the view for it; any other held verb adds its
+  // The view reads the gate for a pending verb's prediction (the session's, in the QP views) and
+  // for the toolbar's "paused before". Every step changes the gate twice (released, then the next
+  // verb held), so only a held verb with a prediction to draw rebuilds the view for it; any other held verb adds its
   // "paused before" to the view as it was (the builder's pausedBefore makes it exactly as a
   // build does, from the events of the build just made).
   const pending = state.gate?.pending ?? null;
-  const modifyGate = pending?.method === "modify" ? state.gate : null;
+  // A prediction the panes draw: a modify's target state, or an error predicted for any verb (an
+  // accepted post moves nothing, so its "ok" leaves the view as it was, and costs no rebuild).
+  const p = pending?.prediction;
+  const predictionGate = p && (pending.method === "modify" || p.outcome !== "ok") ? state.gate : null;
   const base = useMemo(() => {
     const view = share(
       last.current,
@@ -33,14 +36,14 @@ export function useLabView(state: LabState): LabView {
         events: state.events,
         snapshot: state.snapshot,
         previousSnapshot: state.previousSnapshot,
-        gate: modifyGate,
+        gate: predictionGate,
       }),
     );
     last.current = view;
     return view;
-  }, [state.events, state.snapshot, state.previousSnapshot, modifyGate]);
+  }, [state.events, state.snapshot, state.previousSnapshot, predictionGate]);
   return useMemo(
-    () => (pending && !modifyGate ? { ...base, pausedBefore: builder.current!.pausedBefore(pending) } : base),
-    [base, pending, modifyGate],
+    () => (pending && !predictionGate ? { ...base, pausedBefore: builder.current!.pausedBefore(pending) } : base),
+    [base, pending, predictionGate],
   );
 }

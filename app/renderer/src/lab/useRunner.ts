@@ -6,10 +6,11 @@ import { useCallback, useMemo, useRef, useState } from "react";
 import type { BridgeErrorData, GateState } from "../../../bridge/contract.js";
 import type { LabStore } from "./store.js";
 import { startRun, type RunHandle } from "../runner/runner.js";
+import type { CompiledProgram } from "../runner/protocol.js";
 
 export interface RunnerOptions {
   store: LabStore;
-  compile: (() => Promise<string>) | null;
+  compile: (() => Promise<CompiledProgram>) | null;
   gate: GateState | null;
   kind: "sim" | "native";
   program: string;
@@ -21,23 +22,15 @@ export function useRunner({ store, compile, gate, kind, program, onFinished }: R
   const run = useRef<RunHandle | null>(null);
   const [running, setRunning] = useState(false);
   const [error, setError] = useState<BridgeErrorData | undefined>();
+  /** A compiled program with type errors, waiting for the learner's "run anyway". */
+  const [typeErrors, setTypeErrors] = useState<{ errors: string[]; go: () => void; cancel: () => void } | null>(null);
   /** Runs finished (and checked), so tests and benchmarks can wait for "the next one" without racing. */
   const [finished, setFinished] = useState(0);
   const bridge = store.bridge;
 
-  const launch = useCallback(
-    async (stepping: boolean) => {
-      if (!compile || run.current) return;
-      setError(undefined);
-      let js: string;
-      try {
-        js = await compile();
-      } catch (err) {
-        setError({ name: "CompileError", message: (err as Error).message });
-        setFinished((n) => n + 1);
-        return;
-      }
-      const handle = startRun({ bridge, js, stepping, kind, program });
+  const start = useCallback(
+    async (compiled: CompiledProgram, stepping: boolean) => {
+      const handle = startRun({ bridge, program: compiled, stepping, kind, label: program });
       run.current = handle;
       setRunning(true);
       const result = await handle.done;
@@ -47,7 +40,37 @@ export function useRunner({ store, compile, gate, kind, program, onFinished }: R
       await onFinished(result);
       setFinished((n) => n + 1);
     },
-    [bridge, compile, kind, program, onFinished],
+    [bridge, kind, program, onFinished],
+  );
+
+  const launch = useCallback(
+    async (stepping: boolean) => {
+      if (!compile || run.current) return;
+      setError(undefined);
+      setTypeErrors(null);
+      let compiled: CompiledProgram;
+      try {
+        compiled = await compile();
+      } catch (err) {
+        setError({ name: "CompileError", message: (err as Error).message });
+        setFinished((n) => n + 1);
+        return;
+      }
+      // Type errors: the learner decides (the verb's own error may teach more than the compiler's).
+      if (compiled.typeErrors.length) {
+        setTypeErrors({
+          errors: compiled.typeErrors,
+          go: () => {
+            setTypeErrors(null);
+            void start(compiled, stepping);
+          },
+          cancel: () => setTypeErrors(null),
+        });
+        return;
+      }
+      await start(compiled, stepping);
+    },
+    [compile, start],
   );
 
   const paused = !!gate?.pending;
@@ -63,7 +86,8 @@ export function useRunner({ store, compile, gate, kind, program, onFinished }: R
         else if (latest.current.paused) void bridge.request("gate.step", {});
         else void bridge.request("gate.pause", {});
       },
-      continue: () => void (run.current && bridge.request("gate.continue", {})),
+      // Continue releases a paused program; while one runs there is nothing to continue.
+      continue: () => void (run.current && latest.current.paused && bridge.request("gate.continue", {})),
       stop: () => void run.current?.stop(),
       reset: async () => {
         setError(undefined);
@@ -72,5 +96,5 @@ export function useRunner({ store, compile, gate, kind, program, onFinished }: R
     }),
     [bridge, store],
   );
-  return { running, paused, finished, error, ...actions };
+  return { running, paused, finished, error, typeErrors, ...actions };
 }

@@ -48,6 +48,7 @@ export function qpView(qp_num: number, over: Partial<QpView> = {}, a: Partial<Qp
   const at = attr(a);
   return {
     handle: `qp${qp_num}`,
+    name: `QP 0x${qp_num.toString(16)}`,
     qp_num,
     qp_type: IBV_QPT_RC,
     device: "rxe0",

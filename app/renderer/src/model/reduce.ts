@@ -6,8 +6,7 @@
  */
 import type { GateState, StateSnapshot } from "../../../bridge/contract.js";
 import type { Ref, WireValue } from "../../../session/wire.js";
-import type { TranscriptEvent, VerbEvent } from "../../../session/transcript.js";
-import { predictModify } from "../../../../state-machines/qp.js";
+import type { SourceSite, TranscriptEvent, VerbEvent } from "../../../session/transcript.js";
 import {
   flagNames,
   ibv_qp_attr_mask,
@@ -20,13 +19,15 @@ import {
 import type { QpAttr, QpAttrInput, QpCap, Wc } from "../../../../verbs/types.js";
 import { changedOffsets } from "./hexdump.js";
 import { buildTimeline } from "./timeline.js";
-import { stateName } from "./format.js";
+import { stateName, wcStatusName } from "./format.js";
+import { objectName } from "./names.js";
 import type {
   CounterView,
   DeviceView,
   LabView,
+  LineResult,
+  LogLine,
   PolledWc,
-  Prediction,
   QpView,
   SweepPoint,
   TranscriptRow,
@@ -83,18 +84,23 @@ export function describeCall(method: string, args: readonly unknown[]): string {
 
 const rowCache = new WeakMap<VerbEvent, TranscriptRow>();
 
-/** The transcript pane's row for an event (cached: events never change once written). */
-export function transcriptRow(e: VerbEvent): TranscriptRow {
+/**
+ * The transcript pane's row for an event (cached: events never change once written, and the
+ * object it was called on is named when the row is first made, as the fold knows it then).
+ */
+export function transcriptRow(e: VerbEvent, on?: string): TranscriptRow {
   let row = rowCache.get(e);
-  if (!row) rowCache.set(e, (row = makeRow(e)));
+  if (!row) rowCache.set(e, (row = makeRow(e, on)));
   return row;
 }
 
-function makeRow(e: VerbEvent): TranscriptRow {
+function makeRow(e: VerbEvent, on: string | undefined): TranscriptRow {
   return {
     seq: e.seq,
     verb: e.verb,
     detail: describeCall(e.method, e.args),
+    ...(on && { on }),
+    ...(e.source && { source: e.source }),
     outcome: e.error ? (e.error.code ?? e.error.name) : "ok",
     ...(e.error?.attribute !== undefined && { attribute: e.error.attribute }),
     ...(e.error?.reason !== undefined && { reason: e.error.reason }),
@@ -146,7 +152,19 @@ interface Obj {
   alive: boolean;
   /** Index among objects of its type, in creation order (lessons count QPs and MRs this way). */
   index: number;
+  /** The learner's variable for it (from its creating call's line). */
+  variable?: string;
 }
+
+/** An object's one name (model/names.ts), from what the fold knows of it. */
+const nameOf = (o: Obj): string =>
+  objectName({
+    type: o.type,
+    index: o.index,
+    ...(o.variable && { variable: o.variable }),
+    ...(o.type === "qp" && { qp_num: Number(o.props.qp_num) }),
+    ...(o.type === "context" && { device: (o.props.device as { name?: string } | undefined)?.name }),
+  });
 
 const LABEL: Record<string, string> = {
   context: "ctx",
@@ -198,7 +216,7 @@ export interface ViewFold {
   first?: TranscriptEvent;
   last?: TranscriptEvent;
   transcript: TranscriptRow[];
-  logs: string[];
+  logs: LogLine[];
   sweep: SweepPoint[];
   objs: Map<number, Obj>;
   perType: Map<string, number>;
@@ -217,6 +235,8 @@ export interface ViewFold {
   /** The same QPs by handle (a post names its QP by handle). */
   qpByHandle: Map<number, QpByNum>;
   ports: Map<number, DeviceView["ports"][number]>;
+  /** The latest outcome of the calls made on each line of main.ts, by line. */
+  lineResults: Map<number, LineResult>;
   lastVerb?: VerbEvent;
   /** The last verb that moved any hw counter (the counters pane shows its deltas). */
   lastCounterEvent?: VerbEvent;
@@ -241,6 +261,7 @@ export const emptyFold = (): ViewFold => ({
   qpByNum: new Map(),
   qpByHandle: new Map(),
   ports: new Map(),
+  lineResults: new Map(),
 });
 
 const rqOutstanding = (f: ViewFold, h: number) => Math.max(0, (f.rqPosted.get(h) ?? 0) - (f.rqDone.get(h) ?? 0));
@@ -251,24 +272,39 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
   f.count++;
   f.last = e;
   if (e.kind === "log") {
-    f.logs.push(e.message);
+    f.logs.push({ text: e.message, ...(e.source && { source: e.source }) });
     const points = parseSweep(e.message);
     if (points.length) f.sweep = mergeSweep(f.sweep, points);
     return;
   }
   if (e.kind === "end") {
-    if (e.error) f.logs.push(`program ended: ${e.error.code ?? e.error.name}: ${e.error.message}`);
+    if (e.error) {
+      const at = errorSite(e.error);
+      f.logs.push({
+        text: `program ended: ${e.error.code ?? e.error.name}: ${e.error.message}`,
+        ...(at && { source: at }),
+      });
+    }
     return;
   }
   if (!isVerb(e)) return;
   f.lastVerb = e;
   if (e.counters?.length) f.lastCounterEvent = e;
-  f.transcript.push(transcriptRow(e));
+  const callee = f.objs.get(e.target.$handle);
+  f.transcript.push(transcriptRow(e, callee && nameOf(callee)));
   for (const n of e.notices ?? []) f.notices.push({ ...n, seq: e.seq });
   for (const r of e.created ?? []) {
     const index = f.perType.get(r.type) ?? 0;
     f.perType.set(r.type, index + 1);
-    f.objs.set(r.$handle, { handle: r.$handle, type: r.type, props: (r.props ?? {}) as Props, alive: true, index });
+    const variable = e.created!.length === 1 ? e.source?.variable : undefined;
+    f.objs.set(r.$handle, {
+      handle: r.$handle,
+      type: r.type,
+      props: (r.props ?? {}) as Props,
+      alive: true,
+      index,
+      ...(variable && { variable }),
+    });
     if (r.type === "qp") {
       const init = (e.method === "createQp" ? (e.args[0] ?? {}) : {}) as { sq_sig_all?: number };
       const qpNum = Number(r.props?.qp_num);
@@ -343,6 +379,16 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
       f.sqSlots.set(h, slots);
     }
   }
+  if (e.source) {
+    const before = f.lineResults.get(e.source.line);
+    f.lineResults.set(e.source.line, {
+      line: e.source.line,
+      seq: e.seq,
+      text: resultText(e, f),
+      bad: !!e.error,
+      count: (before?.count ?? 0) + 1,
+    });
+  }
   if (!e.error && e.method === "queryPort" && e.result && typeof e.result === "object") {
     const pa = e.result as Record<string, number>;
     f.ports.set(e.target.$handle, {
@@ -353,6 +399,30 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
       gids: [],
     });
   }
+}
+
+/**
+ * A call's outcome as the editor shows it after its line: the errno and the attribute at
+ * fault, the state a modify reached, the completions a poll returned, the object a create made.
+ */
+export function resultText(e: VerbEvent, f: Pick<ViewFold, "objs">): string {
+  if (e.error) {
+    const code = e.error.code ?? e.error.name;
+    const attr = e.error.attribute;
+    if (!attr) return code;
+    return `${code}: ${/missing|needs/i.test(e.error.reason ?? "") ? "missing " : ""}${attr}`;
+  }
+  if (e.completions || e.method === "poll" || e.method === "pollWait") {
+    const wcs = e.completions ?? [];
+    const bad = wcs.find((c) => c.wc.status !== IBV_WC_SUCCESS);
+    return `${wcs.length} completion${wcs.length === 1 ? "" : "s"}${bad ? `, ${wcStatusName(bad.wc.status)}` : ""}`;
+  }
+  if (e.method === "modify") {
+    const after = e.qps.find((q) => q.qp === e.target.$handle)?.after;
+    return after ? stateName(after.qp_state) : "ok";
+  }
+  const made = e.created?.[0] && f.objs.get(e.created[0].$handle);
+  return made ? nameOf(made) : "ok";
 }
 
 /** The whole view from scratch: every event folded, then the view made from the fold. */
@@ -398,6 +468,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
   view.transcript = f.transcript.slice();
   view.logs = f.logs.slice();
   view.sweep = f.sweep.slice();
+  view.lineResults = [...f.lineResults.values()];
   view.notices = f.notices.slice();
   if (lastVerb?.error) view.lastError = transcriptRow(lastVerb);
 
@@ -431,6 +502,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
   const deviceOfPd = (pd: unknown) => contextDevice.get(refHandle(objs.get(refHandle(pd) ?? -1)?.props.context) ?? -1);
   view.pds = live("pd").map((p) => ({
     handle: objectLabel(p),
+    name: nameOf(p),
     device: contextDevice.get(refHandle(p.props.context) ?? -1),
   }));
 
@@ -440,6 +512,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
     const bytes = bytesNow.get(m.handle);
     return {
       handle: objectLabel(m),
+      name: nameOf(m),
       pd: label(m.props.pd),
       addr: Number(m.props.addr ?? 0),
       length: Number(m.props.length ?? 0),
@@ -451,6 +524,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
   });
   view.cqs = live("cq").map((c) => ({
     handle: objectLabel(c),
+    name: nameOf(c),
     cqe: Number(c.props.cqe ?? 0),
     device: contextDevice.get(refHandle(c.props.context) ?? -1),
     entries: polled.get(c.handle)?.slice() ?? [],
@@ -472,15 +546,8 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
     const state = attr?.qp_state ?? model?.observed ?? ibv_qp_state.IBV_QPS_RESET;
     const sendCq = refHandle(o.props.send_cq);
     const recvCq = refHandle(o.props.recv_cq);
-    let prediction: Prediction | undefined;
-    if (pending && pending.target.$handle === o.handle && pending.method === "modify") {
-      const [a, mask] = pending.args as [QpAttrInput, number];
-      const p = predictModify(qpType, state, a ?? {}, Number(mask ?? 0), {
-        qp_num: qpNum,
-        known_qpns: qpObjs.map((x) => Number(x.props.qp_num)),
-      });
-      prediction = p.ok ? { to: p.to } : { errno: p.code, reason: p.reason, missing: p.missing };
-    }
+    // The session's own prediction, made before the gate with the port and GID facts it has.
+    const prediction = pending?.target.$handle === o.handle ? pending.prediction : undefined;
     let failedTransition: QpView["failedTransition"];
     if (lastVerb?.error && lastVerb.method === "modify" && lastVerb.target.$handle === o.handle) {
       const [a, mask] = lastVerb.args as [QpAttrInput | null, number];
@@ -494,6 +561,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
     }
     return {
       handle: objectLabel(o),
+      name: nameOf(o),
       qp_num: qpNum,
       ...(failedTransition && { failedTransition }),
       qp_type: qpType,
@@ -527,7 +595,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
   view.packets = buildTimeline({
     events,
     packets: snapshot?.packets,
-    lanes: view.qps.map((q) => ({ qp_num: q.qp_num, handle: q.handle, device: q.device })),
+    lanes: view.qps.map((q) => ({ qp_num: q.qp_num, handle: q.handle, name: q.name, device: q.device })),
     qp: (h) => {
       const o = objs.get(h);
       if (o?.type !== "qp") return undefined;
@@ -541,9 +609,17 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
 
 type PendingCall = NonNullable<GateState["pending"]>;
 
-function pausedBeforeView(pending: PendingCall, t: { type: string; index: number } | undefined) {
+function pausedBeforeView(pending: PendingCall, t: Obj | undefined): LabView["pausedBefore"] {
   return {
     verb: pending.verb,
-    detail: `${t ? objectLabel(t) + "." : "verbs."}${pending.method}(${describeCall(pending.method, pending.args)})`,
+    detail: `${t ? nameOf(t) : "verbs"}.${pending.method}(${describeCall(pending.method, pending.args)})`,
+    ...(pending.source && { source: pending.source }),
   };
+}
+
+/** Where an error the program ended with came from in main.ts (the runner adds line and column). */
+function errorSite(error: { line?: number; column?: number }): SourceSite | undefined {
+  return error.line !== undefined && error.column !== undefined
+    ? { line: error.line, column: error.column }
+    : undefined;
 }

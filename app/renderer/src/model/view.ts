@@ -4,7 +4,7 @@
  */
 import type { QpQuery, Wc } from "../../../../verbs/types.js";
 import type { WcWhy } from "../../../session/explain-wc.js";
-import type { SessionNotice } from "../../../session/transcript.js";
+import type { Prediction, SessionNotice, SourceSite } from "../../../session/transcript.js";
 
 /** A polled completion; a failed one with why, when the session knows (the simulator's reason, or inferred). */
 export type PolledWc = Wc & { why?: WcWhy };
@@ -18,16 +18,6 @@ export interface WcFailure {
   seq: number;
 }
 
-/** The QP model's word before a modify: where the QP should end up, or why it should fail. */
-export interface Prediction {
-  /** The predicted state after the call (absent when an error is predicted). */
-  to?: number;
-  /** The predicted errno name when the call should fail. */
-  errno?: string;
-  reason?: string;
-  missing?: string[];
-}
-
 export interface TransitionTaken {
   from: number;
   to: number;
@@ -37,6 +27,8 @@ export interface TransitionTaken {
 
 export interface QpView {
   handle: string;
+  /** Its one name in every pane (model/names.ts): "a (QP 0x11)". */
+  name: string;
   qp_num: number;
   qp_type: number;
   /** The device the QP lives on (rxe0, rxe1). */
@@ -49,7 +41,7 @@ export interface QpView {
   lastTransition?: TransitionTaken;
   /** The last verb was a modify of this QP that failed: the transition it attempted. */
   failedTransition?: { from: number; to: number; code: string; attribute?: string };
-  /** The prediction for the verb the session is paused before, when it touches this QP. */
+  /** The session's prediction for the verb it is paused before, when that verb is on this QP. */
   pending?: Prediction;
   /** Where the model and the device disagreed last, in words. */
   divergence?: string;
@@ -65,6 +57,8 @@ export interface QpView {
 
 export interface MrView {
   handle: string;
+  /** Its one name in every pane (model/names.ts). */
+  name: string;
   pd?: string;
   addr: number;
   length: number;
@@ -79,6 +73,8 @@ export interface MrView {
 
 export interface CqView {
   handle: string;
+  /** Its one name in every pane (model/names.ts). */
+  name: string;
   cqe: number;
   device?: string;
   /** Completions polled from this CQ, newest last. */
@@ -87,6 +83,8 @@ export interface CqView {
 
 export interface PdView {
   handle: string;
+  /** Its one name in every pane (model/names.ts). */
+  name: string;
   device?: string;
 }
 
@@ -117,6 +115,8 @@ export interface TimelineLane {
   qp_num: number;
   /** "qp0" when the session created it, else empty (a QPN only seen on the wire). */
   handle: string;
+  /** The QP's one name (model/names.ts): "a (QP 0x11)", or "QP 0x11" for a QPN only seen on the wire. */
+  name?: string;
   device: string;
 }
 
@@ -218,6 +218,28 @@ export interface TranscriptRow {
   /** The model disagreed with the device on this call. */
   divergence?: string;
   ms?: number;
+  /** The one name of the object called ("a (QP 0x11)"); absent for the root `verbs`. */
+  on?: string;
+  /** The line of main.ts that made the call. */
+  source?: SourceSite;
+}
+
+/** The latest outcome of the calls on one line of main.ts, shown after the line in the editor. */
+export interface LineResult {
+  line: number;
+  /** The seq of the latest call on the line. */
+  seq: number;
+  /** "EINVAL: missing IBV_QP_PORT", "RTR", "1 completion", "a (QP 0x11)", "ok". */
+  text: string;
+  bad: boolean;
+  /** How many calls the line made (a loop's line makes many). */
+  count: number;
+}
+
+/** A line the program logged (or the error it ended with), and where in main.ts. */
+export interface LogLine {
+  text: string;
+  source?: SourceSite;
 }
 
 /** One message size of a throughput sweep: what was measured of it. */
@@ -240,11 +262,13 @@ export interface LabView {
   transcript: TranscriptRow[];
   sweep: SweepPoint[];
   /** The verb the program is paused before, if stepping. */
-  pausedBefore?: { verb: string; detail: string };
+  pausedBefore?: { verb: string; detail: string; source?: SourceSite };
   /** The last error a verb threw (shown prominently). */
   lastError?: TranscriptRow;
   /** Lines the program logged with verbs.log. */
-  logs: string[];
+  logs: LogLine[];
+  /** The outcome of the calls on each line of main.ts that made one. */
+  lineResults: LineResult[];
   /** Beginner mistakes the session saw pass silently, oldest first, with the event that earned each. */
   notices: (SessionNotice & { seq: number })[];
 }
@@ -260,5 +284,6 @@ export const emptyView = (): LabView => ({
   transcript: [],
   sweep: [],
   logs: [],
+  lineResults: [],
   notices: [],
 });

@@ -6,6 +6,7 @@
  */
 import { wcStatusName } from "../model/format.js";
 import { connection, pairQps } from "../model/oob.js";
+import { qpName } from "../model/names.js";
 import type { LabView } from "../model/view.js";
 import { whySource } from "../model/wc-explain.js";
 
@@ -32,7 +33,7 @@ export function Alerts({ qps, devices, mrs, notices }: AlertsProps) {
         const f = q.failure!;
         return (
           <div key={q.handle} className="mismatch alert" data-testid="wc-failure" data-status={wcStatusName(f.status)}>
-            ✗ QP {q.qp_num}: {wcStatusName(f.status)} (wr_id {f.wr_id}
+            ✗ {q.name}: {wcStatusName(f.status)} (wr_id {f.wr_id}
             {f.why?.posted ? `, ${f.why.posted.replace("IBV_WR_", "")}` : ""})
             {f.why ? (
               <>
@@ -47,7 +48,8 @@ export function Alerts({ qps, devices, mrs, notices }: AlertsProps) {
       })}
       {mismatches.map((m, i) => (
         <div key={`m${i}`} className="mismatch alert" data-testid="connection-mismatch">
-          ≠ QP {m.qp}: {m.field} is {m.actual}, the peer says {m.expected} (Connection tab)
+          ≠ {qps.find((q) => q.qp_num === m.qp)?.name ?? qpName(m.qp)}: {m.field} is {m.actual}, the peer says{" "}
+          {m.expected} (Connection tab)
         </div>
       ))}
       {shown.map((n) => (

@@ -48,10 +48,10 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
                 <tr>
                   <th>out of band</th>
                   <th>
-                    {a.device} QP {a.qp_num}
+                    {a.device} {a.name}
                   </th>
                   <th>
-                    {b.device} QP {b.qp_num}
+                    {b.device} {b.name}
                   </th>
                 </tr>
               </thead>
@@ -80,7 +80,7 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
               .filter((q) => q.failure)
               .map((q) => (
                 <p key={q.handle} className="mismatch" data-testid="connection-failure">
-                  QP {q.qp_num}: a WR failed with {wcStatusName(q.failure!.status)}
+                  {q.name}: a WR failed with {wcStatusName(q.failure!.status)}
                   {q.failure!.why ? (
                     <>
                       : {q.failure!.why.reason} <span className="why-source">({whySource(q.failure!.why)})</span>
@@ -97,7 +97,7 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
                 {c.mismatches.map((m, i) => (
                   <li key={i}>
                     <span className="mismatch">
-                      QP {(m.side === "a" ? a : b).qp_num}: {m.field} is {m.actual}, the peer says {m.expected}
+                      {(m.side === "a" ? a : b).name}: {m.field} is {m.actual}, the peer says {m.expected}
                     </span>
                   </li>
                 ))}

@@ -16,7 +16,7 @@ export function CqEntries({ cqs }: { cqs: CqView[] }) {
         .map((c) => (
           <div key={c.handle}>
             <div className="muted" style={{ margin: "4px 0" }}>
-              {c.handle} (cqe {c.cqe})
+              {c.name} (cqe {c.cqe})
             </div>
             {c.entries.slice(-20).map((wc, i) => {
               const tone = statusTone(wc.status);

@@ -29,6 +29,13 @@ export const ErrorBanner = memo(function ErrorBanner({ error }: { error?: Bridge
         </>
       )}
       <div>{error.reason ?? error.message}</div>
+      {/* A verb's reason does not say where: its line does (the message of other errors has it). */}
+      {error.reason && error.line !== undefined && (
+        <div data-testid="error-line">
+          at main.ts line {error.line}, column {error.column}
+          {error.unawaited && " — the call was not awaited"}
+        </div>
+      )}
     </div>
   );
 });

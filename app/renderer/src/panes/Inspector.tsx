@@ -49,8 +49,8 @@ export const Inspector = memo(function Inspector({ view, focus }: { view: LabVie
             </span>
           )}
           {f?.pending && (
-            <span className={`badge ${f.pending.to === undefined ? "bad" : ""}`} data-testid="prediction">
-              {f.pending.to === undefined ? t.predicts(f.pending.errno ?? "") : t.predictionShown}
+            <span className={`badge ${f.pending.outcome !== "ok" ? "bad" : ""}`} data-testid="prediction">
+              {f.pending.outcome !== "ok" ? t.predicts(f.pending.outcome) : t.predictionShown}
             </span>
           )}
         </h2>

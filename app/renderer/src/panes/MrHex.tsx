@@ -14,7 +14,7 @@ export function MrHex({ mrs }: { mrs: MrView[] }) {
         return (
           <div key={m.handle} style={{ marginBottom: 10 }}>
             <div>
-              <strong>{m.handle}</strong>{" "}
+              <strong>{m.name}</strong>{" "}
               <span className="mono muted">
                 addr {hex(m.addr)} len {m.length} lkey {hex(m.lkey)} rkey {hex(m.rkey)} {accessNames(m.access)}
               </span>

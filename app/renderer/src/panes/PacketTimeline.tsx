@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef, type CSSProperties } from "react";
 import type { TimelineRow, TimelineView } from "../model/view.js";
+import { qpName } from "../model/names.js";
 import { hex, rnrWait } from "../model/format.js";
 import { useStrings } from "../i18n.js";
 
@@ -110,7 +111,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
             <div className="pt-cell">
               {tl.lanes.map((l) => (
                 <span key={l.qp_num} className="pt-lane-name" style={pill(l.qp_num)}>
-                  {l.handle && <b>{l.handle} </b>}QP {l.qp_num}
+                  <b>{l.name ?? qpName(l.qp_num)}</b>
                   {l.device && <span className="pt-dim"> {l.device}</span>}
                 </span>
               ))}

@@ -9,14 +9,16 @@ export interface QpDiagramProps {
   focus?: string;
 }
 
-// Decimal, as the query table, the connection pane and dest_qp_num show it.
-const label = (qp: QpView) => `QP ${qp.qp_num}`;
+/** The chip's text: the QP's one name (model/names.ts), as every pane shows it. */
+const label = (qp: QpView) => qp.name;
+/** A chip's width for its text (SVG text is not measured before layout). */
+const chipWidth = (qp: QpView) => Math.max(36, 6.2 * label(qp).length + 8);
 
 export function QpDiagram({ qps, focus }: QpDiagramProps) {
   const f = qps.find((q) => q.handle === focus) ?? qps[qps.length - 1];
   const taken = f?.lastTransition;
-  const predictedTo = f?.pending?.to;
-  const predictedError = f?.pending && f.pending.to === undefined;
+  const predictedTo = f?.pending?.outcome === "ok" ? f.pending.state : undefined;
+  const predictedError = f?.pending && f.pending.outcome !== "ok";
   const divergedAt = f?.divergence ? f.state : undefined;
   const failed = f?.failedTransition;
   const failedEdge = failed && EDGES.find((e) => e.from === failed.from && e.to === failed.to);
@@ -82,19 +84,20 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
             <text x={n.x} y={n.y + 4} textAnchor="middle">
               {name}
             </text>
+            {/* One chip a row under the state: names are as long as the learner's variables. */}
             {here.map((q, i) => (
               <g
                 key={q.handle}
                 className={q.failure ? "chip failed" : "chip"}
-                transform={`translate(${n.x - NODE_W / 2 + i * 38}, ${n.y + NODE_H / 2 + 3})`}
+                transform={`translate(${n.x - NODE_W / 2}, ${n.y + NODE_H / 2 + 3 + i * 15})`}
                 {...(q.failure && { "data-failed": wcStatusName(q.failure.status) })}
               >
                 {q.failure && (
                   // One string child: React renders a <title> with several children empty.
                   <title>{`${wcStatusName(q.failure.status)}${q.failure.why ? `: ${q.failure.why.reason}` : ""}`}</title>
                 )}
-                <rect width={36} height={13} rx={3} />
-                <text x={18} y={10} textAnchor="middle">
+                <rect width={chipWidth(q)} height={13} rx={3} />
+                <text x={chipWidth(q) / 2} y={10} textAnchor="middle">
                   {label(q)}
                 </text>
               </g>
@@ -124,7 +127,7 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
       )}
       {f && predictedError && (
         <text x={255} y={195} textAnchor="middle" className="predicted-error" fill="#c92a2a" fontSize={11}>
-          predicted: {f.pending?.errno} — {f.pending?.reason}
+          predicted: {f.pending?.outcome} — {f.pending?.reason}
         </text>
       )}
     </svg>

@@ -52,7 +52,7 @@ export function QpQueryTable({ qps, all }: QpQueryTableProps) {
           <th>ibv_qp_attr</th>
           {qps.map((q) => (
             <th key={q.handle}>
-              QP {q.qp_num} <span className={`state-pill state-${stateName(q.state)}`}>{stateName(q.state)}</span>
+              {q.name} <span className={`state-pill state-${stateName(q.state)}`}>{stateName(q.state)}</span>
             </th>
           ))}
         </tr>

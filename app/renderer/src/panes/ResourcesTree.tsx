@@ -41,7 +41,7 @@ export function ResourcesTree({ devices, pds, mrs, cqs, qps }: ResourcesTreeProp
                 .map((c) => (
                   <li key={c.handle}>
                     <span className="kind">CQ</span>
-                    {c.handle} <span className="muted">cqe {c.cqe}</span>
+                    {c.name} <span className="muted">cqe {c.cqe}</span>
                   </li>
                 ))}
               {pds
@@ -49,13 +49,14 @@ export function ResourcesTree({ devices, pds, mrs, cqs, qps }: ResourcesTreeProp
                 .map((pd) => (
                   <li key={pd.handle}>
                     <span className="kind">PD</span>
-                    {pd.handle}
+                    {pd.name}
                     <ul className="tree">
                       {mrs
                         .filter((m) => m.pd === pd.handle)
                         .map((m) => (
                           <li key={m.handle}>
                             <span className="kind">MR</span>
+                            {m.name}{" "}
                             <code>
                               lkey {hex(m.lkey)} rkey {hex(m.rkey)}
                             </code>{" "}
@@ -69,7 +70,7 @@ export function ResourcesTree({ devices, pds, mrs, cqs, qps }: ResourcesTreeProp
                         .map((q) => (
                           <li key={q.handle}>
                             <span className="kind">QP</span>
-                            {q.qp_num} {qpTypeName(q.qp_type)}{" "}
+                            {q.name} {qpTypeName(q.qp_type)}{" "}
                             <span className={`state-pill state-${stateName(q.state)}`}>{stateName(q.state)}</span>
                             <Occupancy qp={q} />
                           </li>

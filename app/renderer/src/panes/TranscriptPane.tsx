@@ -2,6 +2,7 @@
 import { useStrings } from "../i18n.js";
 import { memo, useRef } from "react";
 import type { TranscriptRow } from "../model/view.js";
+import type { SourceSite } from "../../../session/transcript.js";
 import { useChunkWindow } from "./TranscriptWindow.js";
 
 export type ExportFormat = "md" | "html" | "json" | "c";
@@ -10,9 +11,16 @@ export interface TranscriptPaneProps {
   rows: TranscriptRow[];
   onExport?: (format: ExportFormat) => void;
   onImport?: (text: string) => void;
+  /** A row with a line of main.ts was clicked: show that line. */
+  onSource?: (source: SourceSite) => void;
 }
 
-export const TranscriptPane = memo(function TranscriptPane({ rows, onExport, onImport }: TranscriptPaneProps) {
+export const TranscriptPane = memo(function TranscriptPane({
+  rows,
+  onExport,
+  onImport,
+  onSource,
+}: TranscriptPaneProps) {
   const file = useRef<HTMLInputElement>(null);
   const t = useStrings();
   return (
@@ -56,7 +64,7 @@ export const TranscriptPane = memo(function TranscriptPane({ rows, onExport, onI
               </tr>
             </thead>
           </table>
-          <ChunkList rows={rows} />
+          <ChunkList rows={rows} onSource={onSource} />
         </>
       )}
     </div>
@@ -84,7 +92,7 @@ const Columns = () => (
  * The chunks on screen, with a spacer for those above and those below (TranscriptWindow.tsx):
  * the DOM holds a few hundred rows however long the transcript is.
  */
-function ChunkList({ rows }: { rows: TranscriptRow[] }) {
+function ChunkList({ rows, onSource }: { rows: TranscriptRow[]; onSource?: (s: SourceSite) => void }) {
   const list = useRef<HTMLDivElement>(null);
   const chunks = Math.ceil(rows.length / CHUNK);
   const { first, end, chunkPx } = useChunkWindow(list, chunks);
@@ -96,7 +104,7 @@ function ChunkList({ rows }: { rows: TranscriptRow[] }) {
       {above > 0 && <div className="transcript-spacer" style={{ height: above }} />}
       {Array.from({ length: end - first }, (_, k) => {
         const i = first + k;
-        return <Chunk key={i} rows={rows.slice(i * CHUNK, (i + 1) * CHUNK)} />;
+        return <Chunk key={i} rows={rows.slice(i * CHUNK, (i + 1) * CHUNK)} onSource={onSource} />;
       })}
       {below > 0 && <div className="transcript-spacer" style={{ height: below }} />}
     </div>
@@ -105,30 +113,42 @@ function ChunkList({ rows }: { rows: TranscriptRow[] }) {
 
 /** Rows are cached per event, so a chunk whose first and last rows are unchanged is unchanged. */
 const Chunk = memo(
-  function Chunk({ rows }: { rows: TranscriptRow[] }) {
+  function Chunk({ rows, onSource }: { rows: TranscriptRow[]; onSource?: (s: SourceSite) => void }) {
     return (
       <div className="transcript-chunk">
         <table className="grid">
           <Columns />
           <tbody>
             {rows.map((r) => (
-              <Row key={r.seq} r={r} />
+              <Row key={r.seq} r={r} onSource={onSource} />
             ))}
           </tbody>
         </table>
       </div>
     );
   },
-  (a, b) => a.rows.length === b.rows.length && a.rows[0] === b.rows[0] && a.rows.at(-1) === b.rows.at(-1),
+  (a, b) =>
+    a.onSource === b.onSource &&
+    a.rows.length === b.rows.length &&
+    a.rows[0] === b.rows[0] &&
+    a.rows.at(-1) === b.rows.at(-1),
 );
 
-/** One call; rows are cached per event, so only new ones render. */
-const Row = memo(function Row({ r }: { r: TranscriptRow }) {
+/** One call; rows are cached per event, so only new ones render. A row with a line links to it. */
+const Row = memo(function Row({ r, onSource }: { r: TranscriptRow; onSource?: (s: SourceSite) => void }) {
+  const source = r.source;
+  const link = source && onSource;
   return (
-    <tr className={r.divergence ? "diverged" : undefined} title={r.divergence}>
+    <tr
+      className={[r.divergence && "diverged", link && "linked"].filter(Boolean).join(" ") || undefined}
+      title={r.divergence ?? (source ? `main.ts line ${source.line}: click to show it` : undefined)}
+      data-line={source?.line}
+      onClick={link ? () => onSource(source) : undefined}
+    >
       <td className="muted">{r.seq}</td>
       <td className="field">{r.verb}</td>
-      <td className="mono" title={r.detail}>
+      <td className="mono" title={r.on ? `${r.on}: ${r.detail}` : r.detail}>
+        {r.on && <span className="on">{r.detail ? `${r.on}: ` : r.on}</span>}
         {r.detail}
       </td>
       <td className={r.outcome === "ok" ? "ok" : "err"}>

@@ -108,7 +108,7 @@ describe("a failed completion on the main view", () => {
     const v = buildView({ events: events() });
     const s = html(<Alerts qps={v.qps} devices={[]} mrs={[]} notices={v.notices} />);
     expect(s).toContain('data-testid="wc-failure" data-status="IBV_WC_REM_ACCESS_ERR"');
-    expect(s).toContain("QP 17: IBV_WC_REM_ACCESS_ERR (wr_id 9)");
+    expect(s).toContain("QP 0x11: IBV_WC_REM_ACCESS_ERR (wr_id 9)");
     expect(s).toContain("is outside mr0");
     expect(s).toContain("inferred from both sides&#x27; objects");
     expect(s).toContain('data-notice="cq_rounded_up"');
@@ -128,6 +128,7 @@ describe("a failed completion on the main view", () => {
         cqs={[
           {
             handle: "cq0",
+            name: "cq",
             cqe: 15,
             entries: [{ ...wc(IBV_WC_REM_ACCESS_ERR), why: { ...why, posted: "IBV_WR_RDMA_WRITE" } }],
           },
@@ -155,7 +156,7 @@ describe("the Connection tab and a failure", () => {
     };
     const s = html(<ConnectionPane qps={[a({ failure }), b]} devices={[]} mrs={[]} />);
     expect(s).not.toContain("agree");
-    expect(s).toContain("QP 17: a WR failed with IBV_WC_RETRY_EXC_ERR: no ACK");
+    expect(s).toContain("QP 0x11: a WR failed with IBV_WC_RETRY_EXC_ERR: no ACK");
   });
 
   it("without a failure, two matching sides still agree", () => {
@@ -165,10 +166,10 @@ describe("the Connection tab and a failure", () => {
   it("a QP moved to ERR still shows its wrong dest_qp_num (on the main view too)", () => {
     const wrong = qpView(17, { state: IBV_QPS_ERR }, { qp_state: IBV_QPS_ERR, dest_qp_num: 99 });
     expect(html(<ConnectionPane qps={[wrong, b]} devices={[]} mrs={[]} />)).toContain(
-      "QP 17: dest_qp_num is 99, the peer says 18",
+      "QP 0x11: dest_qp_num is 99, the peer says 18",
     );
     expect(html(<Alerts qps={[wrong, b]} devices={[]} mrs={[]} notices={[]} />)).toContain(
-      "QP 17: dest_qp_num is 99, the peer says 18",
+      "QP 0x11: dest_qp_num is 99, the peer says 18",
     );
   });
 });

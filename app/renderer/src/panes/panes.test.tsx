@@ -31,14 +31,14 @@ describe("QpDiagram", () => {
     const qp = qpView(17, {
       state: IBV_QPS_INIT,
       lastTransition: { from: IBV_QPS_RESET, to: IBV_QPS_INIT, seq: 4 },
-      pending: { to: IBV_QPS_RTR },
+      pending: { qp: 1, outcome: "ok", state: IBV_QPS_RTR, warnings: [] },
     });
     const s = html(<QpDiagram qps={[qp]} focus="qp17" />);
     expect(s).toMatch(/class="node state-INIT current"/);
     expect(s).toMatch(/class="edge primary taken" [^>]*data-edge="RESET-INIT"/);
     expect(s).toMatch(/class="edge primary available predicted" [^>]*data-edge="INIT-RTR"/);
     expect(s).toMatch(/class="node state-RTR predicted"/);
-    expect(s).toContain("QP 17"); // the chip names the QP as the query table does
+    expect(s).toContain("QP 0x11"); // the chip names the QP as the query table does (its one name)
   });
   it("keeps the taken edge (and its animation) when the focus moves between QPs that took it; a new transition replays it", () => {
     // The key of the taken edge's <path>: a new key is a new element, whose march starts over.
@@ -59,9 +59,12 @@ describe("QpDiagram", () => {
     const qp = qpView(17, {
       state: IBV_QPS_INIT,
       pending: {
-        errno: "EINVAL",
+        qp: 1,
+        outcome: "EINVAL",
+        state: IBV_QPS_INIT,
         reason: "INIT → RTR needs …; missing: IBV_QP_DEST_QPN",
-        missing: ["IBV_QP_DEST_QPN"],
+        attribute: "IBV_QP_DEST_QPN",
+        warnings: [],
       },
     });
     expect(html(<QpDiagram qps={[qp]} />)).toContain("predicted: EINVAL");
@@ -88,8 +91,8 @@ describe("QpQueryTable", () => {
   });
   it("puts two QPs side by side", () => {
     const s = html(<QpQueryTable qps={[qpView(17), qpView(18)]} />);
-    expect(s).toContain("QP 17");
-    expect(s).toContain("QP 18");
+    expect(s).toContain("QP 0x11");
+    expect(s).toContain("QP 0x12");
   });
 });
 
@@ -98,7 +101,7 @@ describe("ConnectionPane", () => {
     const a = qpView(17, { state: IBV_QPS_RTR }, { qp_state: IBV_QPS_RTR, dest_qp_num: 99 });
     const b = qpView(18, { state: IBV_QPS_RTR }, { qp_state: IBV_QPS_RTR, dest_qp_num: 17 });
     const s = html(<ConnectionPane qps={[a, b]} devices={[]} mrs={[]} />);
-    expect(s).toContain("QP 17: dest_qp_num is 99, the peer says 18");
+    expect(s).toContain("QP 0x11: dest_qp_num is 99, the peer says 18");
     expect(count(s, /class="value mismatch"/)).toBe(1);
   });
 });
@@ -121,7 +124,9 @@ describe("CqEntries", () => {
   });
   it("colours by status and explains the errors", () => {
     const s = html(
-      <CqEntries cqs={[{ handle: "cq0", cqe: 15, entries: [wc(IBV_WC_SUCCESS), wc(IBV_WC_REM_ACCESS_ERR)] }]} />,
+      <CqEntries
+        cqs={[{ handle: "cq0", name: "cq", cqe: 15, entries: [wc(IBV_WC_SUCCESS), wc(IBV_WC_REM_ACCESS_ERR)] }]}
+      />,
     );
     expect(s).toMatch(/class="wc ok" data-status="IBV_WC_SUCCESS"/);
     expect(s).toMatch(/class="wc error" data-status="IBV_WC_REM_ACCESS_ERR"/);
@@ -134,7 +139,19 @@ describe("MrHex", () => {
     const bytes = new TextEncoder().encode("hi");
     const s = html(
       <MrHex
-        mrs={[{ handle: "mr0", addr: 0x1000, length: 2, lkey: 1, rkey: 0, access: 1, bytes, changedBytes: [1] }]}
+        mrs={[
+          {
+            handle: "mr0",
+            name: "buf",
+            addr: 0x1000,
+            length: 2,
+            lkey: 1,
+            rkey: 0,
+            access: 1,
+            bytes,
+            changedBytes: [1],
+          },
+        ]}
       />,
     );
     expect(s).toContain("<span>68 </span>");

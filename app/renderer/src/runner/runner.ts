@@ -5,16 +5,17 @@
  */
 import type { Bridge } from "../../../bridge/client.js";
 import { errorData, type BridgeErrorData } from "../../../bridge/contract.js";
-import type { FromWorker, ToWorker } from "./protocol.js";
+import type { CompiledProgram, FromWorker, ToWorker } from "./protocol.js";
 import { rewriteImports } from "./transform.js";
 import LearnerWorker from "./learner-worker.ts?worker";
 
 export interface RunOptions {
   bridge: Bridge;
-  js: string;
+  program: CompiledProgram;
   stepping: boolean;
   kind: "sim" | "native";
-  program?: string;
+  /** A label for the transcript ("main.ts", "first-message step 2"). */
+  label?: string;
 }
 
 export interface RunHandle {
@@ -24,7 +25,7 @@ export interface RunHandle {
   stop(): Promise<void>;
 }
 
-export function startRun({ bridge, js, stepping, kind, program }: RunOptions): RunHandle {
+export function startRun({ bridge, program, stepping, kind, label }: RunOptions): RunHandle {
   const worker = new LearnerWorker();
   const post = (m: ToWorker) => worker.postMessage(m);
   let finish!: (r: { ok: boolean; error?: BridgeErrorData }) => void;
@@ -51,7 +52,12 @@ export function startRun({ bridge, js, stepping, kind, program }: RunOptions): R
       return;
     }
     try {
-      const { value } = await bridge.request("verbs.call", { handle: m.handle, method: m.method, args: m.args });
+      const { value } = await bridge.request("verbs.call", {
+        handle: m.handle,
+        method: m.method,
+        args: m.args,
+        ...(m.source && { source: m.source }),
+      });
       post({ type: "result", id: m.id, ok: true, value: value as never });
     } catch (err) {
       post({ type: "result", id: m.id, ok: false, error: errorData(err) });
@@ -61,9 +67,9 @@ export function startRun({ bridge, js, stepping, kind, program }: RunOptions): R
 
   void (async () => {
     try {
-      const code = rewriteImports(js);
-      runId = (await bridge.request("run.start", { stepping, ...(program && { program }) })).runId;
-      post({ type: "run", js: code, kind });
+      const code = rewriteImports(program.js);
+      runId = (await bridge.request("run.start", { stepping, ...(label && { program: label }) })).runId;
+      post({ type: "run", js: code, kind, source: program.source, ...(program.map && { map: program.map }) });
     } catch (err) {
       await end(false, errorData(err));
     }

@@ -2,7 +2,9 @@
  * Prepares compiled learner code for the worker: `import … from "verbslab"` becomes a read
  * of the constants module the worker provides (a module loaded from a blob URL cannot
  * resolve bare specifiers), and any other import is refused with a clear message, since
- * learner code has no packages, files or network.
+ * learner code has no packages, files or network. Every line stays on its line (an import's
+ * replacement is padded with the newlines it spanned), so the source map TypeScript made for
+ * the emitted JavaScript still holds for the rewritten one.
  */
 
 /** The global the worker sets to the `verbslab` module's values before importing the program. */
@@ -40,13 +42,16 @@ function bindings(clause: string): string[] {
   return out;
 }
 
+/** The newlines `text` spans, to append to its one-line replacement. */
+const sameLines = (text: string) => "\n".repeat(text.split("\n").length - 1);
+
 export function rewriteImports(js: string): string {
-  const replaced = js.replace(IMPORT_RE, (_all, typeOnly: string | undefined, clause: string, spec: string) => {
+  const replaced = js.replace(IMPORT_RE, (all, typeOnly: string | undefined, clause: string, spec: string) => {
     if (spec !== "verbslab") throw new ImportError(spec);
-    return typeOnly ? "" : bindings(clause).join("\n");
+    return (typeOnly ? "" : bindings(clause).join(" ")) + sameLines(all);
   });
-  return replaced.replace(BARE_IMPORT_RE, (_all, spec: string) => {
+  return replaced.replace(BARE_IMPORT_RE, (all, spec: string) => {
     if (spec !== "verbslab") throw new ImportError(spec);
-    return "";
+    return sameLines(all);
   });
 }
