@@ -544,7 +544,12 @@ export function createSession(options: SessionOptions): Session {
     let check: Check | undefined;
     if (snapshots) {
       const createdQps = created.flatMap((r) => (r.type === "qp" ? [entries.get(r.$handle)!] : []));
-      for (const e of [...watched, ...createdQps]) {
+      // An async event names its QP (a fatal error moves it to ERR): compared with its last query.
+      const named =
+        method === "getAsyncEvent" && !failed ? byQpn.get((result as { qp_num?: number })?.qp_num ?? -1) : undefined;
+      const eventQps = named && !qpsBefore.has(named.handle) && known.has(named.handle) ? [named] : [];
+      for (const e of eventQps) qpsBefore.set(e.handle, known.get(e.handle)!);
+      for (const e of [...watched, ...eventQps, ...createdQps]) {
         const had = qpsBefore.has(e.handle);
         const qp = e.obj as Qp;
         const before = had ? qpsBefore.get(e.handle)! : null;
