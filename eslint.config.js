@@ -42,6 +42,21 @@ export default tseslint.config(
     rules: restrict(["**/native/**", "**/app/**", ...nodeBuiltins], "Models stay pure."),
   },
   {
+    // The session and the bridge run in the renderer too: only the transcript file writer touches the disk.
+    files: ["app/session/**/*.ts", "app/bridge/**/*.ts"],
+    ignores: ["**/*.test.ts", "**/*.test-util.ts", "app/session/transcript-file.ts"],
+    rules: restrict(
+      ["**/sim/**", "**/native/**", ...nodeBuiltins],
+      "app/session and app/bridge are browser-safe and see backends only through verbs/backend.ts.",
+    ),
+  },
+  {
+    // Which backend exists is backends.ts's business alone; the rest sees the contract (verbs/backend.ts).
+    files: ["app/backend/**/*.ts"],
+    ignores: ["**/*.test.ts", "app/backend/backends.ts"],
+    rules: restrict(["**/sim/**", "**/native/**"], "app/backend reaches sim/ and native/ only in backends.ts."),
+  },
+  {
     files: ["app/renderer/**/*.ts", "app/renderer/**/*.tsx"],
     ignores: ["app/renderer/**/*.test.ts", "app/renderer/**/*.test.tsx", "app/renderer/vite.config.ts"],
     rules: restrict(

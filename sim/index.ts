@@ -3,7 +3,7 @@
  * rdma_rxe (kernel 6.1, rdma-core 44) on a virtual clock. See sim/README.md.
  */
 import { IBV_EVENT_GID_CHANGE, IBV_EVENT_PORT_ACTIVE, IBV_EVENT_PORT_ERR } from "../verbs/constants.js";
-import type { VerbsBackend } from "../verbs/backend.js";
+import type { PacketLog, PacketLogEntry, VerbsBackend } from "../verbs/backend.js";
 import { fail } from "../verbs/errors.js";
 import type { DeviceInfo, Wc } from "../verbs/types.js";
 import { describe } from "./check.js";
@@ -13,10 +13,9 @@ import { SimContext } from "./context.js";
 import { CNT_LINK_DOWNED } from "./counters.js";
 import { SimDevice } from "./device.js";
 import { v4MappedGid } from "./gid.js";
-import type { PacketLogEntry } from "./packets.js";
 import { SimWorld } from "./world.js";
 
-export type { PacketLogEntry } from "./packets.js";
+export type { PacketLogEntry } from "../verbs/backend.js";
 
 export interface SimBackendOptions {
   /** Seeds everything random (MACs, key bytes, addresses). Default 1. */
@@ -31,6 +30,8 @@ export interface SimBackend extends VerbsBackend {
   readonly kind: "sim";
   /** The per-packet log, oldest first (empty when the log is off). */
   readonly packets: readonly PacketLogEntry[];
+  /** The same log as the contract's optional capability (what the app reads). */
+  readonly packetLog: PacketLog;
   /** Empties the packet log. */
   clearPackets(): void;
   /** Turns the packet log on or off. */
@@ -79,6 +80,11 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
     kind: "sim",
     get packets() {
       return world.packets;
+    },
+    packetLog: {
+      get entries() {
+        return world.packets;
+      },
     },
     clearPackets() {
       world.clearPackets();

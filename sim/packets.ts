@@ -194,31 +194,3 @@ export function aethText(syndrome: number): string {
   }
   return `NAK 0x${syndrome.toString(16)}`;
 }
-
-/** One line of the per-packet log (only built when the log is on). */
-export interface PacketLogEntry {
-  /** Position in the log, from 0. */
-  seq: number;
-  /** Virtual time in ms. */
-  time: number;
-  src: string;
-  dst: string;
-  /** BTH opcode name, e.g. "RC_SEND_ONLY", "RC_ACKNOWLEDGE". */
-  opcode: string;
-  psn: number;
-  src_qpn: number;
-  dest_qpn: number;
-  payload_len: number;
-  ack_req: boolean;
-  solicited: boolean;
-  /** The requester WQE's wr_id for request packets. */
-  wr_id?: number;
-  aeth?: { syndrome: number; text: string; msn: number };
-  reth?: { va: number; rkey: number; len: number };
-  imm_data?: number;
-  atomic_eth?: { va: number; rkey: number; swap_add: bigint; compare: bigint };
-  atomic_ack_eth?: { orig: bigint };
-  deth?: { qkey: number; src_qpn: number };
-  /** Set when the packet was dropped, with why. */
-  dropped?: string;
-}

@@ -25,8 +25,8 @@ import {
   RC_ACKNOWLEDGE,
   Packet,
   aethText,
-  type PacketLogEntry,
 } from "./packets.js";
+import type { PacketLogEntry } from "../verbs/backend.js";
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
 import { completer } from "./completer.js";

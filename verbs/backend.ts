@@ -44,6 +44,46 @@ export interface VerbsBackend {
   now(): number;
   /** Lets `ms` of the backend's clock pass. */
   sleep(ms: number): Promise<void>;
+  /**
+   * The packets this backend put on the wire, if it can see them: the simulator can; a real
+   * NIC's packets cannot be observed from the verbs API, so native has none. Code above
+   * the contract asks for this capability, never which backend it has.
+   */
+  readonly packetLog?: PacketLog;
+}
+
+/** A backend's own log of the packets it sent and received (an optional capability: `VerbsBackend.packetLog`). */
+export interface PacketLog {
+  /** The packets logged, oldest first by `seq` (from 0; the oldest may have fallen off a long log); empty while logging is off. */
+  readonly entries: readonly PacketLogEntry[];
+}
+
+/** One line of the packet log: a packet on the wire (or dropped), with the headers rxe puts in it. */
+export interface PacketLogEntry {
+  /** Position in the log, from 0. */
+  seq: number;
+  /** Virtual time in ms. */
+  time: number;
+  src: string;
+  dst: string;
+  /** BTH opcode name, e.g. "RC_SEND_ONLY", "RC_ACKNOWLEDGE". */
+  opcode: string;
+  psn: number;
+  src_qpn: number;
+  dest_qpn: number;
+  payload_len: number;
+  ack_req: boolean;
+  solicited: boolean;
+  /** The requester WQE's wr_id for request packets. */
+  wr_id?: number;
+  aeth?: { syndrome: number; text: string; msn: number };
+  reth?: { va: number; rkey: number; len: number };
+  imm_data?: number;
+  atomic_eth?: { va: number; rkey: number; swap_add: bigint; compare: bigint };
+  atomic_ack_eth?: { orig: bigint };
+  deth?: { qkey: number; src_qpn: number };
+  /** Set when the packet was dropped, with why. */
+  dropped?: string;
 }
 
 /** struct ibv_context: an open device. */

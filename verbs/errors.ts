@@ -67,21 +67,87 @@ export class VerbsError extends Error {
   }
 
   /** A plain object that survives structured clone and JSON (for the bridge and transcripts). */
-  toJSON(): { name: string; verb: string; code: string; errno: number; message: string } & VerbsErrorDetails {
-    return {
-      name: this.name,
-      verb: this.verb,
-      code: this.code,
-      errno: this.errno,
-      message: this.message,
-      ...(this.reason !== undefined && { reason: this.reason }),
-      ...(this.attribute !== undefined && { attribute: this.attribute }),
-      ...(this.badWrIndex !== undefined && { badWrIndex: this.badWrIndex }),
-    };
+  toJSON(): ErrorData {
+    return errorToData(this);
   }
 }
 
 /** Throws a VerbsError for `errno` by name: `fail("ibv_reg_mr", "EINVAL", { reason })`. */
 export function fail(verb: string, code: ErrnoName, details?: VerbsErrorDetails): never {
   throw new VerbsError(verb, errnos[code], details);
+}
+
+/**
+ * Any error as plain data: what the bridge carries in an error envelope and what a
+ * transcript records (`error` of a verb or end event). A VerbsError keeps its fields;
+ * a BridgeValidationError its `path`; anything else its name and message.
+ */
+export interface ErrorData extends VerbsErrorDetails {
+  /** "VerbsError", "TypeError", "RangeError", "BridgeValidationError", "SessionStoppedError", "Error", … */
+  name: string;
+  message: string;
+  /** The errno name (`EINVAL`) for a VerbsError; Node-style codes for other errors. */
+  code?: string;
+  errno?: number;
+  /** The C function that failed (`ibv_modify_qp`). */
+  verb?: string;
+  /** For BridgeValidationError: where in the request the value was wrong. */
+  path?: string;
+  /** The line and column of main.ts a learner program's error came from (the verb's call, or the throw), when known. */
+  line?: number;
+  column?: number;
+  /** The error is a verb's that the program called without `await` (nothing caught it). */
+  unawaited?: boolean;
+}
+
+// In the order VerbsError.toJSON always wrote them (transcripts on disk read the same).
+const FIELDS = [
+  ["verb", "string"],
+  ["code", "string"],
+  ["errno", "number"],
+  ["message", "string"],
+  ["reason", "string"],
+  ["attribute", "string"],
+  ["badWrIndex", "number"],
+  ["path", "string"],
+  ["line", "number"],
+  ["column", "number"],
+  ["unawaited", "boolean"],
+] as const;
+
+/** Anything thrown as ErrorData. An object that already is ErrorData (a recorded or relayed error) is copied. */
+export function errorToData(err: unknown): ErrorData {
+  if (err === null || typeof err !== "object") return { name: "Error", message: String(err) };
+  const e = err as Record<string, unknown>;
+  const out: Record<string, unknown> = { name: typeof e.name === "string" ? e.name : "Error" };
+  for (const [k, type] of FIELDS) {
+    if (typeof e[k] === type) out[k] = e[k];
+    else if (k === "message") out[k] = String(err);
+  }
+  return out as unknown as ErrorData;
+}
+
+/**
+ * The error ErrorData describes: a real VerbsError for a failed verb (so `err.code` and
+ * `instanceof VerbsError` work in learner code), a TypeError or RangeError as such, and
+ * otherwise an Error with the same name; each keeps the message and the other fields.
+ */
+export function errorFromData(data: ErrorData): Error {
+  let e: Error;
+  if (data.name === "VerbsError" && typeof data.verb === "string" && typeof data.errno === "number") {
+    e = new VerbsError(data.verb, data.errno, {
+      ...(data.reason !== undefined && { reason: data.reason }),
+      ...(data.attribute !== undefined && { attribute: data.attribute }),
+      ...(data.badWrIndex !== undefined && { badWrIndex: data.badWrIndex }),
+    });
+  } else if (data.name === "TypeError") e = new TypeError(data.message);
+  else if (data.name === "RangeError") e = new RangeError(data.message);
+  else {
+    e = new Error(data.message);
+    e.name = data.name;
+  }
+  // Every other field the data carries is kept (a field added to FIELDS survives the trip).
+  const fields = e as unknown as Record<string, unknown>;
+  for (const [k, type] of FIELDS) if (!(k in e) && typeof data[k] === type) fields[k] = data[k];
+  return e;
 }

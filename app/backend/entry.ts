@@ -3,8 +3,8 @@
  * `process.parentPort`) or a Node child process (messages on `process.send`). It waits for
  * "init", starts the service, then answers requests one message at a time.
  */
-import { errorData } from "../bridge/contract.js";
-import { fromWire, toWire, type Json } from "../bridge/wire.js";
+import { errorToData } from "../../verbs/errors.js";
+import { decodeValue, encodeValue, type WireValue } from "../session/wire.js";
 import { defaultProvider } from "./backends.js";
 import type { BackendToHost, HostToBackend } from "./protocol.js";
 import { createBackendService, type BackendService } from "./service.js";
@@ -52,7 +52,7 @@ onMessage(async (message) => {
     try {
       service = createBackendService(message.init, {
         provider: defaultProvider,
-        emit: (event, payload) => send({ type: "event", event, payload: toWire(payload) }),
+        emit: (event, payload) => send({ type: "event", event, payload: encodeValue(payload) }),
         sessionChanged: (info) => send({ type: "session", ...info }),
       });
       const started = await service.start();
@@ -61,7 +61,7 @@ onMessage(async (message) => {
       // (~0.2 s), in web mode and in Electron alike.
       setImmediate(() => void service?.handle("lessons.list", {}).catch(() => {}));
     } catch (err) {
-      send({ type: "fatal", error: errorData(err) });
+      send({ type: "fatal", error: errorToData(err) });
       process.exitCode = 1;
     }
     return;
@@ -70,10 +70,10 @@ onMessage(async (message) => {
     const { id, method, params } = message;
     try {
       if (!service) throw new Error("the backend process has not been initialised");
-      const result = await service.handle(method, fromWire(params));
-      send({ type: "response", id, ok: true, result: toWire(result ?? null) as Json });
+      const result = await service.handle(method, decodeValue(params));
+      send({ type: "response", id, ok: true, result: encodeValue(result ?? null) as WireValue });
     } catch (err) {
-      send({ type: "response", id, ok: false, error: errorData(err) });
+      send({ type: "response", id, ok: false, error: errorToData(err) });
     }
   }
 });

@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createSimBackend } from "../../sim/index.js";
 import { Rng } from "../../sim/rng.js";
-import { errorData, parseRequest, requestSchemas } from "../bridge/contract.js";
-import { fromWire, toWire } from "../bridge/wire.js";
+import { errorToData } from "../../verbs/errors.js";
+import { parseRequest, requestSchemas } from "../bridge/contract.js";
+import { decodeValue, encodeValue } from "../session/wire.js";
 import { methodsOf } from "../session/verb-table.js";
 import type { HandleType } from "../session/wire.js";
 import { INTERNAL } from "../session/fuzz.test-util.js";
@@ -82,20 +83,20 @@ describe("bridge fuzz", () => {
       }
       if ((method === "run.start" || method === "transcript.replay") && params && typeof params === "object")
         (params as { stepping?: boolean }).stepping = false;
-      const what = `#${requests} ${method} ${JSON.stringify(toWire(params)).slice(0, 120)}`;
+      const what = `#${requests} ${method} ${JSON.stringify(encodeValue(params)).slice(0, 120)}`;
       try {
         // What the host does: the wire encoding, then the contract's validation, then the backend.
-        const parsed = parseRequest(method, fromWire(toWire(params)));
+        const parsed = parseRequest(method, decodeValue(encodeValue(params)));
         if (PAUSING.has(parsed.method)) continue;
         const r = await Promise.race([
           Promise.resolve().then(() => svc.handle(parsed.method, parsed.params)),
           new Promise((resolve) => setTimeout(() => resolve("pending"), 50)),
         ]);
-        toWire(r ?? null); // every result can go back over the bridge
+        encodeValue(r ?? null); // every result can go back over the bridge
         answered++;
       } catch (e) {
         expect(e, what).toBeInstanceOf(Error);
-        const d = errorData(e);
+        const d = errorToData(e);
         expect(typeof d.name, what).toBe("string");
         expect(d.message, `${what}: ${d.name}: ${d.message}`).not.toMatch(INTERNAL);
       }

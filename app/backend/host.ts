@@ -3,22 +3,16 @@
  * against the contract, answer the host's own questions, and relay the rest to the
  * backend process. Takes and returns wire-encoded JSON, so the transports stay dumb.
  */
-import {
-  BRIDGE_VERSION,
-  errorData,
-  parseRequest,
-  type EventName,
-  type HostInfo,
-  type RequestMethod,
-} from "../bridge/contract.js";
-import { fromWire, toWire, type Json } from "../bridge/wire.js";
+import { errorToData } from "../../verbs/errors.js";
+import { BRIDGE_VERSION, parseRequest, type EventName, type HostInfo, type RequestMethod } from "../bridge/contract.js";
+import { decodeValue, encodeValue, type WireValue } from "../session/wire.js";
 import type { BackendSupervisor } from "./supervisor.js";
 
 export interface HostCore {
   /** One request from the renderer (method and wire-encoded params, untrusted) → its wire-encoded envelope. */
-  handle(method: unknown, params: unknown): Promise<Json>;
+  handle(method: unknown, params: unknown): Promise<WireValue>;
   /** Events for the renderer (wire-encoded). */
-  onEvent(listener: (event: EventName, payload: Json) => void): () => void;
+  onEvent(listener: (event: EventName, payload: WireValue) => void): () => void;
 }
 
 export interface HostCoreOptions {
@@ -42,20 +36,21 @@ export function createHostCore({ supervisor, host, appVersion }: HostCoreOptions
     async handle(method, params) {
       let parsed: ReturnType<typeof parseRequest>;
       try {
-        parsed = parseRequest(method, fromWire(params));
+        parsed = parseRequest(method, decodeValue(params));
       } catch (err) {
-        return toWire({ ok: false, error: errorData(err) });
+        return encodeValue({ ok: false, error: errorToData(err) });
       }
       const answer = local[parsed.method];
       if (answer) {
         try {
-          return toWire({ ok: true, result: answer() });
+          return encodeValue({ ok: true, result: answer() });
         } catch (err) {
-          return toWire({ ok: false, error: errorData(err) });
+          return encodeValue({ ok: false, error: errorToData(err) });
         }
       }
-      // Relayed as wire JSON: the backend's envelope goes back to the renderer untouched.
-      return (await supervisor.request(parsed.method, toWire(parsed.params))) as unknown as Json;
+      // Relayed as wire JSON: the params go on as they came (they decode to what was validated),
+      // and the backend's envelope goes back to the renderer untouched.
+      return (await supervisor.request(parsed.method, (params ?? {}) as WireValue)) as unknown as WireValue;
     },
     onEvent: (listener) => supervisor.onEvent(listener),
   };

@@ -1,11 +1,12 @@
 /**
  * Messages between a host (Electron main or the web server) and the backend process it
  * supervises. Requests arrive here already validated by the host (bridge/contract.ts);
- * params, results and event payloads are wire-encoded (bridge/wire.ts) exactly as they
+ * params, results and event payloads are wire-encoded (session/wire.ts `encodeValue`) exactly as they
  * go on to the renderer, so the host relays them without re-encoding.
  */
-import type { BackendKind, BridgeErrorData, EventName } from "../bridge/contract.js";
-import type { Json } from "../bridge/wire.js";
+import type { ErrorData } from "../../verbs/errors.js";
+import type { BackendKind, EventName } from "../bridge/contract.js";
+import type { WireValue } from "../session/wire.js";
 
 /** How the host asks the backend process to begin. */
 export interface BackendInit {
@@ -26,19 +27,19 @@ export interface BackendInit {
 
 export type HostToBackend =
   | { type: "init"; init: BackendInit }
-  | { type: "request"; id: number; method: string; params: Json }
+  | { type: "request"; id: number; method: string; params: WireValue }
   /** The supervisor's liveness check: the process answers "pong" at once, whatever it is doing. */
   | { type: "ping"; id: number };
 
 export type BackendToHost =
   | { type: "ready"; kind: BackendKind; pid: number; transcriptPath?: string }
   | { type: "pong"; id: number }
-  | ({ type: "response"; id: number } & ({ ok: true; result: Json } | { ok: false; error: BridgeErrorData }))
-  | { type: "event"; event: EventName; payload: Json }
+  | ({ type: "response"; id: number } & ({ ok: true; result: WireValue } | { ok: false; error: ErrorData }))
+  | { type: "event"; event: EventName; payload: WireValue }
   /** The session the process now writes (the supervisor re-opens it after a crash). */
   | { type: "session"; transcriptPath: string; backend: BackendKind; seed?: number }
   /** The backend process could not start at all. */
-  | { type: "fatal"; error: BridgeErrorData }
+  | { type: "fatal"; error: ErrorData }
   /**
    * Everything the process sent in one turn of its event loop (e.g. a step's gate event,
    * the verb's transcript and snapshot events and both responses), in order, as one message:

@@ -222,13 +222,34 @@ describe("snapshots: packets, MR bytes and counters", () => {
     expect(records.at(-1)!.seq - records[0]!.seq + 1).toBeGreaterThan(1024); // the gap is in seq
   });
 
-  it("says packets are not observable on the native backend", async () => {
-    const { svc, ask, events } = service(() => createSimBackend({ seed: 3 }));
+  it("says packets are not observable on a backend without the packet-log capability (native)", async () => {
+    // A stand-in for native: the simulator's verbs, without its packetLog.
+    const { svc, ask, events } = service(() => {
+      const sim = createSimBackend({ seed: 3 });
+      const native: VerbsBackend = {
+        kind: "native",
+        getDeviceList: () => sim.getDeviceList(),
+        openDevice: (name) => sim.openDevice(name),
+        now: () => sim.now(),
+        sleep: (ms) => sim.sleep(ms),
+      };
+      return native;
+    });
     await svc.start();
     await ask("backend.choose", { kind: "native" });
     await ask("verbs.call", { handle: 0, method: "openDevice", args: ["rxe0"] });
     const snap = events.filter((e) => e.event === "snapshot").at(-1)!.payload as StateSnapshot;
     expect(snap.backend).toBe("native");
     expect(snap.packets).toEqual({ observable: false, records: [] });
+  });
+
+  it("shows the packets of any backend that has the packet-log capability, whatever its kind", async () => {
+    const { svc, ask, events } = service(() => createSimBackend({ seed: 3 }));
+    await svc.start();
+    await ask("backend.choose", { kind: "native" });
+    await ask("verbs.call", { handle: 0, method: "openDevice", args: ["rxe0"] });
+    const snap = events.filter((e) => e.event === "snapshot").at(-1)!.payload as StateSnapshot;
+    expect(snap.backend).toBe("native");
+    expect(snap.packets?.observable).toBe(true);
   });
 });

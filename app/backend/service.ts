@@ -6,7 +6,7 @@
  */
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { VerbsError } from "../../verbs/errors.js";
+import { errorFromData, errorToData } from "../../verbs/errors.js";
 import type { VerbsBackend } from "../../verbs/backend.js";
 import { loadCourse, type Course } from "../../lessons/load.js";
 import { openLearnerProfile } from "../../lessons/progress-file.js";
@@ -23,23 +23,17 @@ import {
   type Transcript,
 } from "../session/index.js";
 import {
-  MR_WINDOW,
-  PACKETS_PER_SNAPSHOT,
   type BackendKind,
   type BridgeEvents,
   type EventName,
   type GateState,
   type LessonSummary,
-  type PacketRecord,
   type RequestMethod,
   type RequestParams,
   type RequestResults,
   type SessionInfo,
-  type StateSnapshot,
 } from "../bridge/contract.js";
-import { appendPackets } from "../bridge/snapshot.js";
-import type { TranscriptEvent } from "../session/transcript.js";
-import type { PacketLogEntry, SimBackend } from "../../sim/index.js";
+import { createSnapshotDeltas, type SnapshotDeltas } from "../bridge/snapshot-deltas.js";
 import { defaultKind, listBackends, nativeOrReason, type BackendProvider } from "./backends.js";
 import type { BackendInit } from "./protocol.js";
 
@@ -52,35 +46,11 @@ export interface ServiceDeps {
 
 type Handlers = { [M in RequestMethod]: (params: RequestParams<M>) => Promise<RequestResults[M]> | RequestResults[M] };
 
-/** An error with a name the renderer can tell apart (kept by errorData). */
+/** An error with a name the renderer can tell apart (kept by errorToData). */
 function named(name: string, message: string): Error {
   const e = new Error(message);
   e.name = name;
   return e;
-}
-
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
-
-/** A simulator packet-log entry as the packet timeline gets it. */
-export function packetRecord(e: PacketLogEntry, at: number): PacketRecord {
-  return {
-    seq: e.seq,
-    at,
-    time: Math.round(e.time * 1000) / 1000,
-    src: e.src,
-    dst: e.dst,
-    opcode: e.opcode,
-    psn: e.psn,
-    src_qpn: e.src_qpn,
-    dest_qpn: e.dest_qpn,
-    len: e.payload_len,
-    ...(e.ack_req && { ack_req: true }),
-    ...(e.wr_id !== undefined && { wr_id: e.wr_id }),
-    ...(e.aeth && { aeth: { ...e.aeth } }),
-    ...(e.reth && { reth: { ...e.reth } }),
-    ...(e.imm_data !== undefined && { imm_data: e.imm_data }),
-    ...(e.dropped !== undefined && { dropped: e.dropped }),
-  };
 }
 
 export function createBackendService(init: BackendInit, deps: ServiceDeps) {
@@ -119,107 +89,10 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     return { mode: run ? session.gate.mode : "idle", pending: session.gate.pending, stopped: session.gate.stopped };
   }
 
-  /**
-   * What the "snapshot" events have told the renderer this session: the base of the next
-   * delta. `window` is the packet timeline's data (the last PACKET_WINDOW packets, each
-   * tagged with the event it happened during), resent whole only on `state.snapshot`.
-   */
-  let sent = freshSent();
-  function freshSent() {
-    return {
-      first: true,
-      mrs: new Map<number, Uint8Array>(),
-      counters: new Map<number, string>(),
-      packetSeq: -1,
-      window: [] as PacketRecord[],
-    };
-  }
+  /** What the "snapshot" events have told the renderer this session (null before the first session). */
+  let snapshots: SnapshotDeltas | null = null;
   /** Seq of the last transcript event (tracked: `session.events()` copies the whole transcript). */
   let lastSeq = 0;
-
-  /** The simulator's packet log; null on native, where packets are not observable. */
-  function packetLog(): readonly PacketLogEntry[] | null {
-    return kind === "sim" && backend && "packets" in backend ? (backend as SimBackend).packets : null;
-  }
-
-  /** Takes the packets logged since the last pull into the window, tagged with event `at`; returns what to send. */
-  function pullPackets(at: number): PacketRecord[] {
-    const log = packetLog();
-    if (!log?.length || log[log.length - 1]!.seq <= sent.packetSeq) return [];
-    let i = log.length;
-    while (i > 0 && log[i - 1]!.seq > sent.packetSeq) i--;
-    sent.packetSeq = log[log.length - 1]!.seq;
-    const half = PACKETS_PER_SNAPSHOT / 2;
-    // A huge burst keeps its start and end (FIRST … LAST and the ACK); the seq gap says how many are not shown.
-    const picked =
-      log.length - i <= PACKETS_PER_SNAPSHOT
-        ? log.slice(i)
-        : [...log.slice(i, i + half), ...log.slice(log.length - half)];
-    const records = picked.map((e) => packetRecord(e, at));
-    sent.window = appendPackets(sent.window, records);
-    return records;
-  }
-
-  /** hw_counters per device (the first open context of each, as the events' deltas are keyed). */
-  function deviceCounters(s: Session): NonNullable<StateSnapshot["counters"]> {
-    const seen = new Set<string>();
-    return s.counters().filter((c) => !seen.has(c.device) && seen.add(c.device));
-  }
-
-  /** What every snapshot carries: the backend, its clock, and each QP's query. */
-  function snapshotHead(s: Session, b: VerbsBackend) {
-    return { backend: kind, clock: b.now(), seq: lastSeq, qps: s.qps() };
-  }
-
-  /** The whole picture: `state.snapshot`, and the first snapshot event of a session. */
-  function snapshot(): StateSnapshot | null {
-    if (!session || !backend) return null;
-    return {
-      ...snapshotHead(session, backend),
-      mrBytes: session.mrBytes(MR_WINDOW),
-      counters: deviceCounters(session),
-      packets: { observable: packetLog() !== null, records: sent.window },
-    };
-  }
-
-  /** The snapshot event after verb event `e`: what changed since the previous one (the bridge client folds it). */
-  function snapshotAfter(e: TranscriptEvent): StateSnapshot | null {
-    if (!session || !backend) return null;
-    const packets = pullPackets(e.seq);
-    const mrBytes = session.mrBytes(MR_WINDOW).filter((m) => {
-      const before = sent.mrs.get(m.handle);
-      if (before && sameBytes(before, m.bytes)) return false;
-      sent.mrs.set(m.handle, m.bytes);
-      return true;
-    });
-    // Counters only move with traffic, and the event says when they did (reading them costs sysfs reads on native).
-    const counters =
-      sent.first || (e.kind === "verb" && e.counters?.length)
-        ? deviceCounters(session).filter((c) => {
-            const text = JSON.stringify(c.counters);
-            if (sent.counters.get(c.handle) === text) return false;
-            sent.counters.set(c.handle, text);
-            return true;
-          })
-        : [];
-    if (sent.first) {
-      // Nothing was sent before, so the lists above are whole: this is the full picture.
-      sent.first = false;
-      return {
-        ...snapshotHead(session, backend),
-        mrBytes,
-        counters,
-        packets: { observable: packetLog() !== null, records: sent.window },
-      };
-    }
-    return {
-      ...snapshotHead(session, backend),
-      delta: true,
-      ...(mrBytes.length && { mrBytes }),
-      ...(counters.length && { counters }),
-      ...(packets.length && { packets: { observable: true, records: packets } }),
-    };
-  }
 
   function endSession(): void {
     if (run) {
@@ -244,18 +117,25 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     backend = b;
     reopened = null;
     session = s;
-    sent = freshSent();
     lastSeq = s.eventCount();
     // Packets already logged (a replay's) belong to the events so far.
-    pullPackets(lastSeq);
+    snapshots = createSnapshotDeltas(
+      {
+        backend: k,
+        now: () => b.now(),
+        qps: () => s.qps(),
+        mrBytes: (max) => s.mrBytes(max),
+        counters: () => s.counters(),
+        packetLog: b.packetLog,
+      },
+      lastSeq,
+    );
     unsubscribe.push(
       s.subscribe((event) => {
         lastSeq = event.seq;
         deps.emit("transcript", event);
-        if (event.kind === "verb") {
-          const snap = snapshotAfter(event);
-          if (snap) deps.emit("snapshot", snap);
-        }
+        if (event.kind === "verb" && session === s)
+          deps.emit("snapshot", snapshots!.after(event.seq, !!event.counters?.length));
       }),
       s.gate.subscribe(() => deps.emit("gate", gateState())),
     );
@@ -344,24 +224,6 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     return course;
   }
 
-  function rebuildError(data: unknown): Error {
-    const d = (data ?? {}) as Record<string, unknown>;
-    // The program's line in main.ts rides along into the transcript's end event.
-    const site = typeof d.line === "number" && typeof d.column === "number" ? { line: d.line, column: d.column } : {};
-    if (typeof d.verb === "string" && typeof d.errno === "number") {
-      const e = new VerbsError(d.verb, d.errno, {
-        ...(typeof d.reason === "string" && { reason: d.reason }),
-        ...(typeof d.attribute === "string" && { attribute: d.attribute }),
-        ...(typeof d.badWrIndex === "number" && { badWrIndex: d.badWrIndex }),
-      });
-      return Object.assign(e, site);
-    }
-    return Object.assign(
-      named(typeof d.name === "string" ? d.name : "Error", typeof d.message === "string" ? d.message : String(data)),
-      site,
-    );
-  }
-
   const handlers: Partial<Handlers> = {
     "backend.list": async () => ({ current: backend ? kind : null, backends: await listBackends(deps.provider) }),
     "backend.choose": async ({ kind: k, seed: s }) => {
@@ -405,7 +267,7 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     "run.end": async ({ runId, ok, error }) => {
       if (!run || run.id !== runId) throw named("NoSuchRunError", `run ${runId} is not running`);
       const r = run;
-      r.finish(ok ? undefined : rebuildError(error));
+      r.finish(ok ? undefined : errorFromData(errorToData(error)));
       return r.outcome;
     },
     "verbs.call": async ({ handle, method, args, source }) => {
@@ -418,7 +280,7 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     "gate.pause": () => (session?.gate.pause(), gateState()),
     "gate.stop": () => (session?.gate.stop(), gateState()),
     "gate.state": () => gateState(),
-    "state.snapshot": () => snapshot(),
+    "state.snapshot": () => (session && snapshots ? snapshots.full(lastSeq) : null),
     "lessons.list": () => {
       const c = lessons();
       const summaries: LessonSummary[] = c.lessons.map((l) => ({

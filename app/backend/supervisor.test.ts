@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IBV_QPT_RC } from "../../verbs/constants.js";
 import type { BackendStatus, EventName } from "../bridge/contract.js";
-import { fromWire, toWire, type Json } from "../bridge/wire.js";
+import { decodeValue, encodeValue, type WireValue } from "../session/wire.js";
 import { importTranscript } from "../session/transcript.js";
 import type { Ref } from "../session/wire.js";
 import { forkSpawner } from "./spawn-node.js";
@@ -17,9 +17,9 @@ describe("backend supervisor", () => {
   const events: { event: EventName; payload: unknown }[] = [];
 
   async function call<T = unknown>(method: string, params: unknown): Promise<T> {
-    const env = await sup.request(method, toWire(params));
+    const env = await sup.request(method, encodeValue(params));
     if (!env.ok) throw Object.assign(new Error(env.error.message), env.error);
-    return fromWire(env.result) as T;
+    return decodeValue(env.result) as T;
   }
   const verb = async (handle: number, method: string, ...args: unknown[]) =>
     (await call<{ value: unknown }>("verbs.call", { handle, method, args })).value;
@@ -27,7 +27,7 @@ describe("backend supervisor", () => {
   function waitForBackend(kind: string): Promise<BackendStatus> {
     return new Promise((resolve) => {
       const off = sup.onEvent((event, payload) => {
-        const p = fromWire(payload) as BackendStatus & { event: string };
+        const p = decodeValue(payload) as BackendStatus & { event: string };
         if (event === "backend" && p.event === kind) {
           off();
           resolve(p);
@@ -43,7 +43,7 @@ describe("backend supervisor", () => {
       init: { backend: "sim", seed: 7, dataDir },
       restartDelaysMs: [0],
     });
-    sup.onEvent((event, payload: Json) => events.push({ event, payload: fromWire(payload) }));
+    sup.onEvent((event, payload: WireValue) => events.push({ event, payload: decodeValue(payload) }));
     await sup.start();
   }, 60_000);
   afterAll(async () => {
@@ -184,9 +184,9 @@ describe("backend supervisor liveness", () => {
     });
     await sup.start();
     const call = async (method: string, params: unknown) => {
-      const env = await sup.request(method, toWire(params));
+      const env = await sup.request(method, encodeValue(params));
       if (!env.ok) throw Object.assign(new Error(env.error.message), env.error);
-      return fromWire(env.result) as Record<string, unknown>;
+      return decodeValue(env.result) as Record<string, unknown>;
     };
     const { runId } = await call("run.start", { stepping: false, program: "hung run" });
     await call("verbs.call", { handle: 0, method: "openDevice", args: ["rxe0"] });
@@ -198,13 +198,13 @@ describe("backend supervisor liveness", () => {
 
     const restarted = new Promise<BackendStatus>((resolve) =>
       sup.onEvent((event, payload) => {
-        const p = fromWire(payload) as BackendStatus & { event: string };
+        const p = decodeValue(payload) as BackendStatus & { event: string };
         if (event === "backend" && p.event === "restarted") resolve(p);
       }),
     );
     process.kill(pid, "SIGSTOP");
     // Stop is pressed while it hangs: the answer comes once the process was replaced.
-    const stop = sup.request("session.stop", toWire({}));
+    const stop = sup.request("session.stop", encodeValue({}));
     const r = await restarted;
     expect(r.pid).not.toBe(pid);
     expect(r.lastExit?.signal).toBe("SIGKILL");

@@ -5,8 +5,9 @@
  * the dead one was writing. A fault in native code therefore never takes the UI with it
  * and never loses what the learner did.
  */
-import type { BackendStatus, BridgeErrorData, EventName } from "../bridge/contract.js";
-import { toWire, type Json } from "../bridge/wire.js";
+import type { ErrorData } from "../../verbs/errors.js";
+import type { BackendStatus, EventName } from "../bridge/contract.js";
+import { encodeValue, type WireValue } from "../session/wire.js";
 import type { BackendInit, BackendToHost, HostToBackend } from "./protocol.js";
 
 /** The process, as the supervisor needs it (a ChildProcess or an Electron UtilityProcess behind an adapter). */
@@ -48,9 +49,9 @@ export interface SupervisorOptions {
 /** Requests that end a run: the learner pressed Stop, so an answer must come, or the process goes. */
 const STOP_METHODS = new Set(["session.stop", "gate.stop", "run.end"]);
 
-type Envelope = { ok: true; result: Json } | { ok: false; error: BridgeErrorData };
+type Envelope = { ok: true; result: WireValue } | { ok: false; error: ErrorData };
 type StatusEvent = "started" | "died" | "restarted" | "stopped";
-type Listener = (event: EventName, payload: Json) => void;
+type Listener = (event: EventName, payload: WireValue) => void;
 
 export class BackendSupervisor {
   private readonly opts: Required<Omit<SupervisorOptions, "init" | "spawn">> &
@@ -113,7 +114,7 @@ export class BackendSupervisor {
   }
 
   /** Sends a validated request (params wire-encoded); resolves with the envelope, never rejects. */
-  request(method: string, params: Json): Promise<Envelope> {
+  request(method: string, params: WireValue): Promise<Envelope> {
     if (this.stopping) return Promise.resolve(failure("BackendStoppedError", "the backend is shutting down"));
     if (this.state === "died" || this.state === "stopped") void this.launch(null).catch(() => {});
     const id = this.nextId++;
@@ -191,7 +192,7 @@ export class BackendSupervisor {
     else this.queue.push(message);
   }
 
-  private emit(event: EventName, payload: Json): void {
+  private emit(event: EventName, payload: WireValue): void {
     for (const l of [...this.listeners]) {
       try {
         l(event, payload);
@@ -203,7 +204,7 @@ export class BackendSupervisor {
 
   private setState(state: BackendStatus["state"], event?: StatusEvent): void {
     this.state = state;
-    if (event) this.emit("backend", toWire({ ...this.status(), event }));
+    if (event) this.emit("backend", encodeValue({ ...this.status(), event }));
   }
 
   private launch(resumeReason: string | null): Promise<void> {

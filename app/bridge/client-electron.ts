@@ -4,14 +4,14 @@
  */
 import { PRELOAD_GLOBAL } from "./contract.js";
 import { createBridge, type Bridge } from "./client.js";
-import type { Json } from "./wire.js";
+import type { WireValue } from "../session/wire.js";
 
 /** Exactly what app/preload exposes with contextBridge.exposeInMainWorld(PRELOAD_GLOBAL, …). */
 export interface PreloadApi {
   /** ipcRenderer.invoke(IPC_REQUEST_CHANNEL, method, params) → the host's JSON envelope. */
-  request(method: string, params: Json): Promise<Json>;
+  request(method: string, params: WireValue): Promise<WireValue>;
   /** Listens to IPC_EVENT_CHANNEL; returns the function that stops listening. */
-  onEvent(listener: (event: string, payload: Json) => void): () => void;
+  onEvent(listener: (event: string, payload: WireValue) => void): () => void;
 }
 
 /** The preload's API if this page runs inside the Electron app, else null. */

@@ -12,7 +12,7 @@ import {
   type ResponseFrame,
 } from "./contract.js";
 import { createBridge, type Bridge } from "./client.js";
-import type { Json } from "./wire.js";
+import type { WireValue } from "../session/wire.js";
 
 /** Minimal WebSocket surface (the browser's, or `ws` in Node tests). */
 export interface SocketLike {
@@ -53,9 +53,9 @@ export function createWebBridge(options: WebBridgeOptions = {}): Bridge {
 
   let nextId = 1;
   let closedReason: string | null = null;
-  const pending = new Map<number, { resolve: (v: Json) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { resolve: (v: WireValue) => void; reject: (e: Error) => void }>();
   const outbox: string[] = [];
-  const eventListeners = new Set<(event: string, payload: Json) => void>();
+  const eventListeners = new Set<(event: string, payload: WireValue) => void>();
   const closeListeners = new Set<(reason: string) => void>();
 
   socket.addEventListener("open", () => {
@@ -67,9 +67,9 @@ export function createWebBridge(options: WebBridgeOptions = {}): Bridge {
       if (!p) return;
       pending.delete(frame.id);
       const { type: _t, id: _i, ...envelope } = frame;
-      p.resolve(envelope as unknown as Json);
+      p.resolve(envelope as unknown as WireValue);
     } else if (frame.type === "event") {
-      for (const l of eventListeners) l(frame.event, frame.payload as Json);
+      for (const l of eventListeners) l(frame.event, frame.payload as WireValue);
     }
   };
   socket.addEventListener("message", (ev) => {
@@ -115,7 +115,7 @@ export function createWebBridge(options: WebBridgeOptions = {}): Bridge {
             `${method}: the request is ${(data.length / 2 ** 20).toFixed(1)} MiB, more than the bridge carries (${MAX_MESSAGE_BYTES / 2 ** 20} MiB); pass less data per call (e.g. write a large MR in pieces with mr.write)`,
           ),
         );
-      return new Promise<Json>((resolve, reject) => {
+      return new Promise<WireValue>((resolve, reject) => {
         pending.set(id, { resolve, reject });
         if (socket.readyState === 1) socket.send(data);
         else outbox.push(data);

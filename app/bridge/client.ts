@@ -3,17 +3,9 @@
  * through the preload, and the WebSocket of web mode) only move JSON; this file does the
  * wire encoding, turns error envelopes back into errors, and dispatches events.
  */
-import { VerbsError } from "../../verbs/errors.js";
-import type {
-  BridgeErrorData,
-  BridgeEvents,
-  Envelope,
-  EventName,
-  RequestMethod,
-  RequestParams,
-  RequestResult,
-} from "./contract.js";
-import { fromWire, toWire, type Json } from "./wire.js";
+import { errorFromData } from "../../verbs/errors.js";
+import type { BridgeEvents, Envelope, EventName, RequestMethod, RequestParams, RequestResult } from "./contract.js";
+import { decodeValue, encodeValue, type WireValue } from "../session/wire.js";
 import { createSnapshotFolder } from "./snapshot.js";
 
 export interface Bridge {
@@ -31,46 +23,10 @@ export interface Bridge {
 /** What a transport must do: move one JSON request and its JSON envelope, and deliver JSON events. */
 export interface Transport {
   readonly host: "electron" | "web";
-  send(method: string, params: Json): Promise<Json>;
-  subscribe(listener: (event: string, payload: Json) => void): () => void;
+  send(method: string, params: WireValue): Promise<WireValue>;
+  subscribe(listener: (event: string, payload: WireValue) => void): () => void;
   onClose?(listener: (reason: string) => void): () => void;
   close?(): void;
-}
-
-/** An error the host reported that is not a VerbsError. Carries every field the host sent. */
-export class BridgeError extends Error implements BridgeErrorData {
-  code?: string;
-  errno?: number;
-  verb?: string;
-  reason?: string;
-  attribute?: string;
-  badWrIndex?: number;
-  path?: string;
-  constructor(data: BridgeErrorData) {
-    super(data.message);
-    this.name = data.name;
-    if (data.code !== undefined) this.code = data.code;
-    if (data.errno !== undefined) this.errno = data.errno;
-    if (data.verb !== undefined) this.verb = data.verb;
-    if (data.reason !== undefined) this.reason = data.reason;
-    if (data.attribute !== undefined) this.attribute = data.attribute;
-    if (data.badWrIndex !== undefined) this.badWrIndex = data.badWrIndex;
-    if (data.path !== undefined) this.path = data.path;
-  }
-}
-
-/** Rebuilds the error a host sent: a real VerbsError for a failed verb (so `err.code` and `instanceof` work in learner code). */
-export function errorFromData(data: BridgeErrorData): Error {
-  if (data.name === "VerbsError" && data.verb !== undefined && data.errno !== undefined) {
-    return new VerbsError(data.verb, data.errno, {
-      ...(data.reason !== undefined && { reason: data.reason }),
-      ...(data.attribute !== undefined && { attribute: data.attribute }),
-      ...(data.badWrIndex !== undefined && { badWrIndex: data.badWrIndex }),
-    });
-  }
-  if (data.name === "TypeError") return new TypeError(data.message);
-  if (data.name === "RangeError") return new RangeError(data.message);
-  return new BridgeError(data);
 }
 
 export function createBridge(transport: Transport): Bridge {
@@ -80,7 +36,7 @@ export function createBridge(transport: Transport): Bridge {
   const unsubscribe = transport.subscribe((event, payload) => {
     if (event === "session") snapshots.reset();
     const set = listeners.get(event);
-    let decoded = fromWire(payload) as never;
+    let decoded = decodeValue(payload) as never;
     if (event === "snapshot") {
       try {
         decoded = snapshots.fold(decoded) as never;
@@ -102,9 +58,9 @@ export function createBridge(transport: Transport): Bridge {
   return {
     host: transport.host,
     async request(method, params) {
-      const envelope = fromWire(await transport.send(method, toWire(params ?? {}))) as Envelope<never>;
+      const envelope = decodeValue(await transport.send(method, encodeValue(params ?? {}))) as Envelope<never>;
       if (!envelope || typeof envelope !== "object" || typeof envelope.ok !== "boolean")
-        throw new BridgeError({ name: "BridgeProtocolError", message: `malformed answer to ${method}` });
+        throw errorFromData({ name: "BridgeProtocolError", message: `malformed answer to ${method}` });
       if (envelope.ok)
         return method === "state.snapshot" && envelope.result !== null
           ? (snapshots.fold(envelope.result) as never)

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { VerbsError } from "../../verbs/errors.js";
-import { createBridge, errorFromData, type Transport } from "./client.js";
-import { BridgeValidationError, errorData, parseRequest, requestSchemas, type RequestParams } from "./contract.js";
-import { fromWire, toWire, type Json } from "./wire.js";
+import { errorFromData, errorToData } from "../../verbs/errors.js";
+import { createBridge, type Transport } from "./client.js";
+import { BridgeValidationError, parseRequest, requestSchemas, type RequestParams } from "./contract.js";
+import { decodeValue, encodeValue, type WireValue } from "../session/wire.js";
 
 describe("parseRequest (host-side validation)", () => {
   it("accepts a well-formed verbs.call and keeps its args", () => {
@@ -73,58 +74,15 @@ describe("parseRequest (host-side validation)", () => {
   });
 });
 
-describe("wire encoding", () => {
-  it("round-trips what JSON loses", () => {
-    const value = {
-      compare_add: 18446744073709551615n,
-      bytes: new Uint8Array([0, 1, 254, 255]),
-      nan: NaN,
-      inf: -Infinity,
-      list: [1, undefined, "x"],
-      handle: { $handle: 3, type: "qp", props: { qp_num: 17 } },
-      transcriptValue: { $bigint: "5", $bytes: "0a" },
-      transcriptBytes: { $bytes: "0a0b" },
-    };
-    const wire = toWire(value) as Record<string, Json>;
-    const text = JSON.stringify(wire);
-    const back = fromWire(JSON.parse(text)) as typeof value;
-    expect(back.compare_add).toBe(18446744073709551615n);
-    expect(back.bytes).toBeInstanceOf(Uint8Array);
-    expect(JSON.stringify(wire.bytes)).toContain('"$$bytes"');
-    expect([...back.bytes]).toEqual([0, 1, 254, 255]);
-    expect(back.nan).toBeNaN();
-    expect(back.inf).toBe(-Infinity);
-    expect(back.list).toEqual([1, undefined, "x"]);
-    expect(back.handle).toEqual({ $handle: 3, type: "qp", props: { qp_num: 17 } });
-    // The transcript's own encoding passes through untouched.
-    expect(back.transcriptBytes).toEqual({ $bytes: "0a0b" });
-    expect(back.transcriptValue).toEqual({ $bigint: "5", $bytes: "0a" });
-  });
-
-  it("refuses functions and cycles instead of sending something wrong", () => {
-    expect(() => toWire({ f: () => 1 })).toThrow(TypeError);
-    const a: Record<string, unknown> = {};
-    a.self = a;
-    expect(() => toWire(a)).toThrow(TypeError);
-    expect(() => toWire(new Map())).toThrow(TypeError);
-  });
-
-  it("never lets a message set a prototype", () => {
-    const back = fromWire(JSON.parse('{"__proto__": {"polluted": true}}')) as Record<string, unknown>;
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
-  });
-});
-
 describe("client", () => {
   function loopback(handler: (method: string, params: unknown) => unknown): Transport {
     return {
       host: "web",
       async send(method, params) {
         try {
-          return toWire({ ok: true, result: await handler(method, fromWire(params)) });
+          return encodeValue({ ok: true, result: await handler(method, decodeValue(params)) });
         } catch (err) {
-          return toWire({ ok: false, error: errorData(err) });
+          return encodeValue({ ok: false, error: errorToData(err) });
         }
       },
       subscribe: () => () => {},
@@ -159,7 +117,7 @@ describe("client", () => {
   });
 
   it("delivers events to listeners, and one throwing listener does not starve the others", () => {
-    let emit: (event: string, payload: Json) => void = () => {};
+    let emit: (event: string, payload: WireValue) => void = () => {};
     const bridge = createBridge({
       host: "electron",
       send: async () => null,
@@ -176,9 +134,9 @@ describe("client", () => {
         throw new Error("broken pane");
       });
       const off = bridge.on("transcript", (e) => got.push(e.seq));
-      emit("transcript", toWire({ seq: 1, kind: "log", clock: 0, message: "a" }));
+      emit("transcript", encodeValue({ seq: 1, kind: "log", clock: 0, message: "a" }));
       off();
-      emit("transcript", toWire({ seq: 2, kind: "log", clock: 0, message: "b" }));
+      emit("transcript", encodeValue({ seq: 2, kind: "log", clock: 0, message: "b" }));
     } finally {
       console.error = errors;
     }

@@ -4,8 +4,8 @@
  * the schemas below before acting on it (`parseRequest`); the typed clients in this folder
  * are the only code that touches raw IPC or the WebSocket.
  *
- * Messages are wire-encoded (./wire.ts) on both transports, so bigint, bytes and NaN survive
- * and objects living in the backend process travel as HandleRefs.
+ * Messages are encoded with the transcript's codec (../session/wire.ts) on both transports, so
+ * bigint, bytes and NaN survive and objects living in the backend process travel as `Ref`s.
  *
  * Learner code runs in a Web Worker in the renderer; each verb it calls becomes one
  * `verbs.call` request `{ handle, method, args }`, answered when the session has performed
@@ -14,6 +14,7 @@
 import type { Lesson, Text } from "../../lessons/schema.js";
 import type { Verdict } from "../../lessons/checks.js";
 import type { DeviceInfo, PortCounters } from "../../verbs/types.js";
+import type { ErrorData } from "../../verbs/errors.js";
 import type { GateMode, PendingCall, QpModelView } from "../session/session-types.js";
 import type { TranscriptEvent, TranscriptHeader } from "../session/transcript.js";
 import type { Ref } from "../session/wire.js";
@@ -23,6 +24,7 @@ import { BridgeValidationError, s, type Infer, type Schema } from "./schema.js";
 export { BridgeValidationError };
 export type {
   Divergence,
+  ErrorData,
   GateMode,
   Lesson,
   PendingCall,
@@ -38,9 +40,6 @@ export type {
 export const BRIDGE_VERSION = 1;
 
 export { IPC_EVENT_CHANNEL, IPC_REQUEST_CHANNEL, PRELOAD_GLOBAL, TOKEN_PARAM, WS_PATH } from "./channels.js";
-
-/** Handle 0 names the root facade (`verbs.getDeviceList()`, `verbs.openDevice()`, `sleep`, `log`, `now`). */
-export const ROOT_HANDLE = 0;
 
 // ─── Shared data ──────────────────────────────────────────────────────────────────────────
 
@@ -68,28 +67,6 @@ export interface BackendStatus {
   lastExit?: { code: number | null; signal: string | null; at: number; reason: string };
   /** The JSONL transcript file the session appends to (survives restarts). */
   transcriptPath?: string;
-}
-
-/** An error as the renderer receives it. A VerbsError keeps its fields (code, errno, verb, reason, attribute, badWrIndex). */
-export interface BridgeErrorData {
-  /** "VerbsError", "TypeError", "RangeError", "BridgeValidationError", "BackendDiedError", "Error", … */
-  name: string;
-  message: string;
-  code?: string;
-  errno?: number;
-  verb?: string;
-  reason?: string;
-  attribute?: string;
-  badWrIndex?: number;
-  /** For BridgeValidationError: where in the request the value was wrong. */
-  path?: string;
-  /** Learner-code stack (line numbers into the editor), when known. */
-  stack?: string;
-  /** The line and column of main.ts the error came from (the verb's call, or the throw), when known. */
-  line?: number;
-  column?: number;
-  /** The error is a verb's that the program called without `await` (nothing caught it). */
-  unawaited?: boolean;
 }
 
 /** The step gate, as the session reports it. */
@@ -478,7 +455,7 @@ export interface RequestFrame {
   params: unknown;
 }
 
-/** host → renderer: the answer to one request. Errors travel as data so every field survives. */
+/** host → renderer: the answer to one request. Errors travel as ErrorData (verbs/errors.ts) so every field survives. */
 export type ResponseFrame = { type: "response"; id: number } & Envelope<unknown>;
 
 /** host → renderer: an event. */
@@ -489,22 +466,4 @@ export interface EventFrame {
 }
 
 /** What a host handler answers (and what Electron's invoke resolves to). */
-export type Envelope<T> = { ok: true; result: T } | { ok: false; error: BridgeErrorData };
-
-/** The errors the host puts into envelopes, from anything thrown. */
-export function errorData(err: unknown): BridgeErrorData {
-  if (err && typeof err === "object") {
-    const e = err as Record<string, unknown>;
-    const out: BridgeErrorData = {
-      name: typeof e.name === "string" ? e.name : "Error",
-      message: typeof e.message === "string" ? e.message : String(err),
-    };
-    for (const k of ["code", "verb", "reason", "attribute", "path", "stack"] as const)
-      if (typeof e[k] === "string") out[k] = e[k] as string;
-    for (const k of ["errno", "badWrIndex", "line", "column"] as const)
-      if (typeof e[k] === "number") out[k] = e[k] as number;
-    if (e.unawaited === true) out.unawaited = true;
-    return out;
-  }
-  return { name: "Error", message: String(err) };
-}
+export type Envelope<T> = { ok: true; result: T } | { ok: false; error: ErrorData };

@@ -8,8 +8,7 @@ import { createWebBridge } from "./client-web.js";
 import type { Bridge } from "./client.js";
 
 export * from "./contract.js";
-export { BridgeError, errorFromData, type Bridge } from "./client.js";
-export { toWire, fromWire } from "./wire.js";
+export { type Bridge } from "./client.js";
 
 let bridge: Bridge | null = null;
 

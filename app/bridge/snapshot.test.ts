@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createBridge, type Transport } from "./client.js";
 import { BridgeValidationError, type PacketRecord, type StateSnapshot } from "./contract.js";
 import { appendPackets, createSnapshotFolder } from "./snapshot.js";
-import { toWire, type Json } from "./wire.js";
+import { encodeValue, type WireValue } from "../session/wire.js";
 
 const pkt = (seq: number, at = 1, opcode = "RC_SEND_ONLY"): PacketRecord => ({
   seq,
@@ -86,17 +86,20 @@ describe("snapshot folding", () => {
 
 describe("the bridge client folds snapshots", () => {
   function fakeHost() {
-    let push: (event: string, payload: Json) => void = () => {};
+    let push: (event: string, payload: WireValue) => void = () => {};
     const transport: Transport = {
       host: "web",
       send: async () =>
-        toWire({ ok: true, result: base({ seq: 9, packets: { observable: true, records: [pkt(5)] } }) }) as Json,
+        encodeValue({
+          ok: true,
+          result: base({ seq: 9, packets: { observable: true, records: [pkt(5)] } }),
+        }) as WireValue,
       subscribe(l) {
         push = l;
         return () => {};
       },
     };
-    return { bridge: createBridge(transport), emit: (e: string, p: unknown) => push(e, toWire(p) as Json) };
+    return { bridge: createBridge(transport), emit: (e: string, p: unknown) => push(e, encodeValue(p) as WireValue) };
   }
 
   it("delivers whole snapshots to listeners and state.snapshot, from deltas on the wire", async () => {

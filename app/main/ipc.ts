@@ -4,14 +4,14 @@
  */
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from "electron";
 import { IPC_EVENT_CHANNEL, IPC_REQUEST_CHANNEL } from "../bridge/contract.js";
-import type { Json } from "../bridge/wire.js";
+import type { WireValue } from "../session/wire.js";
 import type { HostCore } from "../backend/host.js";
 
 export type SenderCheck = (event: IpcMainInvokeEvent) => boolean;
 
 /** The handler registered for IPC_REQUEST_CHANNEL (exported for tests). */
 export function requestHandler(core: HostCore, trusted: SenderCheck) {
-  return async (event: IpcMainInvokeEvent, method: unknown, params: unknown): Promise<Json> => {
+  return async (event: IpcMainInvokeEvent, method: unknown, params: unknown): Promise<WireValue> => {
     if (!trusted(event))
       return {
         ok: false,

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { IPC_EVENT_CHANNEL, IPC_REQUEST_CHANNEL } from "../bridge/channels.js";
-import { fromWire, toWire } from "../bridge/wire.js";
+import { decodeValue, encodeValue } from "../session/wire.js";
 import type { HostToBackend } from "../backend/protocol.js";
 import { createMainApp, serveApp, type ElectronModule } from "./app.js";
 import { APP_URL, CSP, isTrustedSender, windowOptions } from "./security.js";
@@ -248,7 +248,7 @@ describe("bridge IPC in main", () => {
 
   const handler = () => env.fake.ipcHandlers.get(IPC_REQUEST_CHANNEL)!;
   const ask = async (event: unknown, method: unknown, params: unknown) =>
-    fromWire(await handler()(event, method, toWire(params))) as {
+    decodeValue(await handler()(event, method, encodeValue(params))) as {
       ok: boolean;
       result?: unknown;
       error?: { name: string; path?: string };

@@ -6,24 +6,25 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { createWebBridge, type SocketLike } from "../bridge/client-web.js";
-import { errorData, parseRequest, type EventName } from "../bridge/contract.js";
-import { fromWire, toWire, type Json } from "../bridge/wire.js";
+import { errorToData } from "../../verbs/errors.js";
+import { parseRequest, type EventName } from "../bridge/contract.js";
+import { decodeValue, encodeValue, type WireValue } from "../session/wire.js";
 import type { HostCore } from "../backend/host.js";
 import { startWebServer, TOKEN_COOKIE, type WebServer } from "./server.js";
 
 /** A host core that answers from the contract alone (no backend process): validation is real. */
 function fakeCore(): HostCore & { emit(event: EventName, payload: unknown): void; seen: string[] } {
-  const listeners = new Set<(event: EventName, payload: Json) => void>();
+  const listeners = new Set<(event: EventName, payload: WireValue) => void>();
   const seen: string[] = [];
   return {
     seen,
     async handle(method, params) {
       try {
-        const p = parseRequest(method, fromWire(params));
+        const p = parseRequest(method, decodeValue(params));
         seen.push(p.method);
-        return toWire({ ok: true, result: { echo: p.params } });
+        return encodeValue({ ok: true, result: { echo: p.params } });
       } catch (err) {
-        return toWire({ ok: false, error: errorData(err) });
+        return encodeValue({ ok: false, error: errorToData(err) });
       }
     },
     onEvent(l) {
@@ -31,7 +32,7 @@ function fakeCore(): HostCore & { emit(event: EventName, payload: unknown): void
       return () => listeners.delete(l);
     },
     emit(event, payload) {
-      for (const l of listeners) l(event, toWire(payload));
+      for (const l of listeners) l(event, encodeValue(payload));
     },
   };
 }
@@ -203,7 +204,7 @@ describe("web-mode server", () => {
       makeSocket: (url) => new WebSocket(url) as unknown as SocketLike,
     });
     try {
-      // A 50 MiB non-zero buffer is ~67 MiB as base64: more than the 64 MiB the socket takes.
+      // A 50 MiB non-zero buffer is 100 MiB as hex: more than the 64 MiB the socket takes.
       const big = new Uint8Array(50 * 1024 * 1024).fill(7);
       const err = await bridge.request("verbs.call", { handle: 2, method: "regMr", args: [big, 1] }).then(
         () => null,
@@ -251,12 +252,12 @@ describe("web-mode server and runs", () => {
     let n = 0;
     const core: HostCore = {
       async handle(method, params) {
-        if (method === "run.start") return toWire({ ok: true, result: { runId: `run-${++n}` } });
+        if (method === "run.start") return encodeValue({ ok: true, result: { runId: `run-${++n}` } });
         if (method === "run.end") {
-          ended.push(fromWire(params));
-          return toWire({ ok: true, result: { outcome: "error" } });
+          ended.push(decodeValue(params));
+          return encodeValue({ ok: true, result: { outcome: "error" } });
         }
-        return toWire({ ok: true, result: null });
+        return encodeValue({ ok: true, result: null });
       },
       onEvent: () => () => {},
     };

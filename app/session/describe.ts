@@ -70,6 +70,8 @@ export function formatValue(v: WireValue | undefined, key = ""): string {
   if (Array.isArray(v)) return `[${v.map((x) => formatValue(x, key)).join(", ")}]`;
   if (isRef(v)) return objectName(v);
   if ("$bigint" in v && typeof v.$bigint === "string") return `${v.$bigint}n`;
+  if ("$num" in v && typeof v.$num === "string") return v.$num;
+  if ("$undefined" in v && v.$undefined === true) return "undefined";
   if ("$bytes" in v && typeof v.$bytes === "string") {
     const b = v.$bytes;
     return `<${b.length / 2} bytes${b.length ? ": " + b.slice(0, 32).replace(/(..)/g, "$1 ").trim() + (b.length > 32 ? " …" : "") : ""}>`;

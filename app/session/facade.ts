@@ -6,18 +6,9 @@
  * holds (`qp.send_cq === cq`). Read-only fields come from the ref's `props`.
  */
 import type { Sge } from "../../verbs/types.js";
-import { methodsOf } from "./verb-table.js";
+import { methodsOf, VERBS } from "./verb-table.js";
 import type { Verbs } from "./verbs-api.js";
-import {
-  handleNumber,
-  handleType,
-  isRef,
-  mapRefs,
-  ROOT_HANDLE,
-  type CallSurface,
-  type HandleType,
-  type Ref,
-} from "./wire.js";
+import { isRef, mapRefs, ROOT_HANDLE, type CallSurface, type HandleType, type Ref } from "./wire.js";
 
 const HANDLE = Symbol("verbslab.handle");
 
@@ -56,21 +47,23 @@ export function mrSge(mr: { addr: number; length: number; lkey: number }, offset
 export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"): Verbs {
   const objects = new Map<number, object>();
 
-  const toWire = (v: unknown): unknown => mapRefs(v, (o) => refOf(o));
-  const fromWire = (v: unknown): unknown => mapRefs(v, (o) => (isRef(o) ? objectFor(o) : undefined));
+  // Facade objects become refs on the way out and refs become facade objects on the way in.
+  const toRefs = (v: unknown): unknown => mapRefs(v, (o) => refOf(o));
+  const fromRefs = (v: unknown): unknown => mapRefs(v, (o) => (isRef(o) ? objectFor(o) : undefined));
 
   function objectFor(ref: Ref): object {
-    const h = handleNumber(ref.$handle);
+    const h = ref.$handle;
     const known = objects.get(h);
     if (known) return known;
-    const type = handleType(ref.type);
+    const type = ref.type;
+    if (!Object.hasOwn(VERBS, type)) throw new TypeError(`"${String(type)}" is not an object type`);
     const o: Record<string | symbol, unknown> = { [HANDLE]: { $handle: h, type } };
     objects.set(h, o);
-    for (const [k, v] of Object.entries(ref.props ?? {})) o[k] = fromWire(v);
+    for (const [k, v] of Object.entries(ref.props ?? {})) o[k] = fromRefs(v);
     for (const m of methodsOf(type)) {
       o[m] = async (...args: unknown[]) => {
-        const wireArgs = m === "log" ? args.map((a) => toWire(loggable(a))) : args.map(toWire);
-        return fromWire(await surface.call(h, m, wireArgs));
+        const callArgs = m === "log" ? args.map((a) => toRefs(loggable(a))) : args.map(toRefs);
+        return fromRefs(await surface.call(h, m, callArgs));
       };
     }
     if (type === "mr") {

@@ -9,7 +9,8 @@ import type { VerbsBackend } from "../../verbs/backend.js";
 import { createSession } from "./session.js";
 import type { Session, TranscriptSink } from "./session-types.js";
 import { objectsOf, resolveSymbols, symbolize } from "./symbols.js";
-import type { ErrorJson, Transcript, TranscriptEvent, VerbEvent } from "./transcript.js";
+import type { ErrorData } from "../../verbs/errors.js";
+import type { Transcript, TranscriptEvent, VerbEvent } from "./transcript.js";
 import { decodeValue, isRef, type Ref, type WireValue } from "./wire.js";
 
 export interface ReplayOptions {
@@ -37,7 +38,7 @@ export interface ReplayResult {
   divergences: Divergence[];
 }
 
-const outcomeOf = (e: { error?: ErrorJson }) => (e.error ? (e.error.code ?? e.error.name) : "ok");
+const outcomeOf = (e: { error?: ErrorData }) => (e.error ? (e.error.code ?? e.error.name) : "ok");
 
 export async function replayTranscript(
   t: Transcript,

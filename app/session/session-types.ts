@@ -99,7 +99,7 @@ export interface Session extends CallSurface {
    * as "qp3" are accepted), args plain data with Refs for objects. Resolves with the result
    * (Refs for created objects); rejects with the VerbsError (or TypeError) the verb threw.
    */
-  call(target: number | string | null, method: string, args: unknown[], source?: SourceSite): Promise<unknown>;
+  call(target: number, method: string, args: unknown[], source?: SourceSite): Promise<unknown>;
   readonly backend: VerbsBackend;
   /** The learner facade over this session, in-process (CLI, lesson checks, tests). */
   readonly verbs: Verbs;

@@ -230,20 +230,17 @@ describe("the session", () => {
     expect(s.events().at(-1)).toMatchObject({ kind: "end", outcome: "error", error: { code: "ENODEV" } });
   });
 
-  it("accepts string handles and interface type names from a bridge", async () => {
+  it("takes numbered handles and refuses any other handle form with a TypeError", async () => {
     const s = createSession({ backend: createSimBackend({ seed: 1 }) });
-    const ctx = (await s.call(null, "openDevice", ["rxe0"])) as { $handle: number };
-    const pd = (await s.call(`ctx${ctx.$handle}`, "allocPd", [])) as { $handle: number; type: string };
+    const ctx = (await s.call(0, "openDevice", ["rxe0"])) as { $handle: number };
+    const pd = (await s.call(ctx.$handle, "allocPd", [])) as { $handle: number; type: string };
     expect(pd).toMatchObject({ type: "pd", props: { context: { $handle: ctx.$handle, type: "context" } } });
-    const cq = await s.call(String(ctx.$handle), "createCq", [4]);
-    const qp = await s.call(pd.$handle, "createQp", [
-      {
-        send_cq: { $handle: `cq${(cq as { $handle: number }).$handle}`, type: "Cq" },
-        recv_cq: cq,
-        cap,
-        qp_type: IBV_QPT_RC,
-      },
-    ]);
+    const cq = (await s.call(ctx.$handle, "createCq", [4])) as { $handle: number };
+    const init = { recv_cq: cq, cap, qp_type: IBV_QPT_RC };
+    await expect(
+      s.call(pd.$handle, "createQp", [{ ...init, send_cq: { $handle: `cq${cq.$handle}`, type: "cq" } }]),
+    ).rejects.toThrow(/"cq\d+" is not an object handle/);
+    const qp = await s.call(pd.$handle, "createQp", [{ ...init, send_cq: cq }]);
     expect(qp).toMatchObject({ type: "qp", props: { qp_num: 0x11 } });
     await expect(s.call(99, "destroy", [])).rejects.toBeInstanceOf(TypeError);
     await expect(s.call(pd.$handle, "fly", [])).rejects.toBeInstanceOf(TypeError);

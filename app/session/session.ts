@@ -8,7 +8,7 @@
  * Objects are named by handles (numbers, in creation order, so a replay of the same calls
  * gives the same handles). Handle 0 is the backend.
  */
-import { createActor, type Actor } from "xstate";
+import { createActor } from "xstate";
 import {
   IBV_QPS_ERR,
   IBV_QPS_RTS,
@@ -17,8 +17,8 @@ import {
   ibv_wc_status,
   nameOf,
 } from "../../verbs/constants.js";
-import { VerbsError } from "../../verbs/errors.js";
-import type { Context, Cq, Mr, Qp, VerbsBackend } from "../../verbs/backend.js";
+import { errorToData } from "../../verbs/errors.js";
+import type { Context, Mr, Qp } from "../../verbs/backend.js";
 import type { QpAttr, QpAttrInput, SendWr, Wc } from "../../verbs/types.js";
 import {
   predictModify,
@@ -29,7 +29,9 @@ import {
   type PredictContext,
 } from "../../state-machines/qp.js";
 import { createVerbsFacade } from "./facade.js";
+import { createHandles, type Entry } from "./handles.js";
 import { createLookout } from "./lookout.js";
+import { checkPrediction } from "./prediction-check.js";
 import { methodsWith, verbSpec } from "./verb-table.js";
 import { Gate } from "./step-gate.js";
 import {
@@ -44,8 +46,6 @@ import {
   parseTranscript,
   TRANSCRIPT_SCHEMA,
   TRANSCRIPT_VERSION,
-  type Check,
-  type ErrorJson,
   type FieldChange,
   type Prediction,
   type SourceSite,
@@ -56,17 +56,7 @@ import {
   type TranscriptHeader,
   type VerbEvent,
 } from "./transcript.js";
-import {
-  encodeValue,
-  EVENT_BYTES_MAX,
-  handleNumber,
-  isRef,
-  mapRefs,
-  ROOT_HANDLE,
-  type HandleType,
-  type Ref,
-  type WireValue,
-} from "./wire.js";
+import { encodeValue, EVENT_BYTES_MAX, type HandleType, type Ref } from "./wire.js";
 import { counterWatch } from "./counter-watch.js";
 
 /**
@@ -78,38 +68,6 @@ export const KEEP_EVENTS = 2000;
 
 /** Calls after which traffic may have moved: counters are read after them (counter-watch.ts; from the one table). */
 const TRAFFIC = methodsWith("traffic");
-
-interface Entry {
-  handle: number;
-  type: HandleType;
-  obj: unknown;
-  /** The ref with its read-only props, as handed out at creation. */
-  ref: Ref;
-  destroyed: boolean;
-  /** For contexts: where its counters came from; for QPs: the model. */
-  model?: Actor<typeof qpMachine>;
-  observed?: number;
-}
-
-function errorJson(e: unknown): ErrorJson {
-  if (e instanceof VerbsError) return { ...e.toJSON(), ...errorSite(e) };
-  if (e instanceof Error) return { name: e.name, message: e.message, ...errorSite(e) };
-  // Already JSON (a recorded error being replayed, or one that crossed the bridge).
-  if (
-    e &&
-    typeof e === "object" &&
-    typeof (e as ErrorJson).name === "string" &&
-    typeof (e as ErrorJson).message === "string"
-  )
-    return { ...(e as ErrorJson) };
-  return { name: "Error", message: String(e) };
-}
-
-/** The main.ts line and column a learner program's error came from, when its runner put them on it. */
-function errorSite(e: Error): Pick<ErrorJson, "line" | "column"> {
-  const { line, column } = e as { line?: unknown; column?: unknown };
-  return typeof line === "number" && typeof column === "number" ? { line, column } : {};
-}
 
 /** The fields of two query results that differ, by dotted path. */
 export function diffFields(before: unknown, after: unknown, path = ""): FieldChange[] {
@@ -127,7 +85,7 @@ export function diffFields(before: unknown, after: unknown, path = ""): FieldCha
     return out;
   }
   if (before === after) return [];
-  const enc = (v: unknown) => encodeValue(v, () => undefined);
+  const enc = (v: unknown) => encodeValue(v);
   return [{ field: path, before: enc(before), after: enc(after) }];
 }
 
@@ -147,12 +105,12 @@ export function createSession(options: SessionOptions): Session {
   const { backend, sink } = options;
   const wall = options.wallClock ?? (() => (typeof performance !== "undefined" ? performance.now() : Date.now()));
   const gate = new Gate(options.step ?? false);
-  const entries = new Map<number, Entry>();
+  // Every object this session handed out, by handle (handles.ts).
+  const registry = createHandles(backend);
+  const { toRef } = registry;
   const watch = counterWatch();
-  const handles = new Map<unknown, number>();
   const events: TranscriptEvent[] = [];
   const listeners = new Set<(e: TranscriptEvent) => void>();
-  let nextHandle = 1;
   let ended = false;
   // Indexes, so that no verb costs more as the program holds more objects (a lesson can hold
   // thousands of QPs): the live QPs and contexts by handle, QPs by number, each QP's last
@@ -163,22 +121,9 @@ export function createSession(options: SessionOptions): Session {
   const known = new Map<number, QpAttr | null>();
   const busy = new Set<number>();
 
-  entries.set(ROOT_HANDLE, {
-    handle: ROOT_HANDLE,
-    type: "verbs",
-    obj: backend,
-    ref: { $handle: ROOT_HANDLE, type: "verbs" },
-    destroyed: false,
-  });
-
   // Failed completions explained, a hanging destroy refused, silent mistakes noticed (lookout.ts).
   const lookout = createLookout(
-    {
-      entries: () => [...entries.values()],
-      handleOf: (o) => handles.get(o),
-      entry: (h) => entries.get(h),
-      qpByNum: (n) => byQpn.get(n),
-    },
+    { entries: registry.all, handleOf: registry.handleOf, entry: registry.get, qpByNum: (n) => byQpn.get(n) },
     backend,
   );
 
@@ -215,81 +160,18 @@ export function createSession(options: SessionOptions): Session {
     return parseTranscript(sink!.read!()).events;
   }
 
-  /** A contract object to its ref (bare: handle and type). */
-  const toRef = (o: object): Ref | undefined => {
-    const h = handles.get(o);
-    return h === undefined ? undefined : { $handle: h, type: entries.get(h)!.type };
-  };
-
+  /** Registers an object the backend created; a new QP gets its model. */
   function register(obj: object, type: HandleType): Ref {
-    const known = handles.get(obj);
-    if (known !== undefined) return entries.get(known)!.ref;
-    const handle = nextHandle++;
-    const ref: Ref = { $handle: handle, type, props: propsOf(obj, type) };
-    const entry: Entry = { handle, type, obj, ref, destroyed: false };
-    if (type === "qp") {
+    const { entry, fresh } = registry.register(obj, type);
+    if (fresh && type === "qp") {
       const qp = obj as Qp;
       entry.model = createActor(qpMachine, { input: { qp_type: qp.qp_type } }).start();
       entry.observed = queryQp(entry)?.qp_state ?? 0;
-      liveQpEntries.set(handle, entry);
+      liveQpEntries.set(entry.handle, entry);
       byQpn.set(qp.qp_num, entry);
     }
-    if (type === "context") liveContexts.set(handle, entry);
-    entries.set(handle, entry);
-    handles.set(obj, handle);
-    return ref;
-  }
-
-  function propsOf(obj: object, type: HandleType): { [key: string]: WireValue } {
-    const enc = (v: unknown) => encodeValue(v, toRef);
-    switch (type) {
-      case "context": {
-        const ctx = obj as Context;
-        let gids: unknown = [];
-        try {
-          gids = ctx.queryGidTable();
-        } catch {
-          // A context that cannot list its GIDs still works; exports then use index numbers.
-        }
-        return { device: enc(ctx.device), gids: enc(gids) };
-      }
-      case "pd":
-        return { context: enc((obj as { context: object }).context) };
-      case "mr": {
-        const mr = obj as Mr;
-        return {
-          pd: enc(mr.pd),
-          addr: mr.addr,
-          length: mr.length,
-          lkey: mr.lkey,
-          rkey: mr.rkey,
-          access: mr.access,
-        };
-      }
-      case "cq": {
-        const cq = obj as Cq;
-        return {
-          context: enc(cq.context),
-          cqe: cq.cqe,
-          ...(cq.cq_context !== undefined && { cq_context: enc(cq.cq_context) }),
-        };
-      }
-      case "qp": {
-        const qp = obj as Qp;
-        return {
-          pd: enc(qp.pd),
-          qp_num: qp.qp_num,
-          qp_type: qp.qp_type,
-          send_cq: enc(qp.send_cq),
-          recv_cq: enc(qp.recv_cq),
-          cap: enc(qp.cap),
-        };
-      }
-      case "ah":
-        return { pd: enc((obj as { pd: object }).pd) };
-      default:
-        return {};
-    }
+    if (fresh && type === "context") liveContexts.set(entry.handle, entry);
+    return entry.ref;
   }
 
   function safeQuery(qp: Qp): QpAttr | null {
@@ -343,18 +225,6 @@ export function createSession(options: SessionOptions): Session {
   const nowMs = () => Math.round(backend.now() * 1000) / 1000;
 
   const liveQps = () => [...liveQpEntries.values()];
-
-  /** Turns incoming plain data (refs for objects) into what the backend takes. */
-  function decodeArgs(args: unknown[]): unknown[] {
-    return args.map((a) =>
-      mapRefs(a, (o) => {
-        if (!isRef(o)) return undefined;
-        const e = entries.get(handleNumber(o.$handle));
-        if (!e) throw new TypeError(`no object with handle ${String(o.$handle)} in this session`);
-        return e.obj;
-      }),
-    );
-  }
 
   function predictionContext(qpEntry: Entry, attr: QpAttrInput): PredictContext {
     const qp = qpEntry.obj as Qp;
@@ -447,20 +317,9 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
-  function describe(outcome: string, from: number, to: number, reason?: string): string {
-    if (outcome === "ok") return from === to ? `stays ${qpStateName(to)}` : `${qpStateName(from)} → ${qpStateName(to)}`;
-    return `${outcome}${reason ? `: ${reason}` : ""}`;
-  }
-
-  async function call(
-    target: number | string | null,
-    method: string,
-    args: unknown[],
-    source?: SourceSite,
-  ): Promise<unknown> {
-    const handle = handleNumber(target);
-    const entry = entries.get(handle);
-    if (!entry) throw new TypeError(`no object with handle ${String(target)} in this session`);
+  async function call(handle: number, method: string, args: unknown[], source?: SourceSite): Promise<unknown> {
+    const entry = registry.get(handle);
+    if (!entry) throw new TypeError(`no object with handle ${String(handle)} in this session`);
     const spec = verbSpec(entry.type, method);
     if (!spec) throw new TypeError(`${entry.type} has no method ${JSON.stringify(String(method))}`);
     const verb = spec.verb;
@@ -480,7 +339,7 @@ export function createSession(options: SessionOptions): Session {
     if (method === "regMr" && isZeroed(args[0]))
       wireArgs[0] = (args[0] as ArrayBufferLike | ArrayBufferView).byteLength;
     const targetRef = { $handle: handle, type: entry.type };
-    const decoded = decodeArgs(args);
+    const decoded = registry.decodeArgs(args);
     const prediction = safePredict(entry, method, decoded);
 
     if (!spec.ungated) {
@@ -539,104 +398,21 @@ export function createSession(options: SessionOptions): Session {
     for (const h of busy) if (!lookout.sendsInFlight(h)) busy.delete(h);
 
     // Snapshots after, the model's view, and state moves without a modify.
-    const qps: QpSnapshot[] = [];
-    const moves: StateMove[] = [];
-    let check: Check | undefined;
-    if (snapshots) {
-      const createdQps = created.flatMap((r) => (r.type === "qp" ? [entries.get(r.$handle)!] : []));
-      // An async event names its QP (a fatal error moves it to ERR): compared with its last query.
-      const named =
-        method === "getAsyncEvent" && !failed ? byQpn.get((result as { qp_num?: number })?.qp_num ?? -1) : undefined;
-      const eventQps = named && !qpsBefore.has(named.handle) && known.has(named.handle) ? [named] : [];
-      for (const e of eventQps) qpsBefore.set(e.handle, known.get(e.handle)!);
-      for (const e of [...watched, ...eventQps, ...createdQps]) {
-        const had = qpsBefore.has(e.handle);
-        const qp = e.obj as Qp;
-        const before = had ? qpsBefore.get(e.handle)! : null;
-        const after = e.destroyed ? null : queryQp(e);
-        // A QP created or destroyed by this call has no field-by-field diff: its snapshot says it all.
-        const changes = before && after ? diffFields(before, after) : [];
-        if (changes.length || e.handle === handle || !before !== !after)
-          qps.push({ qp: e.handle, qp_num: qp.qp_num, before, after, changes });
-        if (!after || !e.model) continue;
-        const modelBefore = modelState(e);
-        if (e.handle === handle && method === "modify") {
-          const [attr, mask] = decoded as [QpAttrInput, number];
-          if (!failed) {
-            try {
-              e.model.send({
-                type: "MODIFY",
-                attr: attr ?? {},
-                mask: mask ?? 0,
-                context: predictionContext(e, attr ?? {}),
-              });
-            } catch {
-              // The backend took attributes the model cannot read: OBSERVED below syncs it to the QP.
-            }
-          }
-        } else if (after.qp_state !== modelBefore) {
-          const bad = completions.find(
-            (c) => c.wc.qp_num === qp.qp_num && c.wc.status !== IBV_WC_SUCCESS && c.wc.status !== IBV_WC_WR_FLUSH_ERR,
-          );
-          if (bad && after.qp_state === IBV_QPS_ERR) {
-            e.model.send({ type: "COMPLETION_ERROR", status: bad.wc.status });
-            moves.push({
-              qp: e.handle,
-              qp_num: qp.qp_num,
-              from: modelBefore,
-              to: after.qp_state,
-              cause: `a completion with status ${bad.wc.status} (${wcStatusName(bad.wc.status)})`,
-            });
-          } else {
-            moves.push({
-              qp: e.handle,
-              qp_num: qp.qp_num,
-              from: modelBefore,
-              to: after.qp_state,
-              cause:
-                after.qp_state === IBV_QPS_ERR
-                  ? "an error on the wire (its completions say which when polled)"
-                  : "unexplained: the backend moved the QP without a modify",
-            });
-          }
-        }
-        const modelNow = modelState(e);
-        if (modelNow !== after.qp_state) e.model.send({ type: "OBSERVED", state: after.qp_state });
-        e.observed = after.qp_state;
-      }
-    }
+    const { qps, moves } = snapshots
+      ? observeQps({ handle, method, decoded, failed, created, qpsBefore, completions, watched, result })
+      : { qps: [], moves: [] };
 
-    if (prediction) {
-      const entryQp = entry.obj as Qp;
-      const after = entry.destroyed ? null : known.has(handle) ? known.get(handle)! : safeQuery(entryQp);
-      const from = qpsBefore.get(handle)?.qp_state ?? prediction.state;
-      // For modify the outcome is a state; for posts, only whether the call is accepted.
-      const expected =
-        method !== "modify" && prediction.outcome === "ok"
-          ? "the call succeeds"
-          : describe(prediction.outcome, from, prediction.state, prediction.reason);
-      if (failed) {
-        const code = error instanceof VerbsError ? error.code : ((error as Error)?.name ?? "Error");
-        check = {
-          agree: prediction.outcome === code,
-          expected,
-          actual: `${code}${error instanceof VerbsError && error.reason ? `: ${error.reason}` : ""}`,
-        };
-      } else {
-        const actualState = after?.qp_state ?? prediction.state;
-        const agree = prediction.outcome === "ok" && (method !== "modify" || actualState === prediction.state);
-        check = {
-          agree,
-          expected,
-          actual: method === "modify" ? describe("ok", from, actualState) : "the call succeeded",
-        };
-      }
-      if (!check.agree)
-        check.note =
-          prediction.outcome === "ok"
-            ? "the model expected this call to succeed: the backend knows something the model does not"
-            : "the model expected this call to fail: the backend accepted something the model refuses";
-    }
+    const check = prediction
+      ? checkPrediction(prediction, {
+          method,
+          from: qpsBefore.get(handle)?.qp_state ?? prediction.state,
+          after: entry.destroyed
+            ? undefined
+            : (known.has(handle) ? known.get(handle) : safeQuery(entry.obj as Qp))?.qp_state,
+          failed,
+          error,
+        })
+      : undefined;
 
     const counters = TRAFFIC.has(method)
       ? watch.changes([...liveContexts.values()].map((e) => ({ handle: e.handle, ctx: e.obj as Context })))
@@ -653,7 +429,7 @@ export function createSession(options: SessionOptions): Session {
       clockAdvance,
       durationMs,
       ...(!failed && { result: encodeValue(result, toRef, EVENT_BYTES_MAX) }),
-      ...(failed && { error: errorJson(error) }),
+      ...(failed && { error: errorToData(error) }),
       ...(created.length && { created }),
       ...(prediction && { prediction }),
       ...(check && { check }),
@@ -666,16 +442,93 @@ export function createSession(options: SessionOptions): Session {
     };
     append(event);
     if (failed) throw error;
-    return toWire(result, created);
+    return registry.withProps(result, created);
   }
 
-  /** The result as it leaves the session: created objects as refs with props, known ones bare. */
-  function toWire(result: unknown, created: Ref[]): unknown {
-    return mapRefs(result, (o) => {
-      const h = handles.get(o);
-      if (h === undefined) return undefined;
-      return created.find((r) => r.$handle === h) ?? entries.get(h)!.ref;
-    });
+  /**
+   * After a call: each QP's query against its query before (the snapshot, with the fields
+   * that changed), the QP model told what happened (the modify it saw, an error completion,
+   * or else the state observed), and each state move the learner did not ask for.
+   */
+  function observeQps(c: {
+    handle: number;
+    method: string;
+    decoded: unknown[];
+    failed: boolean;
+    created: Ref[];
+    qpsBefore: Map<number, QpAttr | null>;
+    completions: NonNullable<VerbEvent["completions"]>;
+    /** The QPs queried before the call (qpsToWatch). */
+    watched: Entry[];
+    result: unknown;
+  }): { qps: QpSnapshot[]; moves: StateMove[] } {
+    const { handle, method, decoded, failed, created, qpsBefore, completions, watched, result } = c;
+    const qps: QpSnapshot[] = [];
+    const moves: StateMove[] = [];
+    const createdQps = created.flatMap((r) => (r.type === "qp" ? [registry.get(r.$handle)!] : []));
+    // An async event names its QP (a fatal error moves it to ERR): compared with its last query.
+    const named =
+      method === "getAsyncEvent" && !failed
+        ? byQpn.get((result as { qp_num?: number } | null)?.qp_num ?? -1)
+        : undefined;
+    const eventQps = named && !qpsBefore.has(named.handle) && known.has(named.handle) ? [named] : [];
+    for (const e of eventQps) qpsBefore.set(e.handle, known.get(e.handle)!);
+    for (const e of [...watched, ...eventQps, ...createdQps]) {
+      const had = qpsBefore.has(e.handle);
+      const qp = e.obj as Qp;
+      const before = had ? qpsBefore.get(e.handle)! : null;
+      const after = e.destroyed ? null : queryQp(e);
+      // A QP created or destroyed by this call has no field-by-field diff: its snapshot says it all.
+      const changes = before && after ? diffFields(before, after) : [];
+      if (changes.length || e.handle === handle || !before !== !after)
+        qps.push({ qp: e.handle, qp_num: qp.qp_num, before, after, changes });
+      if (!after || !e.model) continue;
+      const modelBefore = modelState(e);
+      if (e.handle === handle && method === "modify") {
+        const [attr, mask] = decoded as [QpAttrInput, number];
+        if (!failed) {
+          try {
+            e.model.send({
+              type: "MODIFY",
+              attr: attr ?? {},
+              mask: mask ?? 0,
+              context: predictionContext(e, attr ?? {}),
+            });
+          } catch {
+            // The backend took attributes the model cannot read: OBSERVED below syncs it to the QP.
+          }
+        }
+      } else if (after.qp_state !== modelBefore) {
+        const bad = completions.find(
+          (c) => c.wc.qp_num === qp.qp_num && c.wc.status !== IBV_WC_SUCCESS && c.wc.status !== IBV_WC_WR_FLUSH_ERR,
+        );
+        if (bad && after.qp_state === IBV_QPS_ERR) {
+          e.model.send({ type: "COMPLETION_ERROR", status: bad.wc.status });
+          moves.push({
+            qp: e.handle,
+            qp_num: qp.qp_num,
+            from: modelBefore,
+            to: after.qp_state,
+            cause: `a completion with status ${bad.wc.status} (${wcStatusName(bad.wc.status)})`,
+          });
+        } else {
+          moves.push({
+            qp: e.handle,
+            qp_num: qp.qp_num,
+            from: modelBefore,
+            to: after.qp_state,
+            cause:
+              after.qp_state === IBV_QPS_ERR
+                ? "an error on the wire (its completions say which when polled)"
+                : "unexplained: the backend moved the QP without a modify",
+          });
+        }
+      }
+      const modelNow = modelState(e);
+      if (modelNow !== after.qp_state) e.model.send({ type: "OBSERVED", state: after.qp_state });
+      e.observed = after.qp_state;
+    }
+    return { qps, moves };
   }
 
   async function perform(entry: Entry, method: string, args: unknown[]): Promise<unknown> {
@@ -733,7 +586,7 @@ export function createSession(options: SessionOptions): Session {
       seq: eventCount() + 1,
       clock: nowMs(),
       outcome,
-      ...(error !== undefined && { error: errorJson(error) }),
+      ...(error !== undefined && { error: errorToData(error) }),
     });
     sink?.close?.();
   }
@@ -762,7 +615,8 @@ export function createSession(options: SessionOptions): Session {
       }));
     },
     mrBytes(max = 4096) {
-      return [...entries.values()]
+      return registry
+        .all()
         .filter((e) => e.type === "mr" && !e.destroyed)
         .map((e) => {
           const mr = e.obj as Mr;
@@ -771,7 +625,7 @@ export function createSession(options: SessionOptions): Session {
     },
     counters() {
       const out: { handle: number; device: string; counters: Record<string, number> }[] = [];
-      for (const e of entries.values()) {
+      for (const e of registry.all()) {
         if (e.type !== "context" || e.destroyed) continue;
         const ctx = e.obj as Context;
         try {
@@ -796,7 +650,7 @@ export function createSession(options: SessionOptions): Session {
     end,
     log,
   };
-  const liveQpsAll = () => [...entries.values()].filter((e) => e.type === "qp");
+  const liveQpsAll = () => registry.all().filter((e) => e.type === "qp");
   (session as { verbs: unknown }).verbs = createVerbsFacade(session, backend.kind);
   return session;
 }

@@ -9,7 +9,7 @@
  * the file) and `after` (it is `before` with its `changes` applied), so a verb costs its changes,
  * not two full ibv_query_qp results; a file of either version reads back to the same full events.
  */
-import type { VerbsErrorDetails } from "../../verbs/errors.js";
+import type { ErrorData } from "../../verbs/errors.js";
 import type { Pitfall } from "../../state-machines/qp.js";
 import type { QpAttr, Wc } from "../../verbs/types.js";
 import { MAX_DEPTH, nestingDepth, type HandleType, type Ref, type WireValue } from "./wire.js";
@@ -32,18 +32,6 @@ export interface TranscriptHeader {
   /** The learner program's file name or lesson id, if known. */
   program?: string;
 }
-
-/** A verbs error as JSON (VerbsError.toJSON), or a non-verbs error (TypeError, …) by name and message. */
-export type ErrorJson = {
-  name: string;
-  message: string;
-  verb?: string;
-  code?: string;
-  errno?: number;
-  /** Where in main.ts a learner program's error came from (the verb's call, or the throw). */
-  line?: number;
-  column?: number;
-} & VerbsErrorDetails;
 
 /** One field of ibv_query_qp that differs between before and after ("ah_attr.grh.dgid"). */
 export interface FieldChange {
@@ -131,7 +119,7 @@ export interface VerbEvent {
   /** Wall time the call took, in ms. Not reproducible: see WALL_TIME_FIELDS. */
   durationMs: number;
   result?: WireValue;
-  error?: ErrorJson;
+  error?: ErrorData;
   /** Objects the call created (their handles), so replays and exports can name them. */
   created?: Ref[];
   prediction?: Prediction;
@@ -166,7 +154,7 @@ export interface EndEvent {
   seq: number;
   clock: number;
   outcome: "ok" | "error" | "stopped";
-  error?: ErrorJson;
+  error?: ErrorData;
 }
 
 export type TranscriptEvent = VerbEvent | LogEvent | EndEvent;

@@ -1,9 +1,9 @@
 /**
- * The one call surface every verb crosses: `call(target, method, args)` where objects are
- * handles. Arguments and results are plain data that structured clone and the bridge's
- * wire encoding carry: primitives, bigint, Uint8Array, arrays, plain objects, and `Ref`s
- * for contract objects. The transcript stores the same values as JSON (`encodeValue`:
- * bigints `{ $bigint }`, bytes `{ $bytes }` in hex). Browser-safe: no Node imports.
+ * The one call surface every verb crosses, `call(target, method, args)` where objects are
+ * handles, and the one codec (`encodeValue`/`decodeValue`) that turns its values into JSON
+ * for the bridge and the transcript alike. Arguments and results are plain data:
+ * primitives, bigint, Uint8Array, arrays, plain objects, and `Ref`s for contract objects.
+ * Browser-safe: no Node imports.
  */
 
 /** The kinds of object a handle can name (`verbs` is the root, handle 0). */
@@ -42,8 +42,26 @@ export interface WireBytes {
  */
 export const EVENT_BYTES_MAX = 64 * 1024;
 
+export interface WireNum {
+  $num: "NaN" | "Infinity" | "-Infinity";
+}
+export interface WireUndefined {
+  $undefined: true;
+}
+
+/** What `encodeValue` produces: JSON, with the tagged objects above for what JSON loses. */
 export type WireValue =
-  null | boolean | number | string | WireValue[] | Ref | WireBigint | WireBytes | { [key: string]: WireValue };
+  | null
+  | boolean
+  | number
+  | string
+  | WireValue[]
+  | Ref
+  | WireBigint
+  | WireBytes
+  | WireNum
+  | WireUndefined
+  | { [key: string]: WireValue };
 
 /**
  * Anything that performs handle-based calls: the session in-process, or a bridge client.
@@ -54,33 +72,11 @@ export interface CallSurface {
   call(target: number, method: string, args: unknown[]): Promise<unknown>;
 }
 
+/** A `Ref` (handles are numbers: the session numbers objects in creation order). */
 export function isRef(v: unknown): v is Ref {
   return (
-    typeof v === "object" &&
-    v !== null &&
-    (typeof (v as Ref).$handle === "number" || typeof (v as { $handle?: unknown }).$handle === "string") &&
-    typeof (v as Ref).type === "string"
+    typeof v === "object" && v !== null && typeof (v as Ref).$handle === "number" && typeof (v as Ref).type === "string"
   );
-}
-
-/**
- * The handle number of a ref or a target. Tolerates string ids ("qp3", "3") and null (the
- * root) so a bridge that names handles by string can pass them through unchanged.
- */
-export function handleNumber(h: number | string | null | undefined): number {
-  if (h === null || h === undefined) return ROOT_HANDLE;
-  if (typeof h === "number") return h;
-  const m = /(\d+)$/.exec(h);
-  if (!m) throw new TypeError(`"${h}" is not an object handle`);
-  return Number(m[1]);
-}
-
-/** A ref's type, tolerating the contract's interface names ("Qp", "CompChannel"). */
-export function handleType(type: string): HandleType {
-  const t = type.toLowerCase();
-  if (t === "compchannel") return "channel";
-  if (["verbs", "context", "pd", "mr", "cq", "channel", "qp", "ah"].includes(t)) return t as HandleType;
-  throw new TypeError(`"${type}" is not an object type`);
 }
 
 /**
@@ -105,13 +101,16 @@ export function mapRefs(v: unknown, swap: (o: object) => unknown | undefined, de
   return out;
 }
 
-export function toHex(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
-  return s;
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
+/** Lower-case hex, two digits a byte (a table lookup: MR reads of a megabyte cross the bridge this way). */
+function toHex(bytes: Uint8Array): string {
+  const parts: string[] = new Array<string>(bytes.length);
+  for (let i = 0; i < bytes.length; i++) parts[i] = HEX[bytes[i]!]!;
+  return parts.join("");
 }
 
-export function fromHex(hex: string): Uint8Array {
+function fromHex(hex: string): Uint8Array {
   if (hex.length % 2 !== 0 || /[^0-9a-fA-F]/.test(hex))
     throw new TypeError(`not a hex byte string: "${hex.slice(0, 20)}"`);
   const out = new Uint8Array(hex.length / 2);
@@ -120,48 +119,80 @@ export function fromHex(hex: string): Uint8Array {
 }
 
 /**
- * Encodes a value for the wire. `toRef` turns contract or facade objects into refs (and
- * returns undefined for anything else). Functions and symbols are dropped; `undefined`
- * fields are left out (as JSON does), `undefined` array slots become null.
+ * The one wire codec: how values become JSON wherever they leave a process or reach a
+ * disk. The bridge (both transports, and the backend process's pipe) and the transcript
+ * use it alike, so a value reads the same in a JSONL file as in a bridge message:
+ *
+ *   bigint                → { $bigint: "18446744073709551615" }  (decimal)
+ *   Uint8Array, views, ArrayBuffer → { $bytes: "0a0b" }        (lower-case hex, two digits a byte)
+ *                           or { $bytes, $length } past `maxBytes` (the transcript keeps EVENT_BYTES_MAX)
+ *   NaN, ±Infinity        → { $num: "NaN" }                    (a learner's NaN reaches the verb and is refused there)
+ *   undefined (not a field) → { $undefined: true }             (`cq.poll(undefined)` keeps its arity)
+ *   a plain object that looks like one of these → { $literal: {…} }  (a transcript event inside a bridge message stays as it is)
+ *
+ * Contract objects never cross: `toRef` turns them into `Ref`s ({ $handle, type, props }),
+ * which are plain JSON and decode as themselves unless `fromRef` is given.
  */
-export function encodeValue(
-  v: unknown,
-  toRef: (o: object) => Ref | undefined,
-  maxBytes = Infinity,
-  depth = 0,
-): WireValue {
-  if (v === null || v === undefined) return null;
-  // Deeper than any verb's argument: recorded as a note, so a hostile value cannot overflow the stack.
-  if (depth > MAX_DEPTH) return `[nested more than ${MAX_DEPTH} deep]`;
-  switch (typeof v) {
-    case "boolean":
-    case "string":
-      return v;
-    case "number":
-      return v;
-    case "bigint":
-      return { $bigint: v.toString() };
-    case "object": {
-      const ref = isRef(v) ? { $handle: handleNumber(v.$handle), type: handleType(v.type) } : toRef(v);
-      if (ref) return ref;
-      if (v instanceof Uint8Array) return bytesValue(v, maxBytes);
-      if (ArrayBuffer.isView(v)) return bytesValue(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), maxBytes);
-      if (v instanceof ArrayBuffer) return bytesValue(new Uint8Array(v), maxBytes);
-      if (Array.isArray(v)) return v.map((x) => encodeValue(x, toRef, maxBytes, depth + 1));
-      const out: { [key: string]: WireValue } = {};
-      for (const [k, x] of Object.entries(v)) {
-        if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
-        out[k] = encodeValue(x, toRef, maxBytes, depth + 1);
-      }
-      return out;
-    }
-    default:
-      return null;
-  }
+export function encodeValue(v: unknown, toRef?: (o: object) => Ref | undefined, maxBytes = Infinity): WireValue {
+  return enc(v, toRef, maxBytes, 0, "value");
 }
 
-/** Nesting deeper than this is refused (a cycle, or a hostile value): the bridge's own limit. */
+/** Nesting deeper than this is refused (a cycle, or a hostile value). */
 export const MAX_DEPTH = 64;
+
+const TAGS = new Set(["$bigint", "$bytes", "$num", "$undefined", "$literal"]);
+const isTagShaped = (o: object) => {
+  const keys = Object.keys(o);
+  if (keys.length === 2) return keys.includes("$bytes") && keys.includes("$length");
+  return keys.length === 1 && TAGS.has(keys[0]!);
+};
+
+type ToRef = ((o: object) => Ref | undefined) | undefined;
+
+function enc(v: unknown, toRef: ToRef, maxBytes: number, depth: number, path: string): WireValue {
+  if (depth > MAX_DEPTH) throw new TypeError(`${path}: nested too deeply (or a cycle) to encode`);
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return v;
+    case "number":
+      return Number.isFinite(v) ? v : { $num: String(v) };
+    case "bigint":
+      return { $bigint: v.toString() };
+    case "undefined":
+      return { $undefined: true };
+    case "function":
+    case "symbol":
+      throw new TypeError(`${path}: a ${typeof v} cannot be encoded`);
+  }
+  if (v === null) return null;
+  const ref = toRef?.(v as object);
+  if (ref) return ref;
+  if (v instanceof ArrayBuffer) return bytesValue(new Uint8Array(v), maxBytes);
+  if (ArrayBuffer.isView(v)) return bytesValue(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), maxBytes);
+  if (Array.isArray(v)) return v.map((item, i) => enc(item, toRef, maxBytes, depth + 1, `${path}[${i}]`));
+  if (v instanceof Map || v instanceof Set || v instanceof Promise || v instanceof WeakMap)
+    throw new TypeError(`${path}: a ${v.constructor.name} cannot be encoded`);
+  if (v instanceof Date) return v.toISOString();
+  const toJSON = (v as { toJSON?: () => unknown }).toJSON;
+  if (typeof toJSON === "function") return enc(toJSON.call(v), toRef, maxBytes, depth + 1, path);
+  const out: { [key: string]: WireValue } = {};
+  for (const [key, item] of Object.entries(v as Record<string, unknown>)) {
+    if (item === undefined) continue; // as JSON: an absent field and an undefined one mean the same
+    out[key] = enc(item, toRef, maxBytes, depth + 1, `${path}.${key}`);
+  }
+  return isTagShaped(out) ? { $literal: out } : out;
+}
+
+function bytesValue(bytes: Uint8Array, maxBytes: number): WireBytes {
+  if (bytes.length <= maxBytes) return { $bytes: toHex(bytes) };
+  return { $bytes: toHex(bytes.subarray(0, maxBytes)), $length: bytes.length };
+}
+
+/** The length of recorded bytes (whole, or `$length` when only the first were kept). */
+export function wireBytesLength(w: WireBytes): number {
+  return w.$length ?? w.$bytes.length / 2;
+}
 
 /** How deep `v` nests (0 for a primitive), counted without recursion, stopping past `limit`. */
 export function nestingDepth(v: unknown, limit = MAX_DEPTH): number {
@@ -177,37 +208,45 @@ export function nestingDepth(v: unknown, limit = MAX_DEPTH): number {
   return deepest;
 }
 
-function bytesValue(bytes: Uint8Array, maxBytes: number): WireBytes {
-  if (bytes.length <= maxBytes) return { $bytes: toHex(bytes) };
-  return { $bytes: toHex(bytes.subarray(0, maxBytes)), $length: bytes.length };
+/** Decodes what encodeValue produced; `fromRef` turns a ref into the object it names (refs stay refs without it). */
+export function decodeValue(w: unknown, fromRef?: (r: Ref) => unknown): unknown {
+  return dec(w, fromRef, 0);
 }
 
-/** The length of recorded bytes (whole, or `$length` when only the first were kept). */
-export function wireBytesLength(w: WireBytes): number {
-  return w.$length ?? w.$bytes.length / 2;
-}
-
-/** Decodes a wire value; `fromRef` turns a ref into the object it names. */
-export function decodeValue(w: WireValue, fromRef: (r: Ref) => unknown): unknown {
+function dec(w: unknown, fromRef: ((r: Ref) => unknown) | undefined, depth: number): unknown {
+  if (depth > MAX_DEPTH) throw new TypeError("encoded value nested too deeply");
   if (w === null || typeof w !== "object") return w;
-  if (Array.isArray(w)) return w.map((x) => decodeValue(x, fromRef));
-  if (isRef(w)) return fromRef(w);
-  if (typeof (w as WireBigint).$bigint === "string" && Object.keys(w).length === 1)
-    return BigInt((w as WireBigint).$bigint);
-  if (typeof (w as WireBytes).$bytes === "string" && Object.keys(w).length === 1)
-    return fromHex((w as WireBytes).$bytes);
-  const length = (w as WireBytes).$length;
-  if (
-    typeof (w as WireBytes).$bytes === "string" &&
-    Object.keys(w).length === 2 &&
-    Number.isSafeInteger(length) &&
-    length! >= (w as WireBytes).$bytes.length / 2
-  ) {
-    const out = new Uint8Array(length!);
-    out.set(fromHex((w as WireBytes).$bytes));
-    return out;
+  if (Array.isArray(w)) return w.map((x) => dec(x, fromRef, depth + 1));
+  if (fromRef && isRef(w)) return fromRef(w);
+  const o = w as Record<string, unknown>;
+  if (isTagShaped(o)) {
+    if (typeof o.$bigint === "string" && /^-?\d+$/.test(o.$bigint)) return BigInt(o.$bigint);
+    if (typeof o.$bytes === "string" && o.$length === undefined) return fromHex(o.$bytes);
+    if (
+      typeof o.$bytes === "string" &&
+      Number.isSafeInteger(o.$length) &&
+      (o.$length as number) >= o.$bytes.length / 2
+    ) {
+      // Only the first bytes were recorded: the rest read as zeros.
+      const out = new Uint8Array(o.$length as number);
+      out.set(fromHex(o.$bytes));
+      return out;
+    }
+    if (o.$num === "NaN") return NaN;
+    if (o.$num === "Infinity") return Infinity;
+    if (o.$num === "-Infinity") return -Infinity;
+    if (o.$undefined === true) return undefined;
+    if (typeof o.$literal === "object" && o.$literal !== null && !Array.isArray(o.$literal))
+      return decodeFields(o.$literal as Record<string, unknown>, fromRef, depth);
   }
+  return decodeFields(o, fromRef, depth);
+}
+
+function decodeFields(o: Record<string, unknown>, fromRef: ((r: Ref) => unknown) | undefined, depth: number) {
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(w)) out[k] = decodeValue(x as WireValue, fromRef);
+  for (const key of Object.keys(o)) {
+    if (key === "__proto__") continue; // never let a message set a prototype
+    out[key] = dec(o[key], fromRef, depth + 1);
+  }
   return out;
 }

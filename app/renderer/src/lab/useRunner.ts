@@ -3,7 +3,7 @@
  * program paused before its first verb; Step while paused lets one verb through.
  */
 import { useCallback, useMemo, useRef, useState } from "react";
-import type { BridgeErrorData, GateState } from "../../../bridge/contract.js";
+import type { ErrorData, GateState } from "../../../bridge/contract.js";
 import type { LabStore } from "./store.js";
 import { startRun, type RunHandle } from "../runner/runner.js";
 import type { CompiledProgram } from "../runner/protocol.js";
@@ -15,13 +15,13 @@ export interface RunnerOptions {
   kind: "sim" | "native";
   program: string;
   /** Called after every run with how it ended (the lesson checks it then). */
-  onFinished: (result: { ok: boolean; error?: BridgeErrorData }) => void | Promise<void>;
+  onFinished: (result: { ok: boolean; error?: ErrorData }) => void | Promise<void>;
 }
 
 export function useRunner({ store, compile, gate, kind, program, onFinished }: RunnerOptions) {
   const run = useRef<RunHandle | null>(null);
   const [running, setRunning] = useState(false);
-  const [error, setError] = useState<BridgeErrorData | undefined>();
+  const [error, setError] = useState<ErrorData | undefined>();
   /** A compiled program with type errors, waiting for the learner's "run anyway". */
   const [typeErrors, setTypeErrors] = useState<{ errors: string[]; go: () => void; cancel: () => void } | null>(null);
   /** Runs finished (and checked), so tests and benchmarks can wait for "the next one" without racing. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { IBV_SEND_SIGNALED, IBV_WC_SUCCESS, IBV_WR_RDMA_WRITE, IBV_WR_SEND } from "../../../../verbs/constants.js";
 import type { PacketRecord, StateSnapshot } from "../../../bridge/contract.js";
-import { packetRecord } from "../../../backend/service.js";
+import { packetRecord } from "../../../bridge/snapshot-deltas.js";
 import type { Verbs } from "../../../session/verbs-api.js";
 import { buildView } from "./reduce.js";
 import { buildTimeline, packetClass, packetLabel } from "./timeline.js";

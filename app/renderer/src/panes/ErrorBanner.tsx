@@ -1,9 +1,9 @@
 /** The error the program ended with, naming the verb, the errno and the attribute at fault. */
 import { useStrings } from "../i18n.js";
 import { memo } from "react";
-import type { BridgeErrorData } from "../../../bridge/contract.js";
+import type { ErrorData } from "../../../bridge/contract.js";
 
-export const ErrorBanner = memo(function ErrorBanner({ error }: { error?: BridgeErrorData }) {
+export const ErrorBanner = memo(function ErrorBanner({ error }: { error?: ErrorData }) {
   const t = useStrings();
   if (!error) return null;
   if (error.name === "SessionStoppedError") return <div className="notice">{t.stopped}</div>;

@@ -9,8 +9,7 @@ import * as verbslab from "../../../session/learner.js";
 import { createVerbsFacade } from "../../../session/facade.js";
 import type { WireValue } from "../../../session/wire.js";
 import type { SourceSite } from "../../../session/transcript.js";
-import { errorData, type BridgeErrorData } from "../../../bridge/contract.js";
-import { errorFromData } from "../../../bridge/client.js";
+import { errorFromData, errorToData, type ErrorData } from "../../../../verbs/errors.js";
 import type { FromWorker, ToWorker } from "./protocol.js";
 import { VERBSLAB_GLOBAL } from "./transform.js";
 import { SourceMap } from "./source-map.js";
@@ -62,8 +61,8 @@ function lockDown() {
 }
 
 /** The program's error with its main.ts line: a verb's from the call, anything else from its stack. */
-function located(err: unknown, unawaited = false): BridgeErrorData {
-  const data = { ...errorData(err), ...(unawaited && { unawaited }) };
+function located(err: unknown, unawaited = false): ErrorData {
+  const data = { ...errorToData(err), ...(unawaited && { unawaited }) };
   const site = (err as { [CALL_SITE]?: SourceSite } | null)?.[CALL_SITE] ?? sites?.site((err as Error)?.stack);
   if (!site) return data;
   const note = unawaited ? "; the call was not awaited" : "";

@@ -1,18 +1,18 @@
 /** Messages between the renderer's main thread and the learner-code worker. */
 import type { WireValue } from "../../../session/wire.js";
-import type { BridgeErrorData } from "../../../bridge/contract.js";
+import type { ErrorData } from "../../../bridge/contract.js";
 import type { SourceSite } from "../../../session/transcript.js";
 
 export type ToWorker =
   /** `map`: the source map of `js` back to `source` (main.ts as the learner wrote it). */
   | { type: "run"; js: string; kind: "sim" | "native"; map?: string; source: string }
   | { type: "result"; id: number; ok: true; value: WireValue }
-  | { type: "result"; id: number; ok: false; error: BridgeErrorData };
+  | { type: "result"; id: number; ok: false; error: ErrorData };
 
 export type FromWorker =
   | { type: "call"; id: number; handle: number; method: string; args: WireValue[]; source?: SourceSite }
   | { type: "done"; ok: true }
-  | { type: "done"; ok: false; error: BridgeErrorData };
+  | { type: "done"; ok: false; error: ErrorData };
 
 /** The editor's program, compiled: the JavaScript, its source map, and main.ts as written. */
 export interface CompiledProgram {

@@ -4,7 +4,7 @@
  * is announced to the session (`run.start` / `run.end`) so the transcript records it.
  */
 import type { Bridge } from "../../../bridge/client.js";
-import { errorData, type BridgeErrorData } from "../../../bridge/contract.js";
+import { errorToData, type ErrorData } from "../../../../verbs/errors.js";
 import type { CompiledProgram, FromWorker, ToWorker } from "./protocol.js";
 import { rewriteImports } from "./transform.js";
 import LearnerWorker from "./learner-worker.ts?worker";
@@ -20,7 +20,7 @@ export interface RunOptions {
 
 export interface RunHandle {
   /** Settles when the program ended (never rejects: the outcome says how). */
-  done: Promise<{ ok: boolean; error?: BridgeErrorData }>;
+  done: Promise<{ ok: boolean; error?: ErrorData }>;
   /** Ends the program now: the gate fails its next verb, and the worker is terminated. */
   stop(): Promise<void>;
 }
@@ -28,12 +28,12 @@ export interface RunHandle {
 export function startRun({ bridge, program, stepping, kind, label }: RunOptions): RunHandle {
   const worker = new LearnerWorker();
   const post = (m: ToWorker) => worker.postMessage(m);
-  let finish!: (r: { ok: boolean; error?: BridgeErrorData }) => void;
-  const done = new Promise<{ ok: boolean; error?: BridgeErrorData }>((r) => (finish = r));
+  let finish!: (r: { ok: boolean; error?: ErrorData }) => void;
+  const done = new Promise<{ ok: boolean; error?: ErrorData }>((r) => (finish = r));
   let runId: string | undefined;
   let ended = false;
 
-  const end = async (ok: boolean, error?: BridgeErrorData) => {
+  const end = async (ok: boolean, error?: ErrorData) => {
     if (ended) return;
     ended = true;
     worker.terminate();
@@ -60,7 +60,7 @@ export function startRun({ bridge, program, stepping, kind, label }: RunOptions)
       });
       post({ type: "result", id: m.id, ok: true, value: value as never });
     } catch (err) {
-      post({ type: "result", id: m.id, ok: false, error: errorData(err) });
+      post({ type: "result", id: m.id, ok: false, error: errorToData(err) });
     }
   };
   worker.onerror = (e) => void end(false, { name: "Error", message: e.message || "the program's worker failed" });
@@ -71,7 +71,7 @@ export function startRun({ bridge, program, stepping, kind, label }: RunOptions)
       runId = (await bridge.request("run.start", { stepping, ...(label && { program: label }) })).runId;
       post({ type: "run", js: code, kind, source: program.source, ...(program.map && { map: program.map }) });
     } catch (err) {
-      await end(false, errorData(err));
+      await end(false, errorToData(err));
     }
   })();
 
