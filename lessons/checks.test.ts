@@ -146,6 +146,18 @@ describe("a failed goal says which constraint failed and what was seen", () => {
       /1 matching completion\(s\), expected count = 0/,
     );
     expect(detail({ kind: "wc", qp: 1 }, run())).toMatch(/no completions were polled/);
+    // A program that stopped on an error never reached its poll: the detail says so, not "await cq.poll".
+    const stopped = { ...run(), wcs: [], thrown: { verb: "ibv_modify_qp", code: "EINVAL", message: "INIT → RTS" } };
+    expect(detail({ kind: "wc", qp: 1 }, stopped)).toBe(
+      "no completions were polled: the program stopped first, at ibv_modify_qp EINVAL",
+    );
+    expect(detail({ kind: "log", key: "n" }, stopped)).toBe(
+      'the program never logged "n": the program stopped first, at ibv_modify_qp EINVAL',
+    );
+    expect(detail({ kind: "log", key: "n" }, run())).toBe('the program never logged "n" (await verbs.log("n", …))');
+    expect(detail({ kind: "mr_bytes", mr: 0, utf8: "x" }, { ...stopped, mrs: [{ reads: [] }] })).toBe(
+      "the program never read MR #0 over those bytes: the program stopped first, at ibv_modify_qp EINVAL",
+    );
     expect(detail({ kind: "wc", qp: 0, opcode: "IBV_WC_RECV" }, run({ wcs: [r.wcs[1]!] }))).toMatch(
       /no completion on QP #0/,
     );

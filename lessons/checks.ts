@@ -230,10 +230,7 @@ function wcFailure(c: WcCheck, run: RunRecord, n: number, count: NumberMatch): T
     return { en: seen.en + polled.en, zh: seen.zh + polled.zh };
   }
   if (run.wcs.length === 0)
-    return {
-      en: "no completions were polled (await cq.poll / cq.pollWait)",
-      zh: "没有轮询到任何完成（await cq.poll / cq.pollWait）",
-    };
+    return never(run, { en: "no completions were polled", zh: "没有轮询到任何完成" }, "await cq.poll / cq.pollWait");
   const candidates = run.wcs.filter((wc) => onQp(c, wc, run));
   if (candidates.length === 0) {
     const seen = expected(
@@ -259,6 +256,23 @@ function wcFailure(c: WcCheck, run: RunRecord, n: number, count: NumberMatch): T
 
 function errorMatches(c: Extract<Check, { kind: "error" }>, e: RunError | undefined): boolean {
   return !!e && e.verb === c.verb && e.code === c.code && (c.attribute === undefined || e.attribute === c.attribute);
+}
+
+/**
+ * Something a check looks for never happened: what to write for it, unless the program ended on
+ * an error first (then "await cq.poll" would send a learner whose program does poll, after the
+ * failed verb, looking for the wrong mistake).
+ */
+function never(run: RunRecord, what: Text, howTo: string): Text {
+  const e = run.thrown;
+  if (!e) return { en: `${what.en} (${howTo})`, zh: `${what.zh}（${howTo}）` };
+  if (!e.verb)
+    return {
+      en: `${what.en}: the program stopped first (${e.message})`,
+      zh: `${what.zh}：程序先停止了（${e.message}）`,
+    };
+  const at = describeError(e);
+  return { en: `${what.en}: the program stopped first, at ${at.en}`, zh: `${what.zh}：程序先在 ${at.zh} 处停止了` };
 }
 
 function describeError(e: RunError): Text {
@@ -370,10 +384,14 @@ export function evaluateCheck(c: Check, run: RunRecord): CheckResult {
         .reverse()
         .find((r) => r.offset <= off && r.offset + r.bytes.length >= off + want.length);
       if (!read)
-        return result(false, {
-          en: `the program never read MR #${c.mr} (await mr.read()) over those bytes`,
-          zh: `程序从未读取 MR #${c.mr} 的这些字节（await mr.read()）`,
-        });
+        return result(
+          false,
+          never(
+            run,
+            { en: `the program never read MR #${c.mr} over those bytes`, zh: `程序从未读取 MR #${c.mr} 的这些字节` },
+            "await mr.read()",
+          ),
+        );
       const got = read.bytes.subarray(off - read.offset, off - read.offset + want.length);
       const equal = got.length === want.length && got.every((b, i) => b === want[i]);
       const shown = (b: Uint8Array) => (c.utf8 !== undefined ? `"${utf8(b)}"` : `0x${bytesHex(b)}`);
@@ -386,10 +404,14 @@ export function evaluateCheck(c: Check, run: RunRecord): CheckResult {
     case "log": {
       const entry = [...run.logs].reverse().find((l) => l.key === c.key);
       if (!entry)
-        return result(false, {
-          en: `the program never logged "${c.key}" (await verbs.log("${c.key}", …))`,
-          zh: `程序从未记录 "${c.key}"（await verbs.log("${c.key}", …)）`,
-        });
+        return result(
+          false,
+          never(
+            run,
+            { en: `the program never logged "${c.key}"`, zh: `程序从未记录 "${c.key}"` },
+            `await verbs.log("${c.key}", …)`,
+          ),
+        );
       const shown = `"${c.key}" = ${safeJson(entry.value)}`;
       if (c.value !== undefined) {
         const v = typeof entry.value === "bigint" ? Number(entry.value) : entry.value;

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LESSONS_DIR, lessonFolders, loadLesson } from "./load.js";
+import { LESSONS_DIR, lessonFolders, loadLesson, missingFigures } from "./load.js";
 
 const root = mkdtempSync(join(tmpdir(), "verbslab-lessons-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -32,5 +32,17 @@ describe("loading lessons", () => {
     } finally {
       rmSync(secret, { force: true });
     }
+  });
+});
+
+describe("lesson figures", () => {
+  it("a figure a lesson names must be in assets/figures/", () => {
+    const dir = mkdtempSync(join(tmpdir(), "verbslab-figures-"));
+    mkdirSync(join(dir, "01-x"));
+    writeFileSync(join(dir, "01-x", "step-1.en.md"), "![a](figure:kernel-bypass) ![b](figure:missing-one)\n");
+    expect(missingFigures(dir)).toEqual([
+      '01-x/step-1.en.md: figure "missing-one" is not in assets/figures/ (add missing-one.svg there)',
+    ]);
+    expect(missingFigures()).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /** Reads the course from disk (Node): every `NN-id/` folder under lessons/. */
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseLesson, validateCourse } from "./parse.js";
@@ -48,6 +48,20 @@ export function loadCourse(root = LESSONS_DIR): Course {
     problems.push(...r.problems);
     if (r.lesson) lessons.push(r.lesson);
   }
-  problems.push(...validateCourse(lessons));
+  problems.push(...validateCourse(lessons), ...missingFigures(root));
   return { lessons, problems };
+}
+
+/** The course's figures (the renderer bundles this folder: app/renderer/src/model/figures.ts). */
+export const FIGURES_DIR = join(LESSONS_DIR, "..", "assets", "figures");
+
+/** Every `![…](figure:name)` in a lesson's Markdown must name assets/figures/<name>.svg. */
+export function missingFigures(root = LESSONS_DIR, figures = FIGURES_DIR): string[] {
+  const out: string[] = [];
+  for (const folder of lessonFolders(root))
+    for (const name of readdirSync(join(root, folder)).filter((n) => n.endsWith(".md")))
+      for (const m of readFileSync(join(root, folder, name), "utf8").matchAll(/\]\(figure:([^)\s]*)\)/g))
+        if (!/^[a-z0-9][a-z0-9.-]*$/.test(m[1]!) || !existsSync(join(figures, `${m[1]}.svg`)))
+          out.push(`${folder}/${name}: figure "${m[1]}" is not in assets/figures/ (add ${m[1]}.svg there)`);
+  return out;
 }

@@ -44,9 +44,11 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
       if (e.outcome === "stopped") record.thrown = { message: "the program was stopped (it did not finish in time)" };
       continue;
     }
+    // A wait for an event that timed out (null) returned, but it did not do what it is for.
+    const timedOut = (e.method === "getCqEvent" || e.method === "getAsyncEvent") && e.result === null;
     record.calls.push({
       verb: e.verb,
-      ok: e.error === undefined,
+      ok: e.error === undefined && !timedOut,
       ...(e.error !== undefined && { error: runError(e.error, e.verb) }),
     });
     const ctxRef = e.method === "openDevice" ? createdOf(e, "context") : undefined;

@@ -45,6 +45,18 @@ describe("lesson Markdown (markdown-it)", () => {
     );
   });
 
+  it("shows the course's own figures (figure:name from assets/figures), and nothing for an unknown one", () => {
+    const html = renderMarkdown('![Two data paths "compared"](figure:kernel-bypass) ![x](figure:no-such-figure)');
+    expect(html.match(/<img /g)).toHaveLength(1);
+    expect(html).toMatch(
+      /<img class="lesson-figure" src="(data:image\/svg\+xml[^"]+|[^"]*kernel-bypass[^"]*\.svg)" alt="Two data paths &quot;compared&quot;"/,
+    );
+    // Lesson 1 shows it in both languages.
+    const lesson1 = loadCourse().lessons.find((l) => l.id === "bypassing-the-kernel")!;
+    for (const lang of ["en", "zh"] as const)
+      expect(renderMarkdown(lesson1.steps[0]!.text[lang])).toContain("lesson-figure");
+  });
+
   it("keeps raw HTML as text, drops unsafe links and images, opens safe links outside", () => {
     const html = renderMarkdown(
       '<img src=x onerror="alert(1)"> [x](javascript:alert(1)) [f](file:///etc/passwd) ![i](https://example.org/i.png) [man](https://man7.org/linux/man-pages/man3/ibv_post_send.3.html)',
