@@ -4,8 +4,14 @@
  * comparison (the same 2 MiB of blocks, the same access order). Work is posted and polled in
  * batches, as perftest does. Every figure is the median of several rounds, per CPU-second.
  *
- *   npm run bench            a table
- *   npm run bench -- --json  one JSON object
+ * Then the session at scale (scripts/bench-scale.ts): verbs/s, memory and transcript bytes per
+ * verb with 1,000 and 10,000 live QPs and for a 100,000-verb program (~1 minute in all);
+ * --scale-full adds 100,000 live QPs and a 1,000,000-verb program (several minutes more).
+ *
+ *   npm run bench                    a table
+ *   npm run bench -- --json          one JSON object
+ *   npm run bench -- --scale-full    the large scale cases too
+ *   BENCH_ONLY=scale npm run bench   the scale cases only (BENCH_ONLY=pairs / =write: no scale cases)
  */
 import { createSimBackend } from "../sim/index.js";
 import {
@@ -37,6 +43,7 @@ import {
 } from "../verbs/constants.js";
 import type { Context, Cq, Mr, Qp } from "../verbs/backend.js";
 import type { RecvWr, SendWr } from "../verbs/types.js";
+import { scaleCases } from "./bench-scale.js";
 
 const json = process.argv.includes("--json");
 
@@ -337,9 +344,10 @@ function bandwidths(): { write: number; copy: number; ratio: number } {
   return { write: median(writes), copy: median(copies), ratio: median(ratios) };
 }
 
-const p = process.env.BENCH_ONLY === "write" ? { pairsPerSec: 0, pairs: 0, refPerSec: 0, pairsPerRef: 0 } : pairs();
+const only = process.env.BENCH_ONLY;
+const p = only === "write" || only === "scale" ? { pairsPerSec: 0, pairs: 0, refPerSec: 0, pairsPerRef: 0 } : pairs();
 // BENCH_ONLY=pairs or =write measures one side only (the other figures read 0).
-const bw = process.env.BENCH_ONLY === "pairs" ? { write: 0, copy: 0, ratio: 0 } : bandwidths();
+const bw = only === "pairs" || only === "scale" ? { write: 0, copy: 0, ratio: 0 } : bandwidths();
 const w = { bytesPerSec: bw.write };
 const c = { bytesPerSec: bw.copy };
 const result = {
@@ -358,6 +366,7 @@ const result = {
   rounds: ROUNDS,
   footprint_bytes: 2 * ROTATE * BIG,
   node: process.version,
+  scale: only === "pairs" || only === "write" ? [] : await scaleCases(process.argv.includes("--scale-full")),
 };
 if (json) console.log(JSON.stringify(result));
 else {
@@ -374,4 +383,24 @@ else {
   );
   console.log(`${"measure".padEnd(30)} ${"value".padStart(14)}  target`);
   for (const [k, v, t] of rows) console.log(`${k.padEnd(30)} ${v.padStart(14)}  ${t}`);
+}
+if (!json && result.scale.length) {
+  console.log(`\nThe session at scale (in-process, simulator; transcript to a file; one child process per case)\n`);
+  const cols = ["live QPs", "verbs", "createQp/s", "verbs/s", "RSS MB", "heap MB", "B/verb", "s"];
+  console.log(cols.map((c) => c.padStart(11)).join(""));
+  for (const f of result.scale)
+    console.log(
+      [
+        f.live_qps,
+        f.verbs,
+        f.create_qp_per_sec,
+        f.verbs_per_sec,
+        f.rss_mb,
+        f.heap_used_mb,
+        f.transcript_bytes_per_verb,
+        f.seconds,
+      ]
+        .map((v) => v.toLocaleString("en-US").padStart(11))
+        .join(""),
+    );
 }

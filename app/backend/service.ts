@@ -117,7 +117,7 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     backend = b;
     reopened = null;
     session = s;
-    lastSeq = s.events().length;
+    lastSeq = s.eventCount();
     // Packets already logged (a replay's) belong to the events so far.
     snapshots = createSnapshotDeltas(
       {
@@ -244,7 +244,7 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     "run.start": async ({ stepping, program }) => {
       if (run) throw named("RunInProgressError", "a program is already running: stop it first");
       // A session records one program: a second run gets a fresh session and transcript.
-      if (!session || session.events().length > 0 || session.gate.stopped) await startSession(kind, program);
+      if (!session || session.eventCount() > 0 || session.gate.stopped) await startSession(kind, program);
       const s = session!;
       if (stepping) s.gate.pause();
       else s.gate.continue();

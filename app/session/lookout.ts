@@ -32,6 +32,9 @@ import type { SessionNotice } from "./transcript.js";
 export interface LookoutObjects {
   entries(): { handle: number; type: string; obj: unknown; destroyed: boolean }[];
   handleOf(o: unknown): number | undefined;
+  /** The entry of a handle, and the live QP of a number: O(1) where the session indexes them. */
+  entry?(handle: number): { handle: number; type: string; obj: unknown; destroyed: boolean } | undefined;
+  qpByNum?(qp_num: number): { handle: number; type: string; obj: unknown; destroyed: boolean } | undefined;
 }
 
 /** A backend that knows exactly why it failed a completion (the simulator, sim/explain.ts). */
@@ -77,7 +80,17 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
       return null;
     }
   };
-  const qpEntryByNum = (n: number) => live("qp").find((e) => (e.obj as Qp).qp_num === n);
+  const qpEntryByNum = (n: number) =>
+    objects.qpByNum ? objects.qpByNum(n) : live("qp").find((e) => (e.obj as Qp).qp_num === n);
+  const entryOf = (h: number) => (objects.entry ? objects.entry(h) : objects.entries().find((e) => e.handle === h));
+  /** Per CQ: the WRs the live QPs using it asked for (max_send_wr + max_recv_wr), kept as QPs come and go. */
+  const cqWrs = new Map<number, number>();
+  const useCq = (h: number, sign: 1 | -1) => {
+    const a = qpAsked.get(h);
+    if (!a) return;
+    if (a.send_cq !== undefined) cqWrs.set(a.send_cq, (cqWrs.get(a.send_cq) ?? 0) + sign * a.send);
+    if (a.recv_cq !== undefined) cqWrs.set(a.recv_cq, (cqWrs.get(a.recv_cq) ?? 0) + sign * a.recv);
+  };
   const mrLabel = (handle: number) =>
     `mr${objects
       .entries()
@@ -142,7 +155,7 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
     if (remote && (isWrite(wr.opcode) || isAtomic(wr.opcode))) {
       const h = mrAt(remote.rkey, remote.remote_addr, n, true);
       if (h !== undefined) {
-        const base = (objects.entries().find((e) => e.handle === h)!.obj as Mr).addr;
+        const base = (entryOf(h)!.obj as Mr).addr;
         t.push({ mr: h, start: remote.remote_addr - base, end: remote.remote_addr - base + n });
       }
     }
@@ -150,7 +163,7 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
       for (const s of wr.sg_list ?? []) {
         const h = mrAt(s.lkey, s.addr, s.length, false);
         if (h === undefined) continue;
-        const base = (objects.entries().find((e) => e.handle === h)!.obj as Mr).addr;
+        const base = (entryOf(h)!.obj as Mr).addr;
         t.push({ mr: h, start: s.addr - base, end: s.addr - base + s.length });
       }
     return t;
@@ -159,7 +172,7 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
   /** Retires the send WRs of QP `handle` up to the one `wc` completes; true when it was a send completion. */
   function retire(handle: number, cq: number, wc: Wc): InFlight | undefined {
     const list = inFlight.get(handle) ?? [];
-    const qp = objects.entries().find((e) => e.handle === handle)?.obj as Qp | undefined;
+    const qp = entryOf(handle)?.obj as Qp | undefined;
     if (!qp) return undefined;
     const sendCq = objects.handleOf(qp.send_cq);
     const recvCq = objects.handleOf(qp.recv_cq);
@@ -178,9 +191,12 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
 
   function cqNotice(cq: number): SessionNotice | undefined {
     const asked = cqAsked.get(cq);
-    const entry = objects.entries().find((e) => e.handle === cq);
+    const entry = entryOf(cq);
     if (asked === undefined || !entry || cqWarned.has(cq)) return undefined;
     const actual = (entry.obj as Cq).cqe;
+    // The running total decides; the QPs are listed (a walk over all of them) only when it warns.
+    const total = cqWrs.get(cq) ?? 0;
+    if (total <= asked || total > actual) return undefined;
     const users: string[] = [];
     let wrs = 0;
     for (const e of live("qp")) {
@@ -214,7 +230,7 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
       if (type !== "cq" || method !== "destroy") return undefined;
       const ev = cqEvents.get(handle);
       // Let the backend say EBUSY first while QPs use the CQ (the kernel's check comes first).
-      const entry = objects.entries().find((e) => e.handle === handle);
+      const entry = entryOf(handle);
       const used = live("qp").some((e) => {
         const qp = e.obj as Qp;
         return qp.send_cq === entry?.obj || qp.recv_cq === entry?.obj;
@@ -258,6 +274,7 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
             ...(send_cq !== undefined && { send_cq }),
             ...(recv_cq !== undefined && { recv_cq }),
           });
+          useCq(h, 1);
           for (const cq of new Set([send_cq, recv_cq]))
             if (cq !== undefined) {
               const n = cqNotice(cq);
@@ -297,6 +314,8 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
         for (const w of wrs) list.push((w.sg_list ?? []).reduce((n, g) => n + g.length, 0));
         recvs.set(handle, list);
       } else if (type === "qp" && method === "destroy") {
+        useCq(handle, -1);
+        qpAsked.delete(handle);
         inFlight.delete(handle);
         recvs.delete(handle);
       } else if (type === "channel" && method === "getCqEvent" && result) {
@@ -312,12 +331,12 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
         cqEvents.set(handle, ev);
       } else if (type === "mr" && method === "read") {
         const offset = Number(args[0] ?? 0);
-        const mr = objects.entries().find((e) => e.handle === handle)?.obj as Mr;
+        const mr = entryOf(handle)?.obj as Mr;
         const end = offset + Number(args[1] ?? mr.length - offset);
         for (const [qh, list] of inFlight)
           for (const w of list)
             if (w.targets.some((t) => t.mr === handle && t.start < end && offset < t.end)) {
-              const qp = objects.entries().find((e) => e.handle === qh)!.obj as Qp;
+              const qp = entryOf(qh)!.obj as Qp;
               notices.push({
                 id: "read_before_poll",
                 text:
@@ -330,6 +349,11 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
             }
       }
       return notices;
+    },
+
+    /** How many send WRs QP `handle` posted that no completion has retired yet. */
+    sendsInFlight(handle: number): number {
+      return inFlight.get(handle)?.length ?? 0;
     },
 
     /** A polled completion retires its WR (and the unsignaled ones before it). */

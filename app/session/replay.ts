@@ -10,7 +10,7 @@ import { createSession } from "./session.js";
 import type { Session, TranscriptSink } from "./session-types.js";
 import { objectsOf, resolveSymbols, symbolize } from "./symbols.js";
 import type { ErrorData } from "../../verbs/errors.js";
-import type { Transcript, VerbEvent } from "./transcript.js";
+import type { Transcript, TranscriptEvent, VerbEvent } from "./transcript.js";
 import { decodeValue, isRef, type Ref, type WireValue } from "./wire.js";
 
 export interface ReplayOptions {
@@ -77,7 +77,9 @@ async function replayVerb(
   propsNow: (h: number) => { [key: string]: WireValue } | undefined,
   divergences: Divergence[],
 ): Promise<void> {
-  const before = session.events().length;
+  // The event this call appends, if it reached the backend (seen as it is appended: O(1)).
+  let mine: TranscriptEvent | undefined;
+  const off = session.subscribe((ev) => (mine = ev));
   let thrown: unknown;
   try {
     // An argument naming an object the replay lacks (its create failed this time) cannot be
@@ -92,7 +94,7 @@ async function replayVerb(
   } catch (err) {
     thrown = err;
   }
-  const mine = session.events().length > before ? session.events().at(-1) : undefined;
+  off();
   if (mine?.kind !== "verb") {
     // The call never reached the backend (a stopped gate, a handle the replay does not have).
     divergences.push({

@@ -11,6 +11,13 @@ import type { CallSurface, HandleType, WireValue } from "./wire.js";
 export interface TranscriptSink {
   /** Called with one complete JSON line (ending in "\n") per header/event, synchronously, in order. */
   append(line: string): void;
+  /**
+   * Everything appended so far (header first), when the sink keeps it (a file). With it the
+   * session keeps only its recent events in memory (`keepEvents`) and reads the rest back here.
+   */
+  read?(): string;
+  /** The session ended (its end event is written): let go of the file; a later append reopens it. */
+  close?(): void;
 }
 
 export interface SessionOptions {
@@ -24,6 +31,8 @@ export interface SessionOptions {
   program?: string;
   /** Wall clock for durations (default performance.now / Date.now). */
   wallClock?: () => number;
+  /** Events kept in memory when the sink can `read` its lines back (default KEEP_EVENTS, 2,000). */
+  keepEvents?: number;
   /** Called for `verbs.log(...)` lines in addition to the transcript (the CLI prints them). */
   onLog?: (message: string) => void;
 }
@@ -96,8 +105,10 @@ export interface Session extends CallSurface {
   readonly verbs: Verbs;
   readonly gate: StepGate;
   readonly header: TranscriptHeader;
-  /** The events so far (a copy). */
+  /** The events so far (a copy; read back from the sink when older ones left memory: O(transcript)). */
   events(): TranscriptEvent[];
+  /** How many events there are so far (O(1): the seq of the last one). */
+  eventCount(): number;
   transcript(): Transcript;
   /** Every appended event, as it is appended. Returns an unsubscribe function. */
   subscribe(listener: (event: TranscriptEvent) => void): () => void;

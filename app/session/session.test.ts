@@ -212,7 +212,7 @@ describe("the session", () => {
     expect(seenAtEvent).toBe(lines.length);
     expect(lines.every((l) => l.endsWith("\n"))).toBe(true);
     const t = parseTranscript(lines.join(""));
-    expect(t.header).toMatchObject({ schema: "verbslab.transcript", version: 1, backend: "sim", seed: 5 });
+    expect(t.header).toMatchObject({ schema: "verbslab.transcript", version: 2, backend: "sim", seed: 5 });
     expect(t.events).toEqual(s.events());
     expect(t.events.at(-1)).toMatchObject({ kind: "end", outcome: "ok" });
     expect(t.events.filter((e) => e.kind === "log").map((e) => (e as { message: string }).message)).toContain(

@@ -42,6 +42,8 @@ import {
   type PendingCall,
 } from "./session-types.js";
 import {
+  compactLineWriter,
+  parseTranscript,
   TRANSCRIPT_SCHEMA,
   TRANSCRIPT_VERSION,
   type FieldChange,
@@ -56,6 +58,13 @@ import {
 } from "./transcript.js";
 import { encodeValue, EVENT_BYTES_MAX, type HandleType, type Ref } from "./wire.js";
 import { counterWatch } from "./counter-watch.js";
+
+/**
+ * Events kept in memory when the sink can read its lines back (a file): the recent ones, so
+ * that a program of a million verbs records in bounded memory; the earlier ones are read back
+ * from the sink when the whole transcript is asked for.
+ */
+export const KEEP_EVENTS = 2000;
 
 /** Calls after which traffic may have moved: counters are read after them (counter-watch.ts; from the one table). */
 const TRAFFIC = methodsWith("traffic");
@@ -103,9 +112,20 @@ export function createSession(options: SessionOptions): Session {
   const events: TranscriptEvent[] = [];
   const listeners = new Set<(e: TranscriptEvent) => void>();
   let ended = false;
+  // Indexes, so that no verb costs more as the program holds more objects (a lesson can hold
+  // thousands of QPs): the live QPs and contexts by handle, QPs by number, each QP's last
+  // ibv_query_qp, and the QPs with send WRs in flight (the only ones that move on their own).
+  const liveQpEntries = new Map<number, Entry>();
+  const liveContexts = new Map<number, Entry>();
+  const byQpn = new Map<number, Entry>();
+  const known = new Map<number, QpAttr | null>();
+  const busy = new Set<number>();
 
   // Failed completions explained, a hanging destroy refused, silent mistakes noticed (lookout.ts).
-  const lookout = createLookout({ entries: registry.all, handleOf: registry.handleOf }, backend);
+  const lookout = createLookout(
+    { entries: registry.all, handleOf: registry.handleOf, entry: registry.get, qpByNum: (n) => byQpn.get(n) },
+    backend,
+  );
 
   const header: TranscriptHeader = {
     kind: "header",
@@ -117,11 +137,27 @@ export function createSession(options: SessionOptions): Session {
     ...(options.program !== undefined && { program: options.program }),
   };
   sink?.append(JSON.stringify(header) + "\n");
+  const writeLine = compactLineWriter();
+  const keep = Math.max(1, options.keepEvents ?? KEEP_EVENTS);
+  /** Events left only in the sink (the oldest first); `events` holds the ones after them. */
+  let dropped = 0;
+  const eventCount = () => dropped + events.length;
 
   function append(e: TranscriptEvent): void {
     events.push(e);
-    sink?.append(JSON.stringify(e) + "\n");
+    sink?.append(writeLine(e));
+    // Trimmed in batches, so each event is moved about once.
+    if (sink?.read && events.length >= 2 * keep) {
+      dropped += events.length - keep;
+      events.splice(0, events.length - keep);
+    }
     for (const l of listeners) l(e);
+  }
+
+  /** Every event so far: from memory, or read back from the sink once some were let go. */
+  function allEvents(): TranscriptEvent[] {
+    if (dropped === 0) return events.slice();
+    return parseTranscript(sink!.read!()).events;
   }
 
   /** Registers an object the backend created; a new QP gets its model. */
@@ -130,8 +166,11 @@ export function createSession(options: SessionOptions): Session {
     if (fresh && type === "qp") {
       const qp = obj as Qp;
       entry.model = createActor(qpMachine, { input: { qp_type: qp.qp_type } }).start();
-      entry.observed = safeQuery(qp)?.qp_state ?? 0;
+      entry.observed = queryQp(entry)?.qp_state ?? 0;
+      liveQpEntries.set(entry.handle, entry);
+      byQpn.set(qp.qp_num, entry);
     }
+    if (fresh && type === "context") liveContexts.set(entry.handle, entry);
     return entry.ref;
   }
 
@@ -143,10 +182,49 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
+  /** ibv_query_qp of a QP entry, remembered as its last known attributes. */
+  function queryQp(e: Entry): QpAttr | null {
+    const a = safeQuery(e.obj as Qp);
+    known.set(e.handle, a);
+    return a;
+  }
+
+  /** An object this call destroyed leaves the indexes. */
+  function forget(e: Entry): void {
+    liveQpEntries.delete(e.handle);
+    liveContexts.delete(e.handle);
+    busy.delete(e.handle);
+    if (e.type === "qp" && byQpn.get((e.obj as Qp).qp_num) === e) byQpn.delete((e.obj as Qp).qp_num);
+  }
+
+  /**
+   * The QPs a call can change, so the only ones queried around it: its own QP and the QP it
+   * points at (a send can move the responder to ERR), and, for a call during which traffic moves
+   * (a post, a poll, a sleep or pollWait that lets timers fire, an event wait), every QP with send
+   * WRs in flight and its peer: only those can move without a modify (a retry timer, a NAK, an
+   * error reply), and a poll reveals them whichever CQ they share. A QP with no sends of its own
+   * in flight and no busy peer does not move, so a program with thousands of idle QPs pays for
+   * the few it uses. On rxe a QP can also move between verbs; the model catches up (the move is
+   * recorded) the next time the QP is queried.
+   */
+  function qpsToWatch(entry: Entry, method: string): Entry[] {
+    const out = new Map<number, Entry>();
+    const withPeer = (e: Entry | undefined) => {
+      if (!e || e.destroyed) return;
+      out.set(e.handle, e);
+      const dest = known.get(e.handle)?.dest_qp_num;
+      const peer = dest ? byQpn.get(dest) : undefined;
+      if (peer && !peer.destroyed) out.set(peer.handle, peer);
+    };
+    if (entry.type === "qp") withPeer(entry);
+    if (TRAFFIC.has(method)) for (const h of busy) withPeer(liveQpEntries.get(h));
+    return [...out.values()].sort((x, y) => x.handle - y.handle);
+  }
+
   // Microsecond precision is all a clock here means (and keeps float noise out of transcripts).
   const nowMs = () => Math.round(backend.now() * 1000) / 1000;
 
-  const liveQps = () => registry.all().filter((e) => e.type === "qp" && !e.destroyed);
+  const liveQps = () => [...liveQpEntries.values()];
 
   function predictionContext(qpEntry: Entry, attr: QpAttrInput): PredictContext {
     const qp = qpEntry.obj as Qp;
@@ -155,7 +233,8 @@ export function createSession(options: SessionOptions): Session {
       known_qpns: liveQps().map((e) => (e.obj as Qp).qp_num),
       peers: liveQps()
         .filter((e) => e !== qpEntry)
-        .map((e) => ({ qp_num: (e.obj as Qp).qp_num, dest_qp_num: safeQuery(e.obj as Qp)?.dest_qp_num ?? 0 })),
+        // Each QP's last query: dest_qp_num changes only by a modify of that QP, which queries it.
+        .map((e) => ({ qp_num: (e.obj as Qp).qp_num, dest_qp_num: known.get(e.handle)?.dest_qp_num ?? 0 })),
     };
     try {
       const context = qp.pd.context;
@@ -205,7 +284,7 @@ export function createSession(options: SessionOptions): Session {
         };
       const wrs = (Array.isArray(args[0]) ? args[0] : [args[0]]) as SendWr[];
       const me = safeQuery(qp);
-      const peerEntry = liveQps().find((e) => me && (e.obj as Qp).qp_num === me.dest_qp_num);
+      const peerEntry = me ? byQpn.get(me.dest_qp_num) : undefined;
       const peer = peerEntry ? safeQuery(peerEntry.obj as Qp) : null;
       const warnings = predictPostSend(qp.qp_type, wrs, {
         ...(me && { max_rd_atomic: me.max_rd_atomic }),
@@ -254,7 +333,7 @@ export function createSession(options: SessionOptions): Session {
     if (method === "now") return backend.now();
     if (ended) throw new SessionStoppedError();
 
-    const seq = events.length + 1;
+    const seq = eventCount() + 1;
     const wireArgs = args.map((a) => encodeValue(a, toRef, EVENT_BYTES_MAX));
     // A zeroed buffer is recorded as its length (what regMr(n) registers), not as n bytes of hex.
     if (method === "regMr" && isZeroed(args[0]))
@@ -278,7 +357,8 @@ export function createSession(options: SessionOptions): Session {
 
     const snapshots = !spec.ungated;
     const qpsBefore = new Map<number, QpAttr | null>();
-    if (snapshots) for (const e of liveQps()) qpsBefore.set(e.handle, safeQuery(e.obj as Qp));
+    const watched = snapshots ? qpsToWatch(entry, method) : [];
+    for (const e of watched) qpsBefore.set(e.handle, queryQp(e));
     const clock = nowMs();
     const t0 = wall();
     let result: unknown;
@@ -300,7 +380,10 @@ export function createSession(options: SessionOptions): Session {
       created.push(register(result, spec.creates));
       if (spec.creates === "context") watch.opened(result as Context);
     }
-    if (!failed && spec.destroys) entry.destroyed = true;
+    if (!failed && spec.destroys) {
+      entry.destroyed = true;
+      forget(entry);
+    }
     const notices: SessionNotice[] = failed ? [] : lookout.after(entry.type, handle, method, decoded, result);
 
     const completions: NonNullable<VerbEvent["completions"]> = [];
@@ -310,29 +393,29 @@ export function createSession(options: SessionOptions): Session {
         completions.push({ cq: handle, wc, ...(why && { why }) });
         lookout.completed(handle, wc);
       }
+    // A QP is busy while send WRs it posted are in flight (retired by their completions, a reset, a destroy).
+    if (!failed && entry.type === "qp" && method === "postSend" && !entry.destroyed) busy.add(handle);
+    for (const h of busy) if (!lookout.sendsInFlight(h)) busy.delete(h);
 
     // Snapshots after, the model's view, and state moves without a modify.
     const { qps, moves } = snapshots
-      ? observeQps({ handle, method, decoded, failed, created, qpsBefore, completions })
+      ? observeQps({ handle, method, decoded, failed, created, qpsBefore, completions, watched, result })
       : { qps: [], moves: [] };
 
     const check = prediction
       ? checkPrediction(prediction, {
           method,
           from: qpsBefore.get(handle)?.qp_state ?? prediction.state,
-          after: entry.destroyed ? undefined : safeQuery(entry.obj as Qp)?.qp_state,
+          after: entry.destroyed
+            ? undefined
+            : (known.has(handle) ? known.get(handle) : safeQuery(entry.obj as Qp))?.qp_state,
           failed,
           error,
         })
       : undefined;
 
     const counters = TRAFFIC.has(method)
-      ? watch.changes(
-          registry
-            .all()
-            .filter((e) => e.type === "context" && !e.destroyed)
-            .map((e) => ({ handle: e.handle, ctx: e.obj as Context })),
-        )
+      ? watch.changes([...liveContexts.values()].map((e) => ({ handle: e.handle, ctx: e.obj as Context })))
       : [];
 
     const event: VerbEvent = {
@@ -375,16 +458,26 @@ export function createSession(options: SessionOptions): Session {
     created: Ref[];
     qpsBefore: Map<number, QpAttr | null>;
     completions: NonNullable<VerbEvent["completions"]>;
+    /** The QPs queried before the call (qpsToWatch). */
+    watched: Entry[];
+    result: unknown;
   }): { qps: QpSnapshot[]; moves: StateMove[] } {
-    const { handle, method, decoded, failed, created, qpsBefore, completions } = c;
+    const { handle, method, decoded, failed, created, qpsBefore, completions, watched, result } = c;
     const qps: QpSnapshot[] = [];
     const moves: StateMove[] = [];
-    for (const e of registry.all().filter((x) => x.type === "qp")) {
+    const createdQps = created.flatMap((r) => (r.type === "qp" ? [registry.get(r.$handle)!] : []));
+    // An async event names its QP (a fatal error moves it to ERR): compared with its last query.
+    const named =
+      method === "getAsyncEvent" && !failed
+        ? byQpn.get((result as { qp_num?: number } | null)?.qp_num ?? -1)
+        : undefined;
+    const eventQps = named && !qpsBefore.has(named.handle) && known.has(named.handle) ? [named] : [];
+    for (const e of eventQps) qpsBefore.set(e.handle, known.get(e.handle)!);
+    for (const e of [...watched, ...eventQps, ...createdQps]) {
       const had = qpsBefore.has(e.handle);
-      if (!had && !created.some((r) => r.$handle === e.handle)) continue;
       const qp = e.obj as Qp;
       const before = had ? qpsBefore.get(e.handle)! : null;
-      const after = e.destroyed ? null : safeQuery(qp);
+      const after = e.destroyed ? null : queryQp(e);
       // A QP created or destroyed by this call has no field-by-field diff: its snapshot says it all.
       const changes = before && after ? diffFields(before, after) : [];
       if (changes.length || e.handle === handle || !before !== !after)
@@ -481,7 +574,7 @@ export function createSession(options: SessionOptions): Session {
   }
 
   function log(message: string, source?: SourceSite): void {
-    append({ kind: "log", seq: events.length + 1, clock: nowMs(), message, ...(source && { source }) });
+    append({ kind: "log", seq: eventCount() + 1, clock: nowMs(), message, ...(source && { source }) });
     options.onLog?.(message);
   }
 
@@ -490,11 +583,12 @@ export function createSession(options: SessionOptions): Session {
     ended = true;
     append({
       kind: "end",
-      seq: events.length + 1,
+      seq: eventCount() + 1,
       clock: nowMs(),
       outcome,
       ...(error !== undefined && { error: errorToData(error) }),
     });
+    sink?.close?.();
   }
 
   const session: Session = {
@@ -503,8 +597,9 @@ export function createSession(options: SessionOptions): Session {
     header,
     call,
     verbs: undefined as never,
-    events: () => events.slice(),
-    transcript: () => ({ header, events: events.slice() }),
+    events: allEvents,
+    eventCount,
+    transcript: () => ({ header, events: allEvents() }),
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -84,7 +84,7 @@ describe("transcripts", () => {
     it("a header of another schema or version", async () => {
       const lines = await good();
       const h = JSON.parse(lines[0]!);
-      let e = fails([JSON.stringify({ ...h, version: 2 }), ...lines.slice(1)].join("\n"));
+      let e = fails([JSON.stringify({ ...h, version: 3 }), ...lines.slice(1)].join("\n"));
       expect(e).toBeInstanceOf(TranscriptError);
       expect(e).toMatchObject({ line: 1, field: "version" });
       e = fails([JSON.stringify({ ...h, schema: "x" }), ...lines.slice(1)].join("\n"));

@@ -4,7 +4,10 @@
  * functions of this log. Browser-safe: reading and writing files is in transcript-file.ts.
  *
  * Versioning: `version` is bumped when a field changes meaning or goes away; new optional
- * fields may be added within a version (readers ignore what they do not know).
+ * fields may be added within a version (readers ignore what they do not know). Version 2 lets a
+ * line leave out a QP snapshot's `before` (it is the QP's previous snapshot's `after` earlier in
+ * the file) and `after` (it is `before` with its `changes` applied), so a verb costs its changes,
+ * not two full ibv_query_qp results; a file of either version reads back to the same full events.
  */
 import type { ErrorData } from "../../verbs/errors.js";
 import type { Pitfall } from "../../state-machines/qp.js";
@@ -13,12 +16,14 @@ import { MAX_DEPTH, nestingDepth, type HandleType, type Ref, type WireValue } fr
 import type { WcWhy } from "./explain-wc.js";
 
 export const TRANSCRIPT_SCHEMA = "verbslab.transcript";
-export const TRANSCRIPT_VERSION = 1;
+export const TRANSCRIPT_VERSION = 2;
+/** The versions this VerbsLab reads (version 1 files are version 2 without any snapshot left out). */
+export const TRANSCRIPT_VERSIONS_READ: readonly number[] = [1, 2];
 
 export interface TranscriptHeader {
   kind: "header";
   schema: typeof TRANSCRIPT_SCHEMA;
-  version: typeof TRANSCRIPT_VERSION;
+  version: 1 | typeof TRANSCRIPT_VERSION;
   /** ISO time the session started. */
   created: string;
   backend: "sim" | "native";
@@ -197,9 +202,84 @@ export function reproducibleJsonLines(t: Transcript): string {
     .join("");
 }
 
-/** The transcript as JSON lines (header first), each line ending in "\n". */
+/**
+ * Writes events as compact JSON lines (version 2): a QP snapshot leaves out `before` when it
+ * equals that QP's last `after` already written, and `after` when it is `before` with `changes` applied. Stateful: one
+ * writer per file, fed every event in order. `expandSnapshots` undoes it on import.
+ */
+export function compactLineWriter(): (e: TranscriptEvent) => string {
+  const last = new Map<number, QpAttr | null>();
+  return (e) => {
+    if (e.kind !== "verb" || e.qps.length === 0) return JSON.stringify(e) + "\n";
+    const qps = e.qps.map((q) => {
+      const prev = last.get(q.qp);
+      last.set(q.qp, q.after);
+      const out: Partial<QpSnapshot> = { qp: q.qp, qp_num: q.qp_num };
+      if (!(q.before && prev && sameJson(prev, q.before))) out.before = q.before;
+      // Left out only when the reader rebuilds it exactly (checked here, not assumed).
+      if (!(q.before && q.after && sameJson(withChanges(q.before, q.changes), q.after))) out.after = q.after;
+      out.changes = q.changes;
+      return out;
+    });
+    return JSON.stringify({ ...e, qps }) + "\n";
+  };
+}
+
+/** `before` with each change's `after` set at its dotted path: a snapshot's `after`, rebuilt. */
+function withChanges(before: QpAttr, changes: FieldChange[]): QpAttr {
+  if (changes.length === 0) return before;
+  const out = structuredClone(before) as unknown as Json;
+  for (const c of changes) {
+    const path = c.field.split(".");
+    let o = out;
+    for (const k of path.slice(0, -1)) {
+      if (typeof o[k] !== "object" || o[k] === null) o[k] = {};
+      o = o[k] as Json;
+    }
+    o[path.at(-1)!] = c.after;
+  }
+  return out as unknown as QpAttr;
+}
+
+/** Field-by-field equality of two query results (JSON data: numbers, strings, nested objects). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => sameJson((a as Json)[k], (b as Json)[k]));
+}
+
+/**
+ * Fills in the snapshot halves a compact (version 2) file left out, in file order; a full
+ * snapshot passes unchanged. Throws a TranscriptError naming the line when a `before` is left
+ * out for a QP no earlier line snapshotted.
+ */
+export function expandSnapshots(events: TranscriptEvent[]): TranscriptEvent[] {
+  const last = new Map<number, QpAttr | null>();
+  events.forEach((e, i) => {
+    if (e.kind !== "verb") return;
+    e.qps.forEach((q, k) => {
+      if (q.before === undefined) {
+        if (!last.has(q.qp))
+          throw new TranscriptError(
+            i + 2,
+            `left out, but no earlier line has a snapshot of QP handle ${q.qp}`,
+            `qps[${k}].before`,
+          );
+        q.before = last.get(q.qp)!;
+      }
+      if (q.after === undefined) q.after = q.before && withChanges(q.before, q.changes);
+      last.set(q.qp, q.after);
+    });
+  });
+  return events;
+}
+
+/** The transcript as compact JSON lines (header first, version 2), each line ending in "\n". */
 export function toJsonLines(t: Transcript): string {
-  return [t.header, ...t.events].map((l) => JSON.stringify(l) + "\n").join("");
+  const write = compactLineWriter();
+  return [JSON.stringify({ ...t.header, version: TRANSCRIPT_VERSION }) + "\n", ...t.events.map(write)].join("");
 }
 
 type Json = Record<string, unknown>;
@@ -226,10 +306,10 @@ export function validateLine(o: unknown, line: number): TranscriptLine {
     if (j.schema !== TRANSCRIPT_SCHEMA)
       throw new TranscriptError(line, `not a VerbsLab transcript (schema ${JSON.stringify(j.schema)})`, "schema");
     need(line, j, "version", "number");
-    if (j.version !== TRANSCRIPT_VERSION)
+    if (!TRANSCRIPT_VERSIONS_READ.includes(j.version as number))
       throw new TranscriptError(
         line,
-        `version ${j.version} is not supported (this VerbsLab reads version ${TRANSCRIPT_VERSION})`,
+        `version ${j.version} is not supported (this VerbsLab reads versions ${TRANSCRIPT_VERSIONS_READ.join(" and ")})`,
         "version",
       );
     need(line, j, "created", "string");
@@ -309,7 +389,7 @@ export function parseTranscript(text: string): Transcript {
   }
   if (parsed.length === 0) throw new TranscriptError(1, "the transcript is empty (expected a header line)");
   const [header, ...events] = parsed;
-  return { header: header as TranscriptHeader, events: events as TranscriptEvent[] };
+  return { header: header as TranscriptHeader, events: expandSnapshots(events as TranscriptEvent[]) };
 }
 
 /** Parses a whole-transcript JSON export ({ header, events }) or JSON lines, validating every entry. */
@@ -327,7 +407,7 @@ export function importTranscript(text: string): Transcript {
       if (!Array.isArray(j.events)) throw new TranscriptError(1, "expected an array", "events");
       const header = validateLine(j.header, 1) as TranscriptHeader;
       const events = (j.events as unknown[]).map((e, i) => validateLine(e, i + 2) as TranscriptEvent);
-      return { header, events };
+      return { header, events: expandSnapshots(events) };
     }
   }
   return parseTranscript(text);

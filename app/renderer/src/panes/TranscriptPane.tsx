@@ -3,6 +3,7 @@ import { useStrings } from "../i18n.js";
 import { memo, useRef } from "react";
 import type { TranscriptRow } from "../model/view.js";
 import type { SourceSite } from "../../../session/transcript.js";
+import { useChunkWindow } from "./TranscriptWindow.js";
 
 export type ExportFormat = "md" | "html" | "json" | "c";
 
@@ -63,9 +64,7 @@ export const TranscriptPane = memo(function TranscriptPane({
               </tr>
             </thead>
           </table>
-          {Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => (
-            <Chunk key={i} rows={rows.slice(i * CHUNK, (i + 1) * CHUNK)} onSource={onSource} />
-          ))}
+          <ChunkList rows={rows} onSource={onSource} />
         </>
       )}
     </div>
@@ -88,6 +87,29 @@ const Columns = () => (
     <col className="c-result" />
   </colgroup>
 );
+
+/**
+ * The chunks on screen, with a spacer for those above and those below (TranscriptWindow.tsx):
+ * the DOM holds a few hundred rows however long the transcript is.
+ */
+function ChunkList({ rows, onSource }: { rows: TranscriptRow[]; onSource?: (s: SourceSite) => void }) {
+  const list = useRef<HTMLDivElement>(null);
+  const chunks = Math.ceil(rows.length / CHUNK);
+  const { first, end, chunkPx } = useChunkWindow(list, chunks);
+  const above = first * chunkPx;
+  // The last chunk may be short: the rows after the window, at the measured height per row.
+  const below = Math.max(0, rows.length - end * CHUNK) * (chunkPx / CHUNK);
+  return (
+    <div ref={list} className="transcript-list" data-rows={rows.length}>
+      {above > 0 && <div className="transcript-spacer" style={{ height: above }} />}
+      {Array.from({ length: end - first }, (_, k) => {
+        const i = first + k;
+        return <Chunk key={i} rows={rows.slice(i * CHUNK, (i + 1) * CHUNK)} onSource={onSource} />;
+      })}
+      {below > 0 && <div className="transcript-spacer" style={{ height: below }} />}
+    </div>
+  );
+}
 
 /** Rows are cached per event, so a chunk whose first and last rows are unchanged is unchanged. */
 const Chunk = memo(
