@@ -10,7 +10,7 @@ import { useLessonFlow } from "./lab/useLessonFlow.js";
 import { useRunner } from "./lab/useRunner.js";
 import { download } from "./lab/download.js";
 import { DEFAULT_PROGRAM } from "./lab/default-program.js";
-import { objectLabel } from "./model/reduce.js";
+import { objectLabel } from "./model/names.js";
 import { TopBar } from "./panes/TopBar.js";
 import { LessonPane } from "./panes/LessonPane.js";
 import { Toolbar } from "./panes/Toolbar.js";

@@ -38,5 +38,8 @@ export const qpName = (qpNum: number, variable?: string): string =>
 export function objectName(o: Nameable): string {
   if (o.type === "qp" && o.qp_num !== undefined) return qpName(o.qp_num, o.variable);
   if (o.type === "context" && o.device) return o.variable ? `${o.variable} (${o.device})` : o.device;
-  return o.variable ?? `${KIND[o.type] ?? o.type}${o.index}`;
+  return o.variable ?? objectLabel(o);
 }
+
+/** An object's short label by kind and creation index ("qp0", "ctx1"): where no variable names it. */
+export const objectLabel = (o: { type: string; index: number }): string => `${KIND[o.type] ?? o.type}${o.index}`;

@@ -20,7 +20,7 @@ import type { QpAttr, QpAttrInput, QpCap, Wc } from "../../../../verbs/types.js"
 import { changedOffsets } from "./hexdump.js";
 import { buildTimeline } from "./timeline.js";
 import { stateName, wcStatusName } from "./format.js";
-import { objectName } from "./names.js";
+import { objectLabel, objectName } from "./names.js";
 import type {
   CounterView,
   DeviceView,
@@ -165,17 +165,6 @@ const nameOf = (o: Obj): string =>
     ...(o.type === "qp" && { qp_num: Number(o.props.qp_num) }),
     ...(o.type === "context" && { device: (o.props.device as { name?: string } | undefined)?.name }),
   });
-
-const LABEL: Record<string, string> = {
-  context: "ctx",
-  pd: "pd",
-  mr: "mr",
-  cq: "cq",
-  qp: "qp",
-  channel: "ch",
-  ah: "ah",
-};
-export const objectLabel = (o: { type: string; index: number }) => `${LABEL[o.type] ?? o.type}${o.index}`;
 
 /** A send WR posted on a QP and not yet known (to the program) to be retired. */
 interface SqSlot {
