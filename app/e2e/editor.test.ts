@@ -96,9 +96,7 @@ describe.skipIf(!hasChromium)("the editor: completion, hover docs, keyboard shor
     const hoverDoc = async (token: string, re: RegExp) => {
       await page.mouse.move(0, 0);
       await page.waitForFunction(() => !document.querySelector(".monaco-hover:not(.hidden) .hover-contents"));
-      await hoverEditorText(page, token);
-      const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: re });
-      await hover.waitFor({ timeout: 30_000 });
+      const hover = await hoverEditorText(page, token, re);
       // Visible in full: the hover's right edge is not cut off by the editor's panel.
       const visible = await hover.evaluate((h) => {
         const r = h.getBoundingClientRect();
@@ -118,9 +116,7 @@ describe.skipIf(!hasChromium)("the editor: completion, hover docs, keyboard shor
     await setEditorCode(page, HEAD + "  await pd.regMR(64, IBV_ACCESS_LOCAL_WRITE);\n}\n");
     // TypeScript's marker (a squiggle) names the verb the learner meant.
     await page.waitForSelector(".monaco-editor .squiggly-error", { timeout: 30_000 });
-    await hoverEditorText(page, "regMR");
-    const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: /regMR/ });
-    await hover.waitFor({ timeout: 30_000 });
+    const hover = await hoverEditorText(page, "regMR", /regMR/);
     expect(await hover.textContent()).toMatch(/Did you mean 'regMr'\?/);
   }, 90_000);
 

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { startWebMode, type WebMode } from "../server/cli.js";
 
 export const repoRoot = resolve(fileURLToPath(new URL(".", import.meta.url)), "../..");
@@ -292,22 +292,38 @@ export async function screenshotOf(page: Page, selector: string, name: string): 
 }
 
 /** Moves the mouse over the first occurrence of `text` in the editor's visible lines (Monaco merges tokens into spans). */
-export async function hoverEditorText(page: Page, text: string): Promise<void> {
-  const box = await page.evaluate((needle) => {
-    for (const line of document.querySelectorAll(".monaco-editor .view-line")) {
-      const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        const at = (n.textContent ?? "").replace(/\u00a0/g, " ").indexOf(needle);
-        if (at < 0) continue;
-        const range = document.createRange();
-        range.setStart(n, at);
-        range.setEnd(n, at + needle.length);
-        const r = range.getBoundingClientRect();
-        return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+/** Points at `text` in the editor until Monaco shows a hover matching `re`, and returns it.
+ *  Monaco asks the TypeScript worker once per mouse position; right after the code changes the
+ *  worker may still be loading the new model and answer nothing, and Monaco does not ask again
+ *  until the mouse moves. A learner would move the mouse again, so the test does too. */
+export async function hoverEditorText(page: Page, text: string, re: RegExp, timeoutMs = 30_000): Promise<Locator> {
+  const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: re });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const box = await page.evaluate((needle) => {
+      for (const line of document.querySelectorAll(".monaco-editor .view-line")) {
+        const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const at = (n.textContent ?? "").replace(/\u00a0/g, " ").indexOf(needle);
+          if (at < 0) continue;
+          const range = document.createRange();
+          range.setStart(n, at);
+          range.setEnd(n, at + needle.length);
+          const r = range.getBoundingClientRect();
+          return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+        }
       }
+      return null;
+    }, text);
+    if (!box) throw new Error(`"${text}" is not on screen in the editor`);
+    await page.mouse.move(0, 0);
+    await page.mouse.move(box.x, box.y, { steps: 2 });
+    const left = deadline - Date.now();
+    try {
+      await hover.waitFor({ timeout: Math.max(1, Math.min(4_000, left)) });
+      return hover;
+    } catch (err) {
+      if (Date.now() >= deadline) throw err;
     }
-    return null;
-  }, text);
-  if (!box) throw new Error(`"${text}" is not on screen in the editor`);
-  await page.mouse.move(box.x, box.y, { steps: 2 });
+  }
 }
