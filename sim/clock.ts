@@ -66,6 +66,8 @@ export class Clock {
   settled = 0;
   /** Called after timers fire, to let the world process what they started. */
   afterFire: () => void = () => {};
+  /** Called at each instant before its timers fire (the world catches its wire up to it). */
+  beforeFire: (at: number) => void = () => {};
 
   /** Arms (or re-arms) `t` to fire at virtual time `at`. */
   arm(t: Timer, at: number): void {
@@ -139,13 +141,19 @@ export class Clock {
       if (at > this.now) this.now = at;
       // Fire everything due at this instant, in arming order. Each firing counts toward the
       // turn's budget: a timer that re-arms at the instant it fires must not hold the loop.
-      while (this.heap.length && this.heap[0].at <= at && n < FIRINGS_PER_TURN) {
-        const t = this.heap[0];
-        this.remove(t);
-        t.fire();
-        n++;
+      this.busy = true;
+      try {
+        this.beforeFire(at);
+        while (this.heap.length && this.heap[0].at <= at && n < FIRINGS_PER_TURN) {
+          const t = this.heap[0];
+          this.remove(t);
+          t.fire();
+          n++;
+        }
+        this.afterFire();
+      } finally {
+        this.busy = false;
       }
-      this.afterFire();
       this.checkWaiters();
       if (this.settled !== before || this.waiters.size === 0) {
         if (this.waiters.size) this.schedule();
@@ -153,6 +161,40 @@ export class Clock {
       }
     }
     this.schedule();
+  }
+
+  /** The timer that fires next, if any. */
+  get next(): Timer | undefined {
+    return this.heap[0];
+  }
+
+  /** True while timers are firing (turn or step): a poll then must not let time run again. */
+  busy = false;
+
+  /**
+   * Jumps to the next armed timer's instant, fires everything due then (as a turn does) and
+   * settles the waiters that are done. For a program that polls in a loop (SimCq.poll): its
+   * time passes as the wire's does. False when nothing is armed.
+   */
+  step(): boolean {
+    const next = this.heap[0];
+    if (!next || this.busy) return false;
+    this.busy = true;
+    try {
+      const at = next.at;
+      if (at > this.now) this.now = at;
+      this.beforeFire(at);
+      while (this.heap.length && this.heap[0].at <= at) {
+        const t = this.heap[0];
+        this.remove(t);
+        t.fire();
+      }
+      this.afterFire();
+    } finally {
+      this.busy = false;
+    }
+    this.checkWaiters();
+    return true;
   }
 
   private less(a: Timer, b: Timer): boolean {

@@ -141,6 +141,17 @@ export class Packet {
    */
   sendRun = false;
   runWqe = 0;
+  // The timed wire (sim/wire.ts, world.ts): arrival of the next packet not yet delivered, of
+  // the last one, the spacing of an ACK train's ACKs (ns), and how many have been delivered.
+  atNs = 0;
+  lastNs = 0;
+  /** A train's first packet's arrival (its others follow `gapNs` apart, the last at `lastNs`). */
+  firstNs = 0;
+  gapNs = 0;
+  done = 0;
+  /** A SEND run's first PSN, and whether one of its packets left the plain path (the rest go alone). */
+  runPsn = 0;
+  runSplit = false;
   srcQp: SimQp | null = null;
   destQpn = 0;
   destDev: SimDevice | null = null;

@@ -1,13 +1,14 @@
 /**
- * The simulated world: the virtual clock, the two devices and the wire between them, and the
- * event loop that moves packets. The wire has zero latency: everything a verb starts is
- * processed, in FIFO order, before the verb returns ("at the same instant"); only timers
- * (retransmit, RNR wait) wait for virtual time to move.
+ * The simulated world: the virtual clock, the two devices and the timed wire between them
+ * (sim/wire.ts), and the event loop that moves packets. What a verb starts at an instant
+ * (requester runs, jobs) is processed in FIFO order before the verb returns; the packets it
+ * sends are queued on their link and received when virtual time reaches their arrival.
  */
 import { simProfile, type SimProfile } from "./profile.js";
 import { IBV_QPT_UD } from "../verbs/constants.js";
 import type { AsyncEvent } from "../verbs/types.js";
-import { Clock } from "./clock.js";
+import { Clock, Timer } from "./clock.js";
+import { Link, holdNs, toNs, wireProfile, type WireProfile } from "./wire.js";
 import { CNT_RCVD_PKTS, CNT_SENT_PKTS } from "./counters.js";
 import type { SimDevice } from "./device.js";
 import { AddressSpace } from "./memory.js";
@@ -74,6 +75,8 @@ function addToTrain(t: Packet, msn: number): boolean {
 export class SimWorld {
   /** Which device the simulator imitates (sim/profile.ts); rxe unless createSimBackend says otherwise. */
   profile: SimProfile = simProfile("rxe");
+  /** How long packets take (sim/wire.ts); rxe's fitted model unless createSimBackend says otherwise. */
+  wire: WireProfile = wireProfile("rxe");
   readonly clock = new Clock();
   readonly rng: Rng;
   readonly memory: AddressSpace;
@@ -91,9 +94,21 @@ export class SimWorld {
   private logSeq = 0;
   root: boolean;
 
-  // The FIFO of things to do at this instant: packets to deliver, QPs whose requester must
-  // run, or work rxe leaves to a later task run (a responder's flush after its NAK went out).
-  private queue: (Packet | SimQp | (() => void))[] = [];
+  // The FIFO of things to do at this instant: QPs whose requester must run, or work rxe
+  // leaves to a later task run (a responder's flush after its NAK went out).
+  private queue: (SimQp | (() => void))[] = [];
+  /** One link per (from, to) pair of devices, in devices order (sim/wire.ts). */
+  private links: Link[] = [];
+  /** Each link's records (packets, trains, SEND runs, ACK trains) in arrival order, and where its head is. */
+  private linkQ: Packet[][] = [];
+  private linkHead: number[] = [];
+  /** Records on the wire not yet fully received. */
+  private inFlight = 0;
+  /** Fires when the next packet arrives. */
+  private wireTimer = new Timer(() => this.deliverDue());
+  /** The record the last transmit queued or joined (lastQueued). */
+  private lastSent: Packet | null = null;
+  private lastSentLink = -1;
   private qHead = 0;
   private running = false;
   private pool: Packet[] = [];
@@ -124,6 +139,7 @@ export class SimWorld {
     this.packetLog = packetLog;
     this.root = root;
     this.clock.afterFire = () => this.run();
+    this.clock.beforeFire = (at) => this.catchUpTrains(toNs(at));
   }
 
   findDeviceByGid(gid: Uint8Array): SimDevice | null {
@@ -154,15 +170,41 @@ export class SimWorld {
     this.pool.push(p);
   }
 
-  /** rxe_xmit_packet: counts, logs and queues a packet for delivery. False when it was dropped. */
+  /** The link from `from` to `to` (its index in `links`), created on first use. */
+  private linkIndex(from: SimDevice, to: SimDevice): number {
+    const devs = this.devices;
+    const i = devs.indexOf(from) * devs.length + devs.indexOf(to);
+    if (this.links[i] === undefined) {
+      this.links[i] = new Link(`${from.name}→${to.name}`);
+      this.linkQ[i] = [];
+      this.linkHead[i] = 0;
+    }
+    return i;
+  }
+
+  /** The time a record holds its link (ns): each of its packets in turn (sim/wire.ts). */
+  private recordHoldNs(pkt: Packet): number {
+    const w = this.wire;
+    const n = pkt.count;
+    if (n === 1) return holdNs(w, pkt.payloadLen);
+    if (pkt.sendRun) {
+      let sum = 0;
+      const sq = pkt.srcQp!.sq;
+      for (let i = 0; i < n; i++) sum += holdNs(w, sq.at(pkt.runWqe + i).dma.length);
+      return sum;
+    }
+    // A train: full path-MTU packets, and the last one with what is left.
+    const mtu = pkt.trainMtu;
+    const last = pkt.endOpcode >= 0 ? pkt.payloadLen - (n - 1) * mtu : mtu;
+    return (n - 1) * holdNs(w, mtu) + holdNs(w, last);
+  }
+
+  /** rxe_xmit_packet: counts, logs and queues a packet on its link. False when it was dropped. */
   transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null): boolean {
     from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
       const why = destDev ? "link down" : "no route to the destination GID";
-      if (this.packetLog) this.log(from, destDev, pkt, why);
-      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${from.name} could not send: ${why}`;
-      this.recycle(pkt);
-      return false;
+      return this.dropAtSender(from, destDev, pkt, why);
     }
     pkt.destDev = destDev;
     if (
@@ -172,25 +214,77 @@ export class SimWorld {
       this.recycle(pkt);
       return true;
     }
-    this.queue.push(pkt);
+    const li = this.linkIndex(from, destDev);
+    const link = this.links[li];
+    const w = this.wire;
+    const now = toNs(this.clock.now);
+    const start = link.freeNs > now ? link.freeNs : now;
+    // The bounded transmit queue: tail drop behind queuePackets full-size (1024-byte) packets.
+    if (start - now > w.queuePackets * holdNs(w, 1024))
+      return this.dropAtSender(from, destDev, pkt, `${link.name}'s transmit queue is full`);
+    const hold = this.recordHoldNs(pkt);
+    link.freeNs = start + hold;
+    pkt.lastNs = link.freeNs + w.latencyNs;
+    // A SEND run or an ACK train is received packet by packet; a train as one piece when its
+    // last packet arrives (unless something else happens first: catchUpTrains).
+    pkt.atNs = pkt.sendRun ? start + holdNs(w, pkt.payloadLen) + w.latencyNs : pkt.lastNs;
+    if (pkt.count > 1 && !pkt.sendRun) {
+      pkt.gapNs = holdNs(w, pkt.trainMtu);
+      pkt.firstNs = start + pkt.gapNs + w.latencyNs;
+    }
+    pkt.done = 0;
+    pkt.runPsn = pkt.psn;
+    pkt.runSplit = false;
+    this.linkQ[li].push(pkt);
+    this.lastSent = pkt;
+    this.lastSentLink = li;
+    this.inFlight++;
+    if (!this.wireTimer.armed || pkt.atNs < toNs(this.wireTimer.at)) this.clock.arm(this.wireTimer, pkt.atNs / 1e6);
     return true;
   }
 
-  /** The FIFO's last record when it is a packet not yet taken, else null. */
+  /** A packet that never reached the wire: logged with the reason, told to the requester's retries. */
+  private dropAtSender(from: SimDevice, destDev: SimDevice | null, pkt: Packet, why: string): boolean {
+    if (this.packetLog) this.log(from, destDev, pkt, why);
+    if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${from.name} could not send: ${why}`;
+    this.recycle(pkt);
+    return false;
+  }
+
+  /** The record the last transmit queued or joined, while it is still its link's last and nothing of it was received. */
   lastQueued(): Packet | null {
-    const q = this.queue;
-    if (q.length <= this.qHead) return null;
-    const t = q[q.length - 1];
-    return t instanceof Packet ? t : null;
+    const t = this.lastSent;
+    if (t === null) return null;
+    const q = this.linkQ[this.lastSentLink];
+    return q.length > this.linkHead[this.lastSentLink] && q[q.length - 1] === t && t.done === 0 ? t : null;
   }
 
   /**
    * joinAck for an ACK whose fields other than PSN and MSN are known to be those of `t`, the
-   * ACK train the same QP's previous ACK joined (the FIFO's last record, checked here).
+   * ACK train the same QP's previous ACK joined (the link's last record, checked here).
    */
   extendAck(t: Packet, psn: number, msn: number): boolean {
     if (this.lastQueued() !== t || psn !== ((t.psn + t.count) & PSN_MASK)) return false;
-    return addToTrain(t, msn);
+    return this.joinTimed(t, this.lastSentLink, msn);
+  }
+
+  /**
+   * Adds one ACK to train `t` (link `li`'s last record) if its MSN follows and it arrives one
+   * gap after the train's last ACK, as it would alone; then holds the link for it.
+   */
+  private joinTimed(t: Packet, li: number, msn: number): boolean {
+    const w = this.wire;
+    const link = this.links[li];
+    const now = toNs(this.clock.now);
+    const start = link.freeNs > now ? link.freeNs : now;
+    const at = start + holdNs(w, 0) + w.latencyNs;
+    const gap = at - t.lastNs;
+    if (gap <= 0 || (t.count > 1 && gap !== t.gapNs)) return false;
+    if (!addToTrain(t, msn)) return false;
+    t.gapNs = gap;
+    t.lastNs = at;
+    link.freeNs = start + holdNs(w, 0);
+    return true;
   }
 
   /**
@@ -211,11 +305,13 @@ export class SimWorld {
     psn: number,
     msn: number,
   ): boolean {
-    const q = this.queue;
-    if (this.packetLog || q.length <= this.qHead) return false;
+    if (this.packetLog) return false;
+    const li = this.linkIndex(srcQp.device, destDev);
+    const q = this.linkQ[li];
+    if (q.length <= this.linkHead[li]) return false;
     const t = q[q.length - 1];
     if (
-      !(t instanceof Packet) ||
+      t.done !== 0 ||
       t.opcode !== RC_ACKNOWLEDGE ||
       t.srcQp !== srcQp ||
       t.destDev !== destDev ||
@@ -226,7 +322,10 @@ export class SimWorld {
       psn !== ((t.psn + t.count) & PSN_MASK)
     )
       return false;
-    return addToTrain(t, msn);
+    if (!this.joinTimed(t, li, msn)) return false;
+    this.lastSent = t;
+    this.lastSentLink = li;
+    return true;
   }
 
   /** Runs `job` after everything already queued at this instant. */
@@ -321,14 +420,8 @@ export class SimWorld {
       const q = this.queue;
       while (this.qHead < q.length) {
         const item = q[this.qHead];
-        q[this.qHead++] = undefined as unknown as Packet;
-        if (item instanceof Packet) {
-          this.flushCopyBefore(item);
-          if (item.count === 1) this.deliver(item);
-          else if (item.sendRun) this.deliverSendRun(item);
-          else if (item.mask & M_REQ) this.deliverTrain(item);
-          else this.deliverAckTrain(item);
-        } else if (typeof item === "function") {
+        q[this.qHead++] = undefined as unknown as SimQp;
+        if (typeof item === "function") {
           item();
         } else {
           item.reqQueued = false;
@@ -359,46 +452,196 @@ export class SimWorld {
     if (this.cpDst !== null && p.opcode !== RC_ACKNOWLEDGE && !(p.mask & M_WRITE)) this.flushCopy();
   }
 
+  /** Whether packets are on the wire (a poll that finds nothing lets time run while they are: SimCq.poll). */
+  get wireBusy(): boolean {
+    return this.inFlight > 0;
+  }
+
   /**
-   * A SEND run (fast-path.ts sendRun): each packet in turn, as if queued alone. rxe_rcv's
-   * checks are made once: the plain responder path changes nothing they read, so they hold
-   * for each next packet until one takes the reference path; from there on each packet goes
-   * through rxe_rcv on its own.
+   * The wire timer: receives every packet whose arrival has come, in arrival order (ties in
+   * the order they were sent), each followed by what it started at this instant; then
+   * re-arms for the next arrival.
    */
-  private deliverSendRun(t: Packet): void {
-    const n = t.count;
-    const src = t.srcQp!;
-    const psn = t.psn;
-    const dev = t.destDev!;
-    const qp = this.destQp(t);
-    t.count = 1;
-    let i = 0;
-    if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.respReady && qp.pathMatches(t.sgid, t.dgid)) {
-      // The first packet through every check; the rest while they stay plain (SENDs leave
-      // no block copy pending, so nothing needs flushing between them).
-      dev.counters[CNT_RCVD_PKTS]++;
-      i = respondPlain(qp, t) ? respondSendRun(qp, t, 1, n) : 0;
-      if (i < n) {
-        responder(qp, t);
-        i++;
+  deliverDue(): void {
+    if (this.running) return;
+    const now = toNs(this.clock.now);
+    for (;;) {
+      let best = -1;
+      let bestAt = 0;
+      for (let i = 0; i < this.linkQ.length; i++) {
+        const q = this.linkQ[i];
+        if (q === undefined || this.linkHead[i] >= q.length) continue;
+        const at = q[this.linkHead[i]].atNs;
+        if (at <= now && (best < 0 || at < bestAt)) {
+          best = i;
+          bestAt = at;
+        }
       }
+      if (best < 0) break;
+      this.receiveNext(best);
+      this.run();
     }
-    if (i === n) trainStats.runsWhole++;
-    else trainStats.runsSplit++;
-    for (; i < n; i++) {
+    this.flushCopy();
+    this.armWire();
+    if (this.clock.pendingWaiters) this.clock.poke();
+  }
+
+  /**
+   * A poll found fewer than `want` completions in `cq`: as for a program polling in a loop,
+   * virtual time runs (arrivals and timers, in order) until `cq` holds `want` (or is full)
+   * or nothing is left on the wire (so a poll never runs into an RNR wait or a retry loop
+   * towards a peer that drops: those wait for the program to wait). Nothing moves while the
+   * clock is already firing (a wait's own check polls).
+   */
+  spinFor(cq: { readonly count: number; readonly cqe: number }, want: number): void {
+    const clock = this.clock;
+    if (clock.busy || this.running) return;
+    const enough = want < cq.cqe ? want : cq.cqe;
+    while (cq.count < enough && this.inFlight > 0 && clock.step());
+  }
+
+  /** Arms the wire timer at the earliest arrival still to come (or cancels it). */
+  private armWire(): void {
+    let next = -1;
+    for (let i = 0; i < this.linkQ.length; i++) {
+      const q = this.linkQ[i];
+      if (q === undefined || this.linkHead[i] >= q.length) continue;
+      const at = q[this.linkHead[i]].atNs;
+      if (next < 0 || at < next) next = at;
+    }
+    if (next < 0) this.clock.cancel(this.wireTimer);
+    else this.clock.arm(this.wireTimer, next / 1e6);
+  }
+
+  /** Receives the next packet of link `li`'s head record (all of it for a packet or a train). */
+  private receiveNext(li: number): void {
+    const q = this.linkQ[li];
+    const t = q[this.linkHead[li]];
+    let whole = true;
+    this.flushCopyBefore(t);
+    if (t.count === 1) this.deliver(t);
+    else if (t.sendRun) whole = this.receiveRunPacket(t);
+    else if (t.mask & M_REQ) whole = this.receiveTrainStep(t);
+    else whole = this.receiveAckOfTrain(t);
+    if (!whole) return;
+    q[this.linkHead[li]++] = undefined as unknown as Packet;
+    this.inFlight--;
+    if (this.linkHead[li] === q.length) {
+      q.length = 0;
+      this.linkHead[li] = 0;
+    } else if (this.linkHead[li] > 1024 && this.linkHead[li] * 2 > q.length) {
+      q.splice(0, this.linkHead[li]);
+      this.linkHead[li] = 0;
+    }
+    if (this.lastSent === t) this.lastSent = null;
+  }
+
+  /**
+   * The next packet of a SEND run (fast-path.ts sendRun), as if it had been sent alone; true
+   * when it was the run's last (the record is then recycled). While its packets stay on the
+   * plain path, rxe_rcv's checks are made here and respondSendRun takes the packet without
+   * building it; once one leaves it, each of the rest is built and goes through rxe_rcv alone.
+   */
+  private receiveRunPacket(t: Packet): boolean {
+    const k = t.done;
+    const src = t.srcQp!;
+    const dev = t.destDev!;
+    const psn = (t.runPsn + k) & PSN_MASK;
+    if (!t.runSplit) {
+      const qp = this.destQp(t);
+      if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.respReady && qp.pathMatches(t.sgid, t.dgid)) {
+        let plain: boolean;
+        if (k === 0) {
+          dev.counters[CNT_RCVD_PKTS]++;
+          plain = respondPlain(qp, t);
+          if (!plain) responder(qp, t);
+        } else {
+          t.psn = (psn - 1) & PSN_MASK; // respondSendRun starts after packet k - 1
+          plain = respondSendRun(qp, t, k, k + 1) === k + 1;
+          if (!plain) responder(qp, t);
+        }
+        if (!plain) t.runSplit = true;
+      } else {
+        t.runSplit = true;
+        const p = this.newPacket();
+        sendRunPacket(p, src, src.sq.at(t.runWqe + k), psn);
+        p.destDev = dev;
+        this.deliver(p);
+      }
+    } else {
       const p = this.newPacket();
-      sendRunPacket(p, src, src.sq.at(t.runWqe + i), (psn + i) & PSN_MASK);
+      sendRunPacket(p, src, src.sq.at(t.runWqe + k), psn);
       p.destDev = dev;
-      this.flushCopyBefore(p);
       this.deliver(p);
     }
+    t.done = k + 1;
+    if (t.done < t.count) {
+      t.atNs += holdNs(this.wire, src.sq.at(t.runWqe + k + 1).dma.length);
+      return false;
+    }
+    if (t.runSplit) trainStats.runsSplit++;
+    else trainStats.runsWhole++;
+    t.psn = t.runPsn;
     this.recycle(t);
+    return true;
   }
 
   /**
    * A train of packets (fast-path.ts): all at once when it passes rxe_rcv's checks and the
    * responder can take it whole, else packet by packet.
    */
+  private receiveTrainStep(t: Packet): boolean {
+    if (t.done === 0) {
+      this.deliverTrain(t);
+      return true;
+    }
+    const k = t.done;
+    this.deliver(trainPacket(this, t, k));
+    t.done = k + 1;
+    if (t.done < t.count) {
+      t.atNs = this.trainArrival(t, t.done);
+      return false;
+    }
+    this.recycle(t);
+    return true;
+  }
+
+  /** When packet `k` of train `t` arrives (ns). */
+  private trainArrival(t: Packet, k: number): number {
+    return k === t.count - 1 ? t.lastNs : t.firstNs + k * t.gapNs;
+  }
+
+  /**
+   * Before anything happens at `atNs` (a timer, another link's packet): the packets of
+   * trains that arrived before it are received now, each at its own arrival time (nothing
+   * happened since to see the difference), and those trains go on packet by packet. So a
+   * train is taken whole only when nothing else happens while it crosses the wire.
+   */
+  catchUpTrains(atNs: number): void {
+    if (this.running) return;
+    const clock = this.clock;
+    const now = clock.now;
+    for (let li = 0; li < this.linkQ.length; li++) {
+      const q = this.linkQ[li];
+      if (q === undefined || this.linkHead[li] >= q.length) continue;
+      const t = q[this.linkHead[li]];
+      if (t.count === 1 || t.sendRun || !(t.mask & M_REQ)) continue;
+      let k = t.done;
+      // Not yet arrived, or due whole at this very instant.
+      if (k === 0 && (t.firstNs >= atNs || t.lastNs <= atNs)) continue;
+      if (k === 0) trainStats.split++;
+      while (k < t.count - 1 && this.trainArrival(t, k) < atNs) {
+        clock.now = this.trainArrival(t, k) / 1e6;
+        this.flushCopyBefore(t);
+        this.deliver(trainPacket(this, t, k));
+        t.done = ++k;
+        this.run();
+      }
+      t.atNs = this.trainArrival(t, k);
+    }
+    clock.now = now;
+  }
+
   private deliverTrain(t: Packet): void {
     const qp = this.destQp(t);
     if (
@@ -412,12 +655,18 @@ export class SimWorld {
       this.recycle(t);
       return;
     }
+    // Packet by packet, each at its own arrival time (nothing else happened meanwhile).
     trainStats.split++;
+    const clock = this.clock;
+    const now = clock.now;
     for (let i = 0; i < t.count; i++) {
       const p = trainPacket(this, t, i);
       if (i > 0) this.flushCopyBefore(p);
+      clock.now = this.trainArrival(t, i) / 1e6;
       this.deliver(p);
+      this.run();
     }
+    clock.now = now;
     this.recycle(t);
   }
 
@@ -438,27 +687,31 @@ export class SimWorld {
   }
 
   /**
-   * An ACK train (joinAckTrain): each ACK delivered in turn, exactly as if queued alone. Of
-   * rxe_rcv's checks only the QP's state can change from one ACK to the next (the completer
-   * may move it to ERR); the QP, its type and its path cannot, so they are checked once.
+   * The next ACK of an ACK train (joinAck), exactly as if it had been sent alone; true when
+   * it was the train's last (the record is then recycled).
    */
-  private deliverAckTrain(t: Packet): void {
-    const n = t.count;
+  private receiveAckOfTrain(t: Packet): boolean {
+    const k = t.done;
     const psn = t.psn;
     const msn = t.msn;
+    const n = t.count;
     t.count = 1;
+    t.psn = (psn + k) & PSN_MASK;
+    t.msn = (msn + k * t.msnStep) & 0xffffff;
     const qp = this.destQp(t);
-    if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.pathMatches(t.sgid, t.dgid)) {
-      completeAckTrain(qp, t, n);
-    } else {
-      for (let i = 0; i < n; i++) {
-        t.psn = (psn + i) & PSN_MASK;
-        t.msn = (msn + i * t.msnStep) & 0xffffff;
-        this.receive(t);
-      }
+    if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.pathMatches(t.sgid, t.dgid)) completeAckTrain(qp, t, 1);
+    else this.receive(t);
+    t.count = n;
+    t.psn = psn;
+    t.msn = msn;
+    t.done = k + 1;
+    if (t.done < n) {
+      t.atNs += t.gapNs;
+      return false;
     }
     trainStats.ackTrains++;
     this.recycle(t);
+    return true;
   }
 
   /** rxe_rcv: header checks, then the responder (requests) or the completer (responses). */

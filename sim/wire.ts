@@ -1,0 +1,112 @@
+/**
+ * The timed wire: how long a packet takes from the moment a requester or responder hands it
+ * to the link until it is received at the other end, on the simulator's virtual clock. A
+ * different axis from the device profiles of sim/profile.ts (what the device answers): a wire
+ * profile only says how fast the link and the packet processing are.
+ *
+ * Each direction of each device pair (and each device's loopback) is one link, a FIFO:
+ *
+ *   start    = max(now, the link's free time)        the bounded transmit queue
+ *   free     = start + perPacketNs + (payload + headerBytes) × 8 / gbps
+ *   arrival  = free + latencyNs
+ *
+ * `perPacketNs` is the per-packet processing that occupies the link's pipeline (rxe: the
+ * CPU's work per packet; a NIC: its packet rate), the byte term is serialization at the link
+ * rate (rxe: the CPU's per-byte work, ICRC and copies), and `latencyNs` is what a packet
+ * spends after that without holding the pipeline up (propagation, the receive path). A packet
+ * that would wait behind more than `queuePackets` full-size packets is dropped at the sender
+ * (tail drop), as a full transmit queue does. All arithmetic is in integer nanoseconds, so
+ * that the same packets give the same times whichever path (fast-path.ts or the reference)
+ * carried them.
+ */
+
+export const WIRE_PROFILES = ["rxe", "25GbE", "100GbE"] as const;
+export type WireProfileName = (typeof WIRE_PROFILES)[number];
+
+export interface WireProfile {
+  readonly name: WireProfileName;
+  /** What the UI shows: every profile is a model; only `rxe` is fitted to real rxe. */
+  readonly label: string;
+  /** Link rate for the byte term, in Gb/s (bits per ns). */
+  readonly gbps: number;
+  /** Bytes each packet carries on the wire besides its payload (headers, ICRC, FCS, preamble and gap). */
+  readonly headerBytes: number;
+  /** Processing time per packet that holds the link (ns). */
+  readonly perPacketNs: number;
+  /** Time after the link before the packet is received (ns). */
+  readonly latencyNs: number;
+  /** Most full-size packets waiting on a link; one more is dropped. */
+  readonly queuePackets: number;
+  /** Where the figures come from. */
+  readonly source: string;
+}
+
+/** RoCE v2 over IPv4: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4; +20 preamble and inter-frame gap on a real link. */
+const ROCE_HEADERS = 62;
+const PREAMBLE_AND_GAP = 20;
+
+const PROFILES: Record<WireProfileName, WireProfile> = {
+  rxe: {
+    name: "rxe",
+    label: "rxe (model fitted to the lab VM)",
+    // Fitted in the lab VM (scripts/bench-rxe-curve.sh: perftest ib_write_bw rxe0 → rxe1 at
+    // 256 B … 1 MiB, path MTU 1024, and ib_send_lat -s 8): least squares of the time per
+    // packet against the payload per packet gives perPacketNs and the byte rate; the 8 B
+    // one-way latency minus one packet's time gives latencyNs. The figures are those of a
+    // TCG-emulated VM (software rxe on an emulated CPU), so they are slow: see sim/README.md.
+    gbps: 0.2,
+    headerBytes: ROCE_HEADERS,
+    perPacketNs: 30_000,
+    latencyNs: 20_000,
+    // veth's txqueuelen.
+    queuePackets: 1000,
+    source: "perftest ib_write_bw and ib_send_lat on rxe in the lab VM (scripts/bench-rxe-curve.sh)",
+  },
+  "25GbE": {
+    name: "25GbE",
+    label: "25GbE RoCE NIC (model)",
+    // 25 Gb/s RoCE: 23–24.7 Gb/s with ib_write_bw, SEND latency ~1.1–2 µs. 82 bytes of
+    // overhead per packet give 23.1 Gb/s at MTU 1024 and 24.5 at 4096; 1 µs of fixed latency
+    // plus one small packet's time gives ~1.15 µs one-way for 8 B.
+    gbps: 25,
+    headerBytes: ROCE_HEADERS + PREAMBLE_AND_GAP,
+    perPacketNs: 100,
+    latencyNs: 1_000,
+    queuePackets: 4096,
+    source: "the source articles: 23–24.7 Gb/s ib_write_bw and 1.1–2 µs SEND latency on 25 Gb/s RoCE",
+  },
+  "100GbE": {
+    name: "100GbE",
+    label: "100GbE RoCE NIC (model)",
+    // The 25GbE model's NIC at four times the link rate and packet rate.
+    gbps: 100,
+    headerBytes: ROCE_HEADERS + PREAMBLE_AND_GAP,
+    perPacketNs: 25,
+    latencyNs: 900,
+    queuePackets: 4096,
+    source: "the 25GbE model scaled to 100 Gb/s (link rate and packet rate ×4)",
+  },
+};
+
+/** The wire profile named `name` (default "rxe"); a RangeError names a wrong one. */
+export function wireProfile(name: WireProfileName | undefined = "rxe"): WireProfile {
+  if (typeof name !== "string" || !Object.hasOwn(PROFILES, name))
+    throw new RangeError(`wire: no wire profile ${JSON.stringify(name)} (there are ${WIRE_PROFILES.join(", ")})`);
+  return PROFILES[name];
+}
+
+/** The time a packet of `payload` bytes holds a link (ns, integer). */
+export function holdNs(w: WireProfile, payload: number): number {
+  return w.perPacketNs + Math.round(((payload + w.headerBytes) * 8) / w.gbps);
+}
+
+/** Virtual milliseconds (the clock's unit) as integer nanoseconds. */
+export function toNs(ms: number): number {
+  return Math.round(ms * 1e6);
+}
+
+/** One direction between two devices (or a device's loopback): when it is free again. */
+export class Link {
+  freeNs = 0;
+  constructor(readonly name: string) {}
+}
