@@ -145,6 +145,8 @@ export class Packet {
   // the last one, the spacing of an ACK train's ACKs (ns), and how many have been delivered.
   atNs = 0;
   lastNs = 0;
+  /** What the sender does once this packet has arrived (a UD/UC send's completion), or null. */
+  onArrive: (() => void) | null = null;
   /** A train's first packet's arrival (its others follow `gapNs` apart, the last at `lastNs`). */
   firstNs = 0;
   gapNs = 0;

@@ -322,9 +322,11 @@ export function requester(qp: SimQp): void {
     qp.reqOpcode = opcode;
     if (mask & M_END) qp.reqWqeIndex++;
     if (!rc && mask & M_END) wqe.state = WQE_DONE;
-    world.transmit(qp.device, pkt, dest);
+    const sent = world.transmit(qp.device, pkt, dest);
     if (rc) qp.armRetransIfIdle();
-    else if (mask & M_END) completer(qp, null, false);
+    // rxe completes a UD/UC send once its packet is out, and rxe receives it within that
+    // transmit (loopback) or right after (veth): the sender sees it complete once it arrived.
+    else if (mask & M_END) world.afterArrival(sent, () => completer(qp, null, false));
   }
 }
 

@@ -161,6 +161,7 @@ export class SimWorld {
   /** Returns a packet to the pool once it has been handled. */
   recycle(p: Packet): void {
     p.count = 1;
+    p.onArrive = null;
     p.sendRun = false;
     p.srcQp = null;
     p.srcWqe = null;
@@ -326,6 +327,13 @@ export class SimWorld {
     this.lastSent = t;
     this.lastSentLink = li;
     return true;
+  }
+
+  /** Runs `job` once the packet just transmitted has arrived (`sent`), or at this instant if it was dropped. */
+  afterArrival(sent: boolean, job: () => void): void {
+    const t = this.lastSent;
+    if (sent && t !== null && t.count === 1 && t.onArrive === null && this.lastQueued() === t) t.onArrive = job;
+    else this.later(job);
   }
 
   /** Runs `job` after everything already queued at this instant. */
@@ -519,8 +527,12 @@ export class SimWorld {
     const t = q[this.linkHead[li]];
     let whole = true;
     this.flushCopyBefore(t);
-    if (t.count === 1) this.deliver(t);
-    else if (t.sendRun) whole = this.receiveRunPacket(t);
+    if (t.count === 1) {
+      const job = t.onArrive;
+      t.onArrive = null;
+      this.deliver(t);
+      if (job !== null) job();
+    } else if (t.sendRun) whole = this.receiveRunPacket(t);
     else if (t.mask & M_REQ) whole = this.receiveTrainStep(t);
     else whole = this.receiveAckOfTrain(t);
     if (!whole) return;
