@@ -394,13 +394,13 @@ export class SimQp implements Qp {
   }
 
   /**
-   * The responder's own move to ERROR: the flushes run after the NAK already queued, as
-   * rxe's tasks do — measured on rxe, a shared CQ shows the requester's REM_ACCESS_ERR
-   * before the responder's flushes.
+   * The responder's own move to ERROR: the flushes run once the NAK already queued has been
+   * received, as rxe's tasks do — measured on rxe, a shared CQ shows the requester's
+   * REM_ACCESS_ERR before the responder's flushes.
    */
   toErrorAfterNak(): void {
     this.enterError();
-    this.world.later(() => this.flushAll());
+    this.world.afterArrival(this.world.lastQueued() !== null, () => this.flushAll());
   }
 
   private enterError(): void {
