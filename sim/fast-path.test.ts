@@ -196,7 +196,7 @@ async function session(seed: number, packetLog: boolean): Promise<string> {
 async function bursts(seed: number, packetLog: boolean, oneSge = false): Promise<string> {
   const rnd = generator(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
-  const b = createSimBackend({ seed: 7, packetLog });
+  const b = createSimBackend({ seed: 7, packetLog, wire: "100GbE" });
   const c0 = b.openDevice("rxe0");
   const c1 = b.openDevice("rxe1");
   const most = oneSge ? 1 : 3;

@@ -9,7 +9,10 @@
  *   start    = max(now, the link's free time)        the bounded transmit queue
  *   free     = start + perPacketNs + (payload + headerBytes) × 8 / gbps
  *   arrival  = free + latencyNs
+ *   free    += perMessageNs                          after the packet that ends a request
  *
+ * `perMessageNs` is work per message that delays the next one but not this one (rxe: the
+ * CPU's completion work, which decides its small-message bandwidth but not its latency).
  * `perPacketNs` is the per-packet processing that occupies the link's pipeline (rxe: the
  * CPU's work per packet; a NIC: its packet rate), the byte term is serialization at the link
  * rate (rxe: the CPU's per-byte work, ICRC and copies), and `latencyNs` is what a packet
@@ -33,6 +36,8 @@ export interface WireProfile {
   readonly headerBytes: number;
   /** Processing time per packet that holds the link (ns). */
   readonly perPacketNs: number;
+  /** Time the link stays busy after the last packet of each request message (ns). */
+  readonly perMessageNs: number;
   /** Time after the link before the packet is received (ns). */
   readonly latencyNs: number;
   /** Most full-size packets waiting on a link; one more is dropped. */
@@ -60,6 +65,11 @@ const PROFILES: Record<WireProfileName, WireProfile> = {
     gbps: 0.267,
     headerBytes: ROCE_HEADERS,
     perPacketNs: 20_000,
+    // The curve's shape (bench-rxe-curve.sh, 2026-12-01): relative to 1 MiB, rxe gave 0.38 at
+    // 4 KiB and 0.82 at 64 KiB; 260 µs of work per message (5 full packets' time) gives 0.45
+    // and 0.93, both within 20%. (That run's 256 B and 1 KiB points, 0.20 and 0.49, sit above
+    // this model's 0.03 and 0.14; its 4 KiB point was below its 1 KiB one: host noise.)
+    perMessageNs: 260_000,
     latencyNs: 10_000,
     // veth's txqueuelen.
     queuePackets: 1000,
@@ -74,6 +84,7 @@ const PROFILES: Record<WireProfileName, WireProfile> = {
     gbps: 25,
     headerBytes: ROCE_HEADERS + PREAMBLE_AND_GAP,
     perPacketNs: 100,
+    perMessageNs: 0,
     latencyNs: 1_000,
     queuePackets: 4096,
     source: "the source articles: 23–24.7 Gb/s ib_write_bw and 1.1–2 µs SEND latency on 25 Gb/s RoCE",
@@ -85,6 +96,7 @@ const PROFILES: Record<WireProfileName, WireProfile> = {
     gbps: 100,
     headerBytes: ROCE_HEADERS + PREAMBLE_AND_GAP,
     perPacketNs: 25,
+    perMessageNs: 0,
     latencyNs: 900,
     queuePackets: 4096,
     source: "the 25GbE model scaled to 100 Gb/s (link rate and packet rate ×4)",

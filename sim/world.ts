@@ -17,6 +17,7 @@ import {
   M_ATMACK,
   M_ATMETH,
   M_DETH,
+  M_END,
   M_IMMDT,
   M_REQ,
   M_RETH,
@@ -200,6 +201,14 @@ export class SimWorld {
     return (n - 1) * holdNs(w, mtu) + holdNs(w, last);
   }
 
+  /** How many request messages end in record `pkt` (each adds the wire's perMessageNs). */
+  private messagesIn(pkt: Packet): number {
+    if (!(pkt.mask & M_REQ)) return 0;
+    if (pkt.sendRun) return pkt.count;
+    if (pkt.count > 1) return pkt.endOpcode >= 0 ? 1 : 0;
+    return pkt.mask & M_END ? 1 : 0;
+  }
+
   /** rxe_xmit_packet: counts, logs and queues a packet on its link. False when it was dropped. */
   transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null): boolean {
     from.counters[CNT_SENT_PKTS] += pkt.count;
@@ -224,8 +233,8 @@ export class SimWorld {
     if (start - now > w.queuePackets * holdNs(w, 1024))
       return this.dropAtSender(from, destDev, pkt, `${link.name}'s transmit queue is full`);
     const hold = this.recordHoldNs(pkt);
-    link.freeNs = start + hold;
-    pkt.lastNs = link.freeNs + w.latencyNs;
+    pkt.lastNs = start + hold + w.latencyNs;
+    link.freeNs = start + hold + this.messagesIn(pkt) * w.perMessageNs;
     // A SEND run or an ACK train is received packet by packet; a train as one piece when its
     // last packet arrives (unless something else happens first: catchUpTrains).
     pkt.atNs = pkt.sendRun ? start + holdNs(w, pkt.payloadLen) + w.latencyNs : pkt.lastNs;
@@ -588,7 +597,7 @@ export class SimWorld {
     }
     t.done = k + 1;
     if (t.done < t.count) {
-      t.atNs += holdNs(this.wire, src.sq.at(t.runWqe + k + 1).dma.length);
+      t.atNs += holdNs(this.wire, src.sq.at(t.runWqe + k + 1).dma.length) + this.wire.perMessageNs;
       return false;
     }
     if (t.runSplit) trainStats.runsSplit++;
