@@ -20,7 +20,7 @@ function pair(packetLog = true) {
 }
 
 describe("packet log", () => {
-  it("logs each packet with opcode name, PSN, QPNs and headers", () => {
+  it("logs each packet with opcode name, PSN, QPNs and headers", async () => {
     const { b, a, z } = pair();
     z.qp.postRecv({ wr_id: 1, sg_list: [z.mr.sge(0, 4096)] });
     a.qp.postSend({
@@ -45,6 +45,8 @@ describe("packet log", () => {
       sg_list: [a.mr.sge(0, 8)],
       atomic: { remote_addr: z.mr.addr + 8, rkey: z.mr.rkey, compare_add: 3n },
     });
+    expect(b.packets).toHaveLength(0); // nothing has arrived yet
+    await b.sleep(20);
     const lines = b.packets.map((p) => [p.src, p.dst, p.opcode, p.psn]);
     expect(lines).toEqual([
       ["rxe0", "rxe1", "RC_RDMA_WRITE_FIRST", 0],
@@ -72,12 +74,20 @@ describe("packet log", () => {
   it("shows RNR NAKs with the responder's timer, and drops with their reason", async () => {
     const { b, a, z } = pair();
     a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [a.mr.sge(0, 8)] });
+    await b.sleep(1);
     expect(b.packets[1].aeth?.text).toBe("RNR NAK (timer 14)");
-    await b.sleep(5);
+    await b.sleep(4);
     expect(b.packets.length).toBe(2);
     await b.sleep(5);
     expect(b.packets.length).toBeGreaterThan(2);
-    expect(b.packets[2].time).toBe(8); // 1.28 ms → 1 jiffy, plus a tick
+    // The SEND and the NAK cross the wire (sim/wire.ts), then the RNR wait (1.28 ms → 1 jiffy,
+    // plus a tick), then the retried SEND crosses again.
+    const w = b.wire;
+    const oneWay = (payload: number) =>
+      (w.perPacketNs + Math.round(((payload + w.headerBytes) * 8) / w.gbps) + w.latencyNs) / 1e6;
+    expect(b.packets[0].time).toBeCloseTo(oneWay(8), 9);
+    expect(b.packets[1].time).toBeCloseTo(oneWay(8) + oneWay(0), 9);
+    expect(b.packets[2].time).toBeCloseTo(oneWay(8) + oneWay(0) + 8 + oneWay(8), 9);
     z.qp.destroy();
     await b.sleep(50);
     expect(b.packets.some((p) => p.dropped?.startsWith("no QP"))).toBe(true);
@@ -87,6 +97,7 @@ describe("packet log", () => {
     const { b, a, z } = pair(false);
     z.qp.postRecv({ wr_id: 1, sg_list: [z.mr.sge(0, 64)] });
     a.qp.postSend({ wr_id: 2, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [a.mr.sge(0, 8)] });
+    expect(a.cq.poll(1)).toHaveLength(1);
     expect(b.packets).toHaveLength(0);
     expect(a.ctx.queryCounters().sent_pkts).toBe(1);
     expect(z.ctx.queryCounters().sent_pkts).toBe(1);
