@@ -718,6 +718,7 @@ export class SimQp implements Qp {
   destroy(): void {
     alive("ibv_destroy_qp", "QP", this);
     this.destroyed = true;
+    this.context.dropAsync((ev) => ev.qp_num === this.qp_num);
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
     this.device.qps.delete(this.qp_num);

@@ -22,6 +22,7 @@ import {
 } from "../constants.js";
 import { VerbsError } from "../errors.js";
 import {
+  B,
   LOOPBACK,
   type Scope,
   endpoint,
@@ -220,5 +221,62 @@ suite("Completion channel (§7)", () => {
     toState(b.qp, IBV_QPS_ERR);
     expect(await ch.getCqEvent(200)).toBe(b.rcq);
     b.rcq.ackEvents(1);
+  });
+});
+
+/** Every async event waiting on `ctx` now (none left afterwards), by name. */
+async function drainAsync(ctx: Context, ms = 50): Promise<string[]> {
+  const names: string[] = [];
+  for (let ev = await ctx.getAsyncEvent(ms); ev; ev = await ctx.getAsyncEvent(ms))
+    names.push(nameOf(ibv_event_type, ev.event_type));
+  return names;
+}
+
+// uverbs keeps a context's unread async events in one list, and destroying a QP or CQ removes
+// that object's entries from it (ib_uverbs_release_uevent; for a CQ also its unread completion
+// events, ib_uverbs_release_ucq): a destroyed object's event is never read.
+suite("Destroying an object drops its unread events (uverbs, §7)", () => {
+  it("a QP destroyed with its SQ_DRAINED unread: that event never arrives; another QP's still does", async () => {
+    const s = scope();
+    const { a } = pair(s, LOOPBACK);
+    // A second QP on a's own context (its events share a's list), connected to a third one.
+    const qp2 = s.qp(a.pd, { send_cq: a.scq, recv_cq: a.rcq, qp_type: a.qp.qp_type });
+    connect({ ...a, qp: qp2 }, endpoint(s, "rxe0", "ipv4"));
+    toState(a.qp, IBV_QPS_SQD);
+    toState(qp2, IBV_QPS_SQD);
+    await B().sleep(50); // both drains are over and both events are queued
+    const gone = a.qp.qp_num;
+    a.qp.destroy();
+    const ev = await a.ctx.getAsyncEvent(200);
+    expect(ev && nameOf(ibv_event_type, ev.event_type)).toBe("IBV_EVENT_SQ_DRAINED");
+    expect(ev?.qp_num).toBe(qp2.qp_num);
+    expect(ev?.qp_num).not.toBe(gone);
+    expect(await drainAsync(a.ctx)).toEqual([]);
+  });
+
+  it("a CQ destroyed with its CQ_ERR unread: the event never arrives", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK, { a: { cqe: 1 } });
+    b.qp.postRecv([1, 2].map((i) => ({ wr_id: i, sg_list: [b.mr.sge(64 * i, 64)] })));
+    a.qp.postSend([1, 2].map((i) => ({ wr_id: i, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] })));
+    await waitWc(b.rcq, 2);
+    await B().sleep(20);
+    a.qp.destroy();
+    a.scq.destroy();
+    expect(await drainAsync(a.ctx)).toEqual([]);
+  });
+
+  it("a CQ destroyed with a completion event not yet got: the channel never hands it out", async () => {
+    const s = scope();
+    const { a, b, ch } = channelPair(s);
+    connect(a, b);
+    b.qp.postRecv({ wr_id: 1, sg_list: [b.mr.sge(0, 64)] });
+    b.rcq.reqNotify();
+    a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] });
+    await waitWc(b.rcq);
+    await B().sleep(20);
+    b.qp.destroy();
+    b.rcq.destroy(); // no event was got, so nothing to acknowledge: destroy succeeds
+    expect(await ch.getCqEvent(100)).toBe(null);
   });
 });
