@@ -15,6 +15,7 @@ import {
   IBV_SEND_SIGNALED,
   IBV_SEND_SOLICITED,
   IBV_WC_SUCCESS,
+  ibv_wc_status,
   IBV_WR_RDMA_WRITE,
   IBV_WR_SEND,
   ibv_event_type,
@@ -26,9 +27,13 @@ import {
   LOOPBACK,
   type Scope,
   endpoint,
+  expectNoWc,
   expectState,
   pair,
+  recordMeasured,
   scope,
+  stateName,
+  stateOf,
   suite,
   toState,
   waitWc,
@@ -81,6 +86,29 @@ suite("SQD and IBV_EVENT_SQ_DRAINED (§2.3)", () => {
   });
 });
 
+suite("post_send in SQD (§2.3)", () => {
+  // rxe_post_send accepts in SQD (req.state is DRAINED, not below READY) and kicks the
+  // requester, which takes no new WQE while draining or drained; SQD→RTS kicks nothing.
+  it("post_send in SQD returns 0 and runs nothing; after SQD→RTS it runs with the next post, in order", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK);
+    b.qp.postRecv([1, 2].map((i) => ({ wr_id: 600 + i, sg_list: [b.mr.sge(0, 64)] })));
+    toState(a.qp, IBV_QPS_SQD);
+    expect(nameOf(ibv_event_type, (await a.ctx.getAsyncEvent(1000))?.event_type ?? -1)).toBe("IBV_EVENT_SQ_DRAINED");
+    a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] });
+    await expectNoWc(a.scq, 50);
+    await expectNoWc(b.rcq, 1);
+    toState(a.qp, IBV_QPS_RTS);
+    await expectNoWc(a.scq, 50);
+    a.qp.postSend({ wr_id: 2, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] });
+    expect((await waitWc(a.scq, 2)).map((w) => [w.wr_id, w.status])).toEqual([
+      [1, IBV_WC_SUCCESS],
+      [2, IBV_WC_SUCCESS],
+    ]);
+    expect((await waitWc(b.rcq, 2)).map((w) => w.wr_id)).toEqual([601, 602]);
+  });
+});
+
 suite("Async events: rxe raises no QP events (§7)", () => {
   it("none after RNR_RETRY_EXC_ERR, REM_ACCESS_ERR, LOC_QP_OP_ERR or a flush, on either side", async () => {
     const s = scope();
@@ -121,6 +149,51 @@ suite("Async events: rxe raises no QP events (§7)", () => {
     expect(ev && nameOf(ibv_event_type, ev.event_type)).toBe(nameOf(ibv_event_type, IBV_EVENT_CQ_ERR));
     expect(ev?.cq).toBe(a.scq);
     expect(a.scq.poll(4).length).toBe(1);
+  });
+});
+
+suite("CQ overflow (§7)", () => {
+  // rxe_cq_post on a full CQ raises CQ_ERR and drops the CQE. The completer ignores that
+  // (the send side carries on); the responder takes it as RESPST_ERR_CQ_OVERFLOW and moves
+  // the receiving QP to ERR.
+  it("send CQ of 1, three signaled SENDs: one CQ_ERR per dropped CQE (2), the CQ keeps the first, A stays RTS", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK, { a: { cqe: 1 } });
+    b.qp.postRecv([1, 2, 3].map((i) => ({ wr_id: i, sg_list: [b.mr.sge(64 * i, 64)] })));
+    a.qp.postSend([1, 2, 3].map((i) => ({ wr_id: i, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] })));
+    expect((await waitWc(b.rcq, 3)).map((w) => w.status)).toEqual([0, 0, 0]);
+    await B().sleep(20);
+    const events = await drainAsync(a.ctx);
+    recordMeasured("send CQ overflow, 3 SENDs into cqe 1: async events", events);
+    expect(events).toEqual(["IBV_EVENT_CQ_ERR", "IBV_EVENT_CQ_ERR"]);
+    expect(a.scq.poll(4).map((w) => w.wr_id)).toEqual([1]);
+    expectState(a.qp, IBV_QPS_RTS);
+    expectState(b.qp, IBV_QPS_RTS);
+  });
+
+  it("recv CQ of 1, two SENDs: the second receive's CQE overflows: CQ_ERR, B goes to ERR; A's second SEND is never acknowledged (RETRY_EXC_ERR)", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK, { b: { cqe: 1 }, a_rts: { timeout: 10, retry_cnt: 1 } });
+    b.qp.postRecv([1, 2, 3].map((i) => ({ wr_id: i, sg_list: [b.mr.sge(64 * i, 64)] })));
+    a.qp.postSend([1, 2].map((i) => ({ wr_id: i, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] })));
+    const aw = await a.scq.pollWait(2, 500);
+    await B().sleep(20);
+    const events = await drainAsync(b.ctx);
+    const got = b.rcq.poll(4);
+    recordMeasured("recv CQ overflow, 2 SENDs into cqe 1: A's WCs, B's events, B's WCs, states", {
+      a: aw.map((w) => [w.wr_id, nameOf(ibv_wc_status, w.status)]),
+      events,
+      b: got.map((w) => [w.wr_id, nameOf(ibv_wc_status, w.status)]),
+      states: [stateName(stateOf(a.qp)), stateName(stateOf(b.qp))],
+    });
+    expect(aw.map((w) => [w.wr_id, nameOf(ibv_wc_status, w.status)])).toEqual([
+      [1, "IBV_WC_SUCCESS"],
+      [2, "IBV_WC_RETRY_EXC_ERR"],
+    ]);
+    expect(events[0]).toBe("IBV_EVENT_CQ_ERR");
+    expect(got.map((w) => [w.wr_id, w.status])).toEqual([[1, IBV_WC_SUCCESS]]);
+    expectState(b.qp, IBV_QPS_ERR);
+    expectState(a.qp, IBV_QPS_ERR);
   });
 });
 

@@ -7,7 +7,7 @@
  * (`VERBSLAB_BACKEND=native`). On native the devices persist across tests: never assume a
  * fresh device, assert formats and increments rather than absolute QPNs or keys.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
 import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../backend.js";
 import {
@@ -605,4 +605,28 @@ export function qpIn(s: Scope, pd: Pd, cq: Cq, gid: GidEntry, type: number, stat
     return qp;
   }
   throw new Error(`qpIn: cannot reach state ${state}`);
+}
+
+/**
+ * Prints a measured value on native (`[measured] label: value`), so a run on real rxe
+ * leaves the figures sim/RXE-FACTS.md records; silent on the simulator.
+ */
+export function recordMeasured(label: string, value: unknown): void {
+  if (BACKEND_KIND === "native") console.log(`[measured] ${label}: ${JSON.stringify(value)}`);
+}
+
+/**
+ * The kernel's jiffies counter on native (the "timestamp" line of /proc/schedstat), or
+ * undefined where it cannot be read. rxe's timers count jiffies; in the TCG lab VM a late
+ * tick leaves jiffies behind the TSC clock that `now()` reads, so a timer armed right then
+ * fires early by the wall clock. Recorded beside wall-clock times to tell the two apart.
+ */
+export function kernelJiffies(): number | undefined {
+  if (BACKEND_KIND !== "native") return undefined;
+  try {
+    const m = /^timestamp (\d+)$/m.exec(readFileSync("/proc/schedstat", "utf8"));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -8,6 +8,7 @@ import {
   IBV_QPS_ERR,
   IBV_QPS_RTS,
   IBV_QP_RQ_PSN,
+  IBV_QP_SQ_PSN,
   IBV_WC_RECV,
   IBV_WC_RETRY_EXC_ERR,
   IBV_WC_RNR_RETRY_EXC_ERR,
@@ -31,6 +32,8 @@ import {
   expectNoWc,
   expectState,
   pair,
+  recordMeasured,
+  kernelJiffies,
   scope,
   suite,
   waitWc,
@@ -56,6 +59,12 @@ function expectRnrTiming(elapsed: number, rnr_retry: number, responderTimer: num
   expectBetween(elapsed, 0.9 * rnr_retry * d, 3 * rnr_retry * (Math.max(d, 4) + 8) + SLACK_MS);
 }
 
+/** Jiffies since `j0` (native), or undefined. */
+function jiffiesSince(j0: number | undefined): number | undefined {
+  const j = kernelJiffies();
+  return j0 === undefined || j === undefined ? undefined : j - j0;
+}
+
 const send = (a: Endpoint): SendWr => ({ wr_id: 77, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 32)] });
 
 suite("RNR: SEND with no recv posted (§5, §5.1)", () => {
@@ -75,13 +84,31 @@ suite("RNR: SEND with no recv posted (§5, §5.1)", () => {
   it("rnr_retry=2 with the responder's min_rnr_timer 24 (40.96 ms): RNR_RETRY_EXC_ERR after ≈ 2 × 40.96 ms", async () => {
     const s = scope();
     const { a, b } = pair(s, LOOPBACK, { a_rts: { rnr_retry: 2 }, b_rtr: { min_rnr_timer: 24 } });
+    const j0 = kernelJiffies();
     const t0 = B().now();
     a.qp.postSend(send(a));
     const [wc] = await waitWc(a.scq, 1, 600);
     expectErrorWc(wc, IBV_WC_RNR_RETRY_EXC_ERR, a.qp, 77);
-    expectRnrTiming(B().now() - t0, 2, 24);
+    const elapsed = B().now() - t0;
+    recordMeasured("rnr_retry 2, responder min_rnr_timer 24: ms, jiffies to RNR_RETRY_EXC_ERR", [elapsed, jiffiesSince(j0)]);
+    expectRnrTiming(elapsed, 2, 24);
     expectState(a.qp, IBV_QPS_ERR);
     expectState(b.qp, IBV_QPS_RTS);
+  });
+
+  // usecs_to_jiffies(655360) is 164 jiffies; the wheel rounds a timer that far out up to a
+  // multiple of 8 jiffies: 165 to 172, so never before 656 ms (measured 668 ms).
+  it("rnr_retry=1 with the responder's min_rnr_timer 0 (655.36 ms): one wait of 164 jiffies rounded up to the wheel's 8, never before 656 ms", async () => {
+    const s = scope();
+    const { a } = pair(s, LOOPBACK, { a_rts: { rnr_retry: 1 }, b_rtr: { min_rnr_timer: 0 } });
+    const j0 = kernelJiffies();
+    const t0 = B().now();
+    a.qp.postSend(send(a));
+    const [wc] = await waitWc(a.scq, 1, 3000);
+    expectErrorWc(wc, IBV_WC_RNR_RETRY_EXC_ERR, a.qp, 77);
+    const elapsed = B().now() - t0;
+    recordMeasured("rnr_retry 1, responder min_rnr_timer 0: ms, jiffies to RNR_RETRY_EXC_ERR", [elapsed, jiffiesSince(j0)]);
+    expectBetween(elapsed, 164 * 4, 3 * 700 + SLACK_MS);
   });
 
   it("the NAK carries the responder's timer: requester min_rnr_timer 31 is ignored, responder 1 makes it fast", async () => {
@@ -155,6 +182,24 @@ suite("Retry: the local ACK timeout and retry_cnt (§5, §5.1)", () => {
     expectBetween(B().now() - t0, 4 * 4, 3 * 4 * 12 + SLACK_MS);
   });
 
+  // The kernel's timer wheel (kernel/time/timer.c calc_index) fires a timer whose expiry is 63
+  // or more jiffies away only at a multiple of 8 jiffies after it, never before: at timeout 17
+  // (134 jiffies) each attempt takes 135 to 142 jiffies, the first one by the phase of the
+  // jiffies counter and the next ones 136 (the wheel's 8 minus 134 mod 8, added to 134).
+  it("timeout 17 (537 ms), retry_cnt 2: RETRY_EXC_ERR after 3 attempts of 134 jiffies rounded up to the wheel's 8 (measured 1651 ms), never before 1624 ms", async () => {
+    const s = scope();
+    const { a } = pair(s, LOOPBACK, { a_dest_qp_num: deadQpn(s), a_rts: { timeout: 17, retry_cnt: 2 } });
+    const j0 = kernelJiffies();
+    const t0 = B().now();
+    a.qp.postSend(send(a));
+    const [wc] = await waitWc(a.scq, 1, 3000);
+    expectErrorWc(wc, IBV_WC_RETRY_EXC_ERR, a.qp, 77);
+    const elapsed = B().now() - t0;
+    recordMeasured("timeout 17, retry_cnt 2: ms, jiffies to RETRY_EXC_ERR", [elapsed, jiffiesSince(j0)]);
+    // 134 + 136 + 136 jiffies of 4 ms at the least; the IB formula alone (3 × 536.9) is 1611 ms.
+    expectBetween(elapsed, 406 * 4, 3 * 3 * 550 + SLACK_MS);
+  });
+
   it("retry_cnt 7 is infinite on rxe: no WC in 300 ms toward a dead QPN, A stays RTS", async () => {
     const s = scope();
     const { a: a2 } = pair(s, LOOPBACK, { a_dest_qp_num: deadQpn(s), a_rts: { timeout: 10, retry_cnt: 7 } });
@@ -216,4 +261,36 @@ suite("PSN mismatches end in RETRY_EXC_ERR (§5, §8.11)", () => {
       await expectNoWc(b.rcq, 20);
     },
   );
+
+  // psn_compare is a 24-bit signed difference: 0xffffff is one before 0, not 2^24 - 1 after it.
+  it("one PSN ahead across the 24-bit wrap (sq_psn 0, B expects 0xffffff): a sequence error, RETRY_EXC_ERR; B RTS, rq_psn unchanged", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK, { a_psn: 0, b_rq_psn: 0xffffff, a_rts: { timeout: 12, retry_cnt: 1 } });
+    b.qp.postRecv({ wr_id: 5, sg_list: [b.mr.sge(0, 64)] });
+    a.qp.postSend(send(a));
+    const [wc] = await waitWc(a.scq, 1, 800);
+    expectErrorWc(wc, IBV_WC_RETRY_EXC_ERR, a.qp, 77);
+    expectState(a.qp, IBV_QPS_ERR);
+    expectState(b.qp, IBV_QPS_RTS);
+    expect(b.qp.query(IBV_QP_RQ_PSN).attr.rq_psn).toBe(0xffffff);
+    await expectNoWc(b.rcq, 20);
+  });
+
+  // B takes PSN 0xffffff for a duplicate and ACKs again "the last PSN it acknowledged",
+  // resp.ack_psn - 1. A responder that has executed nothing has ack_psn 0 (it is set only by
+  // execute, not by RTR), so that ACK names 0xffffff: exactly A's packet, which completes.
+  it("one PSN behind across the wrap (sq_psn 0xffffff, B expects 0, B fresh): B's duplicate ACK names 0xffffff, so A's SEND succeeds though nothing arrived", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK, { a_psn: 0xffffff, b_rq_psn: 0, a_rts: { timeout: 12, retry_cnt: 1 } });
+    b.qp.postRecv({ wr_id: 5, sg_list: [b.mr.sge(0, 64)] });
+    a.qp.postSend(send(a));
+    const [wc] = await waitWc(a.scq, 1, 800);
+    recordMeasured("one PSN behind across the wrap: A's status", wc.status);
+    expect(wc).toMatchObject({ status: IBV_WC_SUCCESS, wr_id: 77 });
+    expectState(a.qp, IBV_QPS_RTS);
+    expectState(b.qp, IBV_QPS_RTS);
+    expect(b.qp.query(IBV_QP_RQ_PSN).attr.rq_psn).toBe(0);
+    expect(a.qp.query(IBV_QP_SQ_PSN).attr.sq_psn).toBe(0);
+    await expectNoWc(b.rcq, 20);
+  });
 });
