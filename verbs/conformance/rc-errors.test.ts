@@ -138,35 +138,38 @@ suite("RC errors: posting in the wrong state (§5)", () => {
     ["RESET", IBV_QPS_RESET],
     ["INIT", IBV_QPS_INIT],
     ["RTR", IBV_QPS_RTR],
-  ])("a send refused with EINVAL in %s stays queued: after RTS it runs with the next successful post, first", async (_n, st) => {
-    const s = scope();
-    const a = endpoint(s, "rxe0", "ipv4");
-    const b = endpoint(s, "rxe0", "ipv4");
-    if (st === IBV_QPS_RESET) {
-      expectVerbsError(() => a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] }), "EINVAL");
-    }
-    toInit(a.qp);
-    if (st === IBV_QPS_INIT) {
-      expectVerbsError(() => a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] }), "EINVAL");
-    }
-    toInit(b.qp);
-    toRtr(a.qp, { dest_qp_num: b.qp.qp_num, rq_psn: 0x200, dgid: b.gid.gid, sgid_index: a.gid.gid_index });
-    toRtr(b.qp, { dest_qp_num: a.qp.qp_num, rq_psn: 0x100, dgid: a.gid.gid, sgid_index: b.gid.gid_index });
-    if (st === IBV_QPS_RTR) {
-      expectVerbsError(() => a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] }), "EINVAL");
-    }
-    toRts(a.qp, { sq_psn: 0x100 });
-    toRts(b.qp, { sq_psn: 0x200 });
-    b.qp.postRecv([1, 2].map((i) => ({ wr_id: 600 + i, sg_list: [b.mr.sge(0, 64)] })));
-    await expectNoWc(a.scq, 30); // nothing kicks the requester on RTR→RTS
-    a.qp.postSend({ wr_id: 2, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] });
-    const wcs = await waitWc(a.scq, 2);
-    expect(wcs.map((w) => [w.wr_id, w.status])).toEqual([
-      [1, IBV_WC_SUCCESS],
-      [2, IBV_WC_SUCCESS],
-    ]);
-    expect((await waitWc(b.rcq, 2)).map((w) => w.status)).toEqual([IBV_WC_SUCCESS, IBV_WC_SUCCESS]);
-  });
+  ])(
+    "a send refused with EINVAL in %s stays queued: after RTS it runs with the next successful post, first",
+    async (_n, st) => {
+      const s = scope();
+      const a = endpoint(s, "rxe0", "ipv4");
+      const b = endpoint(s, "rxe0", "ipv4");
+      if (st === IBV_QPS_RESET) {
+        expectVerbsError(() => a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] }), "EINVAL");
+      }
+      toInit(a.qp);
+      if (st === IBV_QPS_INIT) {
+        expectVerbsError(() => a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] }), "EINVAL");
+      }
+      toInit(b.qp);
+      toRtr(a.qp, { dest_qp_num: b.qp.qp_num, rq_psn: 0x200, dgid: b.gid.gid, sgid_index: a.gid.gid_index });
+      toRtr(b.qp, { dest_qp_num: a.qp.qp_num, rq_psn: 0x100, dgid: a.gid.gid, sgid_index: b.gid.gid_index });
+      if (st === IBV_QPS_RTR) {
+        expectVerbsError(() => a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] }), "EINVAL");
+      }
+      toRts(a.qp, { sq_psn: 0x100 });
+      toRts(b.qp, { sq_psn: 0x200 });
+      b.qp.postRecv([1, 2].map((i) => ({ wr_id: 600 + i, sg_list: [b.mr.sge(0, 64)] })));
+      await expectNoWc(a.scq, 30); // nothing kicks the requester on RTR→RTS
+      a.qp.postSend({ wr_id: 2, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] });
+      const wcs = await waitWc(a.scq, 2);
+      expect(wcs.map((w) => [w.wr_id, w.status])).toEqual([
+        [1, IBV_WC_SUCCESS],
+        [2, IBV_WC_SUCCESS],
+      ]);
+      expect((await waitWc(b.rcq, 2)).map((w) => w.status)).toEqual([IBV_WC_SUCCESS, IBV_WC_SUCCESS]);
+    },
+  );
 
   it("RESET→RESET discards a send refused in INIT: after RTS only the next post runs", async () => {
     const s = scope();
@@ -440,22 +443,25 @@ suite("RC errors: a multi-packet SEND into a too-small receive stops at the refu
     ["rxe0 loopback", 5000, LOOPBACK],
     ["rxe0 ↔ rxe1", 3000, CROSS],
     ["rxe0 ↔ rxe1", 5000, CROSS],
-  ] as const)("%s, %i bytes into 1500 at MTU 1024: packet 2 is refused; A's sq_psn ends 2 past the start", async (name, len, p) => {
-    const s = scope();
-    const { a, b } = pair(s, p);
-    const sq0 = a.qp.query(IBV_QP_SQ_PSN).attr.sq_psn;
-    const rq0 = b.qp.query(IBV_QP_RQ_PSN).attr.rq_psn;
-    b.qp.postRecv({ wr_id: 601, sg_list: [b.mr.sge(0, 1500)] });
-    a.qp.postSend({ wr_id: 77, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, len)] });
-    expectErrorWc((await waitWc(a.scq))[0], IBV_WC_REM_OP_ERR, a.qp, 77);
-    expectErrorWc((await waitWc(b.rcq))[0], IBV_WC_LOC_QP_OP_ERR, b.qp, 601);
-    const sent = psnDelta(sq0, a.qp.query(IBV_QP_SQ_PSN).attr.sq_psn);
-    const taken = psnDelta(rq0, b.qp.query(IBV_QP_RQ_PSN).attr.rq_psn);
-    recordMeasured(`multi-packet SEND ${len} B into 1500, ${name}: sq_psn +, rq_psn +`, [sent, taken]);
-    expect({ sent, taken }).toEqual({ sent: 2, taken: 1 });
-    expectState(a.qp, IBV_QPS_ERR);
-    expectState(b.qp, IBV_QPS_ERR);
-  });
+  ] as const)(
+    "%s, %i bytes into 1500 at MTU 1024: packet 2 is refused; A's sq_psn ends 2 past the start",
+    async (name, len, p) => {
+      const s = scope();
+      const { a, b } = pair(s, p);
+      const sq0 = a.qp.query(IBV_QP_SQ_PSN).attr.sq_psn;
+      const rq0 = b.qp.query(IBV_QP_RQ_PSN).attr.rq_psn;
+      b.qp.postRecv({ wr_id: 601, sg_list: [b.mr.sge(0, 1500)] });
+      a.qp.postSend({ wr_id: 77, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, len)] });
+      expectErrorWc((await waitWc(a.scq))[0], IBV_WC_REM_OP_ERR, a.qp, 77);
+      expectErrorWc((await waitWc(b.rcq))[0], IBV_WC_LOC_QP_OP_ERR, b.qp, 601);
+      const sent = psnDelta(sq0, a.qp.query(IBV_QP_SQ_PSN).attr.sq_psn);
+      const taken = psnDelta(rq0, b.qp.query(IBV_QP_RQ_PSN).attr.rq_psn);
+      recordMeasured(`multi-packet SEND ${len} B into 1500, ${name}: sq_psn +, rq_psn +`, [sent, taken]);
+      expect({ sent, taken }).toEqual({ sent: 2, taken: 1 });
+      expectState(a.qp, IBV_QPS_ERR);
+      expectState(b.qp, IBV_QPS_ERR);
+    },
+  );
 });
 
 suite("RC errors: READ credits (§5, §8.8)", () => {

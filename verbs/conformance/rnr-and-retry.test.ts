@@ -90,7 +90,10 @@ suite("RNR: SEND with no recv posted (§5, §5.1)", () => {
     const [wc] = await waitWc(a.scq, 1, 600);
     expectErrorWc(wc, IBV_WC_RNR_RETRY_EXC_ERR, a.qp, 77);
     const elapsed = B().now() - t0;
-    recordMeasured("rnr_retry 2, responder min_rnr_timer 24: ms, jiffies to RNR_RETRY_EXC_ERR", [elapsed, jiffiesSince(j0)]);
+    recordMeasured("rnr_retry 2, responder min_rnr_timer 24: ms, jiffies to RNR_RETRY_EXC_ERR", [
+      elapsed,
+      jiffiesSince(j0),
+    ]);
     expectRnrTiming(elapsed, 2, 24);
     expectState(a.qp, IBV_QPS_ERR);
     expectState(b.qp, IBV_QPS_RTS);
@@ -107,7 +110,10 @@ suite("RNR: SEND with no recv posted (§5, §5.1)", () => {
     const [wc] = await waitWc(a.scq, 1, 3000);
     expectErrorWc(wc, IBV_WC_RNR_RETRY_EXC_ERR, a.qp, 77);
     const elapsed = B().now() - t0;
-    recordMeasured("rnr_retry 1, responder min_rnr_timer 0: ms, jiffies to RNR_RETRY_EXC_ERR", [elapsed, jiffiesSince(j0)]);
+    recordMeasured("rnr_retry 1, responder min_rnr_timer 0: ms, jiffies to RNR_RETRY_EXC_ERR", [
+      elapsed,
+      jiffiesSince(j0),
+    ]);
     expectBetween(elapsed, 164 * 4, 3 * 700 + SLACK_MS);
   });
 
