@@ -193,6 +193,8 @@ export class SimQp implements Qp {
 
   // Requester (qp->req)
   reqState = QS_RESET;
+  /** The requester is running (requester.ts): a nested kick waits for it, as rxe's task does. */
+  reqActive = false;
   reqPsn = 0;
   reqWqeIndex = 0;
   reqOpcode = -1;
