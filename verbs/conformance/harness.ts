@@ -630,3 +630,41 @@ export function kernelJiffies(): number | undefined {
     return undefined;
   }
 }
+
+/** One jiffy of the lab VM's kernel (HZ=250), the unit rxe's timers count in. */
+export const LAB_JIFFY_MS = 4;
+
+/** What a stopwatch read: backend-clock ms and, on native, the kernel's jiffies since its start. */
+export interface Lap {
+  ms: number;
+  jiffies?: number;
+}
+
+/** Starts a stopwatch on the backend's clock (and on the kernel's jiffies, where readable). */
+export function stopwatch(): () => Lap {
+  const j0 = kernelJiffies();
+  const t0 = B().now();
+  return () => {
+    const ms = B().now() - t0;
+    const j = kernelJiffies();
+    return j0 === undefined || j === undefined ? { ms } : { ms, jiffies: j - j0 };
+  };
+}
+
+/**
+ * A kernel timer never fires before its expiry in jiffies, so `lap` took at least `jiffies`
+ * of them. Checked on the kernel's own count where it can be read: in the TCG lab VM a late
+ * tick leaves jiffies behind the TSC clock, and a timer armed right then looks early by the
+ * wall clock (an RNR wait once measured 67 ms where two 11-jiffy waits need 88). Elsewhere
+ * (the simulator's exact clock) on ms.
+ */
+export function expectAtLeastJiffies(lap: Lap, jiffies: number): void {
+  if (lap.jiffies !== undefined) {
+    expect(
+      lap.jiffies,
+      `${lap.jiffies} jiffies (${lap.ms.toFixed(1)} ms), expected at least ${jiffies}`,
+    ).toBeGreaterThanOrEqual(jiffies);
+  } else {
+    expectBetween(lap.ms, jiffies * LAB_JIFFY_MS, Infinity);
+  }
+}
