@@ -617,9 +617,10 @@ export function recordMeasured(label: string, value: unknown): void {
 
 /**
  * The kernel's jiffies counter on native (the "timestamp" line of /proc/schedstat), or
- * undefined where it cannot be read. rxe's timers count jiffies; in the TCG lab VM a late
- * tick leaves jiffies behind the TSC clock that `now()` reads, so a timer armed right then
- * fires early by the wall clock. Recorded beside wall-clock times to tell the two apart.
+ * undefined where it cannot be read. rxe's timers count jiffies, and in the TCG lab VM
+ * jiffies and the TSC clock that `now()` reads can run at different rates (measured: 492
+ * jiffies, 1968 ms of them, in 1883 ms of TSC time in one boot; in step in another), so a
+ * timer can look early by the wall clock. Recorded beside wall-clock times.
  */
 export function kernelJiffies(): number | undefined {
   if (BACKEND_KIND !== "native") return undefined;
@@ -653,10 +654,10 @@ export function stopwatch(): () => Lap {
 
 /**
  * A kernel timer never fires before its expiry in jiffies, so `lap` took at least `jiffies`
- * of them. Checked on the kernel's own count where it can be read: in the TCG lab VM a late
- * tick leaves jiffies behind the TSC clock, and a timer armed right then looks early by the
- * wall clock (an RNR wait once measured 67 ms where two 11-jiffy waits need 88). Elsewhere
- * (the simulator's exact clock) on ms.
+ * of them. Checked on the kernel's own count where it can be read: in the TCG lab VM jiffies
+ * can run ahead of the TSC clock (kernelJiffies), and a timer then looks early by the wall
+ * clock (an RNR wait once measured 67 ms where two 11-jiffy waits need 88). Elsewhere (the
+ * simulator's exact clock) on ms.
  */
 export function expectAtLeastJiffies(lap: Lap, jiffies: number): void {
   if (lap.jiffies !== undefined) {
