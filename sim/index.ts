@@ -14,6 +14,7 @@ import { CNT_LINK_DOWNED } from "./counters.js";
 import { SimDevice } from "./device.js";
 import { simProfile, type SimProfileName } from "./profile.js";
 import { v4MappedGid } from "./gid.js";
+import { SimCm } from "./cm.js";
 import { SimWorld } from "./world.js";
 
 export type { PacketLogEntry } from "../verbs/backend.js";
@@ -87,6 +88,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
 
   const backend: SimBackend = {
     kind: "sim",
+    cm: new SimCm(world),
     get packets() {
       return world.packets;
     },
