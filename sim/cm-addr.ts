@@ -5,7 +5,14 @@
  * The simulator models IPv4 only: an IPv6 address is refused with EAFNOSUPPORT (named).
  */
 import type { CmPathRec, SockAddr } from "../verbs/cm.js";
-import { IBV_GID_TYPE_ROCE_V2, IBV_MTU_256, IBV_MTU_512, IBV_MTU_1024, IBV_MTU_2048, IBV_MTU_4096 } from "../verbs/constants.js";
+import {
+  IBV_GID_TYPE_ROCE_V2,
+  IBV_MTU_256,
+  IBV_MTU_512,
+  IBV_MTU_1024,
+  IBV_MTU_2048,
+  IBV_MTU_4096,
+} from "../verbs/constants.js";
 import { fail } from "../verbs/errors.js";
 import { describe, int, obj } from "./check.js";
 import type { SimDevice } from "./device.js";
@@ -34,7 +41,8 @@ export const DEFAULT_HOP_LIMIT = 64;
 /** Parses a SockAddr argument; TypeError for wrong types, EINVAL/EAFNOSUPPORT for what C could pass. */
 export function sockAddr(verb: string, name: string, v: unknown): Ip4 {
   const o = obj(verb, name, v);
-  if (typeof o.addr !== "string") throw new TypeError(`${verb}: ${name}.addr must be a string, got ${describe(o.addr)}`);
+  if (typeof o.addr !== "string")
+    throw new TypeError(`${verb}: ${name}.addr must be a string, got ${describe(o.addr)}`);
   const port = o.port === undefined ? 0 : int(verb, `${name}.port`, o.port);
   if (port < 0 || port > 0xffff)
     fail(verb, "EINVAL", { reason: `${name}.port ${port} is not a 16-bit port`, attribute: `${name}.port` });

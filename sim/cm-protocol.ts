@@ -194,7 +194,15 @@ export class CmConn {
     c.ackTimeout = ackTimeout(RXE_CA_ACK_DELAY, c.path.packet_life_time);
     c.timeoutMs = 2 * convertToMs(c.path.packet_life_time) + convertToMs(CM_RESPONSE_TIMEOUT);
     c.state = "REQ_SENT";
-    const mad = c.mad("REQ", { ps: id.ps, port: id.dst!.port, src: id.src, dst: id.dst, path: c.path, req });
+    const mad = c.mad("REQ", {
+      ps: id.ps,
+      port: id.dst!.port,
+      src: id.src,
+      dst: id.dst,
+      path: c.path,
+      req,
+      privateData: req.privateData,
+    });
     c.sendRetried(mad, c.timeoutMs, () => c.unreachable());
     return c;
   }
@@ -206,7 +214,14 @@ export class CmConn {
     c.peerGid = parseGid(c.path.dgid)!;
     c.timeoutMs = convertToMs(CM_RESPONSE_TIMEOUT);
     c.state = "SIDR_REQ_SENT";
-    const mad = c.mad("SIDR_REQ", { ps: id.ps, port: id.dst!.port, src: id.src, dst: id.dst, path: c.path, privateData });
+    const mad = c.mad("SIDR_REQ", {
+      ps: id.ps,
+      port: id.dst!.port,
+      src: id.src,
+      dst: id.dst,
+      path: c.path,
+      privateData,
+    });
     c.sendRetried(mad, c.timeoutMs, () => c.unreachable());
     return c;
   }
@@ -285,7 +300,9 @@ export class CmConn {
 
   /** Which rdma_init_qp_attr states the CM can answer now (cm_init_qp_*_attr). */
   canInit(): boolean {
-    return this.state !== "IDLE" && this.state !== "TIMEWAIT" && this.state !== "DREQ_SENT" && this.state !== "DREQ_RCVD";
+    return (
+      this.state !== "IDLE" && this.state !== "TIMEWAIT" && this.state !== "DREQ_SENT" && this.state !== "DREQ_RCVD"
+    );
   }
   canRtr(): boolean {
     return ["REQ_RCVD", "MRA_REQ_SENT", "REP_RCVD", "MRA_REP_SENT", "REP_SENT", "MRA_REP_RCVD", "ESTABLISHED"].includes(
@@ -576,7 +593,14 @@ export class CmConn {
   // --- MADs on the wire --------------------------------------------------------------------
 
   private mad(attr: string, f: Partial<Mad>): Mad {
-    return { attr, tid: (++tidCounter).toString(16).padStart(16, "0"), localComm: this.localId, remoteComm: this.remoteId, retry: 0, ...f };
+    return {
+      attr,
+      tid: (++tidCounter).toString(16).padStart(16, "0"),
+      localComm: this.localId,
+      remoteComm: this.remoteId,
+      retry: 0,
+      ...f,
+    };
   }
 
   private send(m: Mad): void {
@@ -587,12 +611,13 @@ export class CmConn {
   private sendRetried(m: Mad, timeoutMs: number, onTimeout: () => void): void {
     this.cancelRetry();
     let left = MAX_CM_RETRIES;
-    const attempt = (wait: number) => {
+    let wait = timeoutMs;
+    const attempt = () => {
       this.retry = schedule(this.cm.world.clock, wait, () => {
         if (left-- > 0) {
           m.retry++;
           this.send(m);
-          attempt(timeoutMs);
+          attempt();
         } else {
           this.retry = undefined;
           onTimeout();
@@ -600,10 +625,12 @@ export class CmConn {
       });
     };
     this.send(m);
-    attempt(timeoutMs);
+    attempt();
+    // ib_modify_mad: the new timeout holds for this wait and every resend after it.
     this.stretch = (ms: number) => {
       this.retry?.cancel();
-      attempt(ms);
+      wait = ms;
+      attempt();
     };
   }
 
@@ -660,7 +687,14 @@ export class CmConn {
       }
       const c = cm.conns.get(m.remoteComm);
       if (c && c.dev === to) c.receive(m);
-      else if (m.attr === "DREQ") CmConn.transmit(cm, to, parseGid(formatSgidOf(from, dgid))!, { ...m, attr: "DREP", localComm: 0, remoteComm: m.localComm, retry: 0 });
+      else if (m.attr === "DREQ")
+        CmConn.transmit(cm, to, parseGid(formatSgidOf(from, dgid))!, {
+          ...m,
+          attr: "DREP",
+          localComm: 0,
+          remoteComm: m.localComm,
+          retry: 0,
+        });
     });
   }
 }

@@ -134,16 +134,27 @@ export class SimCm implements CmBackend {
     const flags = h.ai_flags === undefined ? 0 : int(verb, "hints.ai_flags", h.ai_flags);
     const ps = h.ai_port_space === undefined ? RDMA_PS_TCP : int(verb, "hints.ai_port_space", h.ai_port_space);
     const qpType =
-      h.ai_qp_type === undefined ? (ps === RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC) : int(verb, "hints.ai_qp_type", h.ai_qp_type);
+      h.ai_qp_type === undefined
+        ? ps === RDMA_PS_UDP
+          ? IBV_QPT_UD
+          : IBV_QPT_RC
+        : int(verb, "hints.ai_qp_type", h.ai_qp_type);
     if (ps !== RDMA_PS_TCP && ps !== RDMA_PS_UDP)
-      fail(verb, "EINVAL", { reason: `port space 0x${ps.toString(16)} is not RDMA_PS_TCP or RDMA_PS_UDP`, attribute: "hints.ai_port_space" });
-    if (node !== undefined && typeof node !== "string") throw new TypeError(`${verb}: node must be a string, got ${describe(node)}`);
+      fail(verb, "EINVAL", {
+        reason: `port space 0x${ps.toString(16)} is not RDMA_PS_TCP or RDMA_PS_UDP`,
+        attribute: "hints.ai_port_space",
+      });
+    if (node !== undefined && typeof node !== "string")
+      throw new TypeError(`${verb}: node must be a string, got ${describe(node)}`);
     if (service !== undefined && typeof service !== "string")
       throw new TypeError(`${verb}: service must be a string, got ${describe(service)}`);
     let port = 0;
     if (service !== undefined) {
       if (!/^\d{1,5}$/.test(service) || Number(service) > 0xffff)
-        fail(verb, "EINVAL", { reason: `service ${JSON.stringify(service)} is not a port number`, attribute: "service" });
+        fail(verb, "EINVAL", {
+          reason: `service ${JSON.stringify(service)} is not a port number`,
+          attribute: "service",
+        });
       port = Number(service);
     }
     const passive = (flags & RAI_PASSIVE) !== 0;
@@ -500,7 +511,10 @@ export class SimCmId implements CmId {
     if (port === 0) port = this.cm.anyPort(this.ps);
     else {
       if (port < 1024 && !this.cm.world.root)
-        fail(verb, "EACCES", { reason: `port ${port} is below 1024 and the program is not root`, attribute: "addr.port" });
+        fail(verb, "EACCES", {
+          reason: `port ${port} is below 1024 and the program is not root`,
+          attribute: "addr.port",
+        });
       for (const other of this.cm.ports.get(this.ps)?.get(port) ?? []) {
         if (other === this || other.destroyed || !other.src) continue;
         if (anyOrLoopback(a.bytes) || anyOrLoopback(other.src.bytes))
@@ -509,7 +523,10 @@ export class SimCmId implements CmId {
             attribute: "addr.port",
           });
         if (ipText(a.bytes) === ipText(other.src.bytes))
-          fail(verb, "EADDRINUSE", { reason: `${ipText(a.bytes)}:${port} is already bound by another id`, attribute: "addr" });
+          fail(verb, "EADDRINUSE", {
+            reason: `${ipText(a.bytes)}:${port} is already bound by another id`,
+            attribute: "addr",
+          });
       }
     }
     this.src = { bytes: a.bytes, port };
@@ -535,7 +552,10 @@ export class SimCmId implements CmId {
     const s = src === undefined || src === null ? undefined : sockAddr(verb, "src_addr", src);
     const t = int(verb, "timeout_ms", timeoutMs);
     if (this.state !== "idle" && this.state !== "addr_bound")
-      fail(verb, "EINVAL", { reason: `rdma_resolve_addr needs a new or bound id, not one in state ${this.state}`, attribute: "id" });
+      fail(verb, "EINVAL", {
+        reason: `rdma_resolve_addr needs a new or bound id, not one in state ${this.state}`,
+        attribute: "id",
+      });
     const world = this.cm.world;
     // Where the route goes, decided now as ip_route_output does (rdma_resolve_ip).
     let owner: SimDevice | null = null;
@@ -563,9 +583,15 @@ export class SimCmId implements CmId {
         this.addrTimer = undefined;
         if (this.destroyed || this.state !== "addr_query") return;
         if (!this.device) this.device = dev;
-        if (isAny(this.src!.bytes)) this.src = { bytes: anyOrLoopback(d.bytes) ? [127, 0, 0, 1] : d.bytes, port: this.src!.port };
+        if (isAny(this.src!.bytes))
+          this.src = { bytes: anyOrLoopback(d.bytes) ? [127, 0, 0, 1] : d.bytes, port: this.src!.port };
         this.state = "addr_resolved";
-        this.channel.push({ event: RDMA_CM_EVENT_ADDR_RESOLVED, status: 0, id: this, process: () => this.attach(this.device!) });
+        this.channel.push({
+          event: RDMA_CM_EVENT_ADDR_RESOLVED,
+          status: 0,
+          id: this,
+          process: () => this.attach(this.device!),
+        });
       });
       this.addrTimer = timer;
     } else {
@@ -586,7 +612,10 @@ export class SimCmId implements CmId {
     this.live(verb);
     int(verb, "timeout_ms", timeoutMs);
     if (this.state !== "addr_resolved")
-      fail(verb, "EINVAL", { reason: `rdma_resolve_route needs ADDR_RESOLVED first (the id is in state ${this.state})`, attribute: "id" });
+      fail(verb, "EINVAL", {
+        reason: `rdma_resolve_route needs ADDR_RESOLVED first (the id is in state ${this.state})`,
+        attribute: "id",
+      });
     this.state = "route_query";
     const dev = this.device!;
     this.path = iboePath(dev, this.src!, this.dst!);
@@ -617,7 +646,8 @@ export class SimCmId implements CmId {
       fail(verb, "EINVAL", { reason: "this id already has a QP (rdma_destroy_qp it first)", attribute: "id" });
     if (!this.device || !this.verbsKnown)
       fail(verb, "EINVAL", {
-        reason: "the id is not bound to a device yet: create the QP after ADDR_RESOLVED (client) or on the CONNECT_REQUEST's id (server)",
+        reason:
+          "the id is not bound to a device yet: create the QP after ADDR_RESOLVED (client) or on the CONNECT_REQUEST's id (server)",
         attribute: "id",
       });
     const ctx = this.cm.contextOf(this.device);
@@ -639,7 +669,13 @@ export class SimCmId implements CmId {
         const a = this.initQpAttr(IBV_QPS_INIT);
         this.cm.modifyQp(this, "ucma_init_ud_qp", verb, a.attr, a.mask);
         this.cm.modifyQp(this, "ucma_init_ud_qp", verb, { qp_state: IBV_QPS_RTR }, IBV_QP_STATE);
-        this.cm.modifyQp(this, "ucma_init_ud_qp", verb, { qp_state: IBV_QPS_RTS, sq_psn: 0 }, IBV_QP_STATE | IBV_QP_SQ_PSN);
+        this.cm.modifyQp(
+          this,
+          "ucma_init_ud_qp",
+          verb,
+          { qp_state: IBV_QPS_RTS, sq_psn: 0 },
+          IBV_QP_STATE | IBV_QP_SQ_PSN,
+        );
       } else {
         const a = this.initQpAttr(IBV_QPS_INIT);
         this.cm.modifyQp(this, "ucma_init_conn_qp", verb, a.attr, a.mask);
@@ -648,7 +684,8 @@ export class SimCmId implements CmId {
       // librdmacm destroys the QP it could not bring up and returns the error.
       this.qpObj = undefined;
       qp.destroy();
-      if (e instanceof VerbsError) throw new VerbsError(verb, e.errno, { reason: `ibv_modify_qp failed: ${e.reason ?? e.message}` });
+      if (e instanceof VerbsError)
+        throw new VerbsError(verb, e.errno, { reason: `ibv_modify_qp failed: ${e.reason ?? e.message}` });
       throw e;
     }
     return qp;
@@ -688,7 +725,8 @@ export class SimCmId implements CmId {
       return {
         attr: {
           qp_state: st,
-          qp_access_flags: IBV_ACCESS_REMOTE_WRITE | (c.responderResources ? IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC : 0),
+          qp_access_flags:
+            IBV_ACCESS_REMOTE_WRITE | (c.responderResources ? IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC : 0),
           pkey_index: 0,
           port_num: 1,
         },
@@ -696,7 +734,8 @@ export class SimCmId implements CmId {
       };
     }
     if (st === IBV_QPS_RTR) {
-      if (!c.canRtr()) fail(verb, "EINVAL", { reason: `the connection is ${c.state}: no path for RTR yet`, attribute: "qp_state" });
+      if (!c.canRtr())
+        fail(verb, "EINVAL", { reason: `the connection is ${c.state}: no path for RTR yet`, attribute: "qp_state" });
       return {
         attr: {
           qp_state: st,
@@ -719,7 +758,11 @@ export class SimCmId implements CmId {
       };
     }
     if (st === IBV_QPS_RTS) {
-      if (!c.canRts()) fail(verb, "EINVAL", { reason: `the connection is ${c.state}: RTS needs its peer's PSN`, attribute: "qp_state" });
+      if (!c.canRts())
+        fail(verb, "EINVAL", {
+          reason: `the connection is ${c.state}: RTS needs its peer's PSN`,
+          attribute: "qp_state",
+        });
       return {
         attr: {
           qp_state: st,
@@ -729,10 +772,14 @@ export class SimCmId implements CmId {
           rnr_retry: c.rnrRetryCount,
           max_rd_atomic: c.initiatorDepth,
         },
-        mask: IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC,
+        mask:
+          IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC,
       };
     }
-    return fail(verb, "EINVAL", { reason: `rdma_init_qp_attr gives INIT, RTR or RTS, not state ${st}`, attribute: "qp_state" });
+    return fail(verb, "EINVAL", {
+      reason: `rdma_init_qp_attr gives INIT, RTR or RTS, not state ${st}`,
+      attribute: "qp_state",
+    });
   }
 
   /** ucma_modify_qp_rtr: INIT→INIT with the CM's INIT attributes, then RTR (max_dest_rd_atomic = resp_res unless 0xff). */
@@ -765,7 +812,10 @@ export class SimCmId implements CmId {
   private validParam(verb: string, p: CheckedParam | undefined): void {
     if (this.ps !== RDMA_PS_TCP) return;
     if (!this.qpObj && !p)
-      fail(verb, "EINVAL", { reason: "without a QP on the id, conn_param is required (it names qp_num)", attribute: "conn_param" });
+      fail(verb, "EINVAL", {
+        reason: "without a QP on the id, conn_param is required (it names qp_num)",
+        attribute: "conn_param",
+      });
     if (!p) return;
     const max = this.device!.deviceAttr();
     if (p.responder_resources !== RDMA_MAX_RESP_RES && p.responder_resources > max.max_qp_rd_atom)
@@ -785,7 +835,10 @@ export class SimCmId implements CmId {
     this.live(verb);
     const p = checkParam(verb, param);
     if (this.state !== "route_resolved")
-      fail(verb, "EINVAL", { reason: `rdma_connect needs ROUTE_RESOLVED first (the id is in state ${this.state})`, attribute: "id" });
+      fail(verb, "EINVAL", {
+        reason: `rdma_connect needs ROUTE_RESOLVED first (the id is in state ${this.state})`,
+        attribute: "id",
+      });
     this.validParam(verb, p);
     const max = this.device!.deviceAttr();
     this.initDepth = p && p.initiator_depth !== RDMA_MAX_INIT_DEPTH ? p.initiator_depth : max.max_qp_init_rd_atom;
@@ -797,7 +850,12 @@ export class SimCmId implements CmId {
       this.conn = CmConn.sidrReq(this, p?.private_data);
       return;
     }
-    tooLong(verb, p?.private_data, RDMA_CM_PRIVATE_DATA_MAX.connect, "an RDMA_PS_TCP REQ (92 bytes less rdma_cm's 36-byte header)");
+    tooLong(
+      verb,
+      p?.private_data,
+      RDMA_CM_PRIVATE_DATA_MAX.connect,
+      "an RDMA_PS_TCP REQ (92 bytes less rdma_cm's 36-byte header)",
+    );
     const req: ReqInfo = {
       qpn,
       startingPsn: this.seqNum,
@@ -826,9 +884,13 @@ export class SimCmId implements CmId {
     this.validParam(verb, p);
     const max = this.device!.deviceAttr();
     this.initDepth =
-      !p || p.initiator_depth === RDMA_MAX_INIT_DEPTH ? Math.min(this.initDepth, max.max_qp_init_rd_atom) : p.initiator_depth;
+      !p || p.initiator_depth === RDMA_MAX_INIT_DEPTH
+        ? Math.min(this.initDepth, max.max_qp_init_rd_atom)
+        : p.initiator_depth;
     this.respRes =
-      !p || p.responder_resources === RDMA_MAX_RESP_RES ? Math.min(this.respRes, max.max_qp_rd_atom) : p.responder_resources;
+      !p || p.responder_resources === RDMA_MAX_RESP_RES
+        ? Math.min(this.respRes, max.max_qp_rd_atom)
+        : p.responder_resources;
     const c = this.conn;
     if (this.ps === RDMA_PS_UDP) {
       tooLong(verb, p?.private_data, RDMA_CM_PRIVATE_DATA_MAX.udpAccept, "an RDMA_PS_UDP SIDR_REP");
@@ -864,7 +926,10 @@ export class SimCmId implements CmId {
     if (private_data !== undefined && !(private_data instanceof Uint8Array))
       throw new TypeError(`${verb}: private_data must be a Uint8Array, got ${describe(private_data)}`);
     if (private_data && private_data.length > 255)
-      fail(verb, "EINVAL", { reason: `private_data_len is a uint8_t (at most 255), not ${private_data.length}`, attribute: "private_data_len" });
+      fail(verb, "EINVAL", {
+        reason: `private_data_len is a uint8_t (at most 255), not ${private_data.length}`,
+        attribute: "private_data_len",
+      });
     if (!this.conn) fail(verb, "EINVAL", { reason: "the id has no connection request to reject", attribute: "id" });
     if (this.ps === RDMA_PS_UDP) {
       tooLong(verb, private_data, RDMA_CM_PRIVATE_DATA_MAX.udpAccept, "an RDMA_PS_UDP SIDR_REP");
@@ -879,9 +944,11 @@ export class SimCmId implements CmId {
     const verb = "rdma_disconnect";
     this.live(verb);
     // ucma_shutdown: needs the device, moves the QP to ERR; then the kernel needs an IB CM id.
-    if (!this.device || !this.verbsKnown) fail(verb, "EINVAL", { reason: "the id is not bound to a device", attribute: "id" });
+    if (!this.device || !this.verbsKnown)
+      fail(verb, "EINVAL", { reason: "the id is not bound to a device", attribute: "id" });
     this.modifyErr(verb);
-    if (!this.conn) fail(verb, "EINVAL", { reason: "the id is not connected (no rdma_connect or rdma_accept)", attribute: "id" });
+    if (!this.conn)
+      fail(verb, "EINVAL", { reason: "the id is not connected (no rdma_connect or rdma_accept)", attribute: "id" });
     this.conn.disconnect();
   }
 
@@ -907,4 +974,3 @@ export class SimCmId implements CmId {
     this.cm.releasePort(this);
   }
 }
-

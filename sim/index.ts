@@ -36,6 +36,8 @@ export interface SimBackendOptions {
 
 export interface SimBackend extends VerbsBackend {
   readonly kind: "sim";
+  /** The connection manager (librdmacm over rdma_cm and the IB CM, sim/cm.ts). */
+  readonly cm: SimCm;
   /** The per-packet log, oldest first (empty when the log is off). */
   readonly packets: readonly PacketLogEntry[];
   /** The same log as the contract's optional capability (what the app reads). */

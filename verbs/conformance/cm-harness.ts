@@ -74,7 +74,7 @@ export function channel(s: Scope): CmEventChannel {
 }
 
 /** An id on a tracked channel. */
-export function createId(ch: CmEventChannel, ps = RDMA_PS_TCP): CmId {
+export function createId(ch: CmEventChannel, ps: number = RDMA_PS_TCP): CmId {
   const id = ch.createId(ps);
   (ch as { __ids?: CmId[] }).__ids?.push(id);
   return id;
@@ -87,7 +87,9 @@ export async function expectEvent(ch: CmEventChannel, type: number, timeoutMs = 
     (ch as { __events?: CmEvent[] }).__events?.push(e);
     if (e.event === RDMA_CM_EVENT_CONNECT_REQUEST) (ch as { __ids?: CmId[] }).__ids?.push(e.id);
   }
-  expect(e ? `${rdmaEventStr(e.event)} status ${e.status}` : "no event").toBe(`${rdmaEventStr(type)} status ${e?.status ?? 0}`);
+  expect(e ? `${rdmaEventStr(e.event)} status ${e.status}` : "no event").toBe(
+    `${rdmaEventStr(type)} status ${e?.status ?? 0}`,
+  );
   return e!;
 }
 
@@ -111,7 +113,7 @@ export interface CmEnd {
   qp: Qp;
 }
 
-export function createCmQp(s: Scope, id: CmId, qp_type = IBV_QPT_RC): CmEnd {
+export function createCmQp(s: Scope, id: CmId, qp_type: number = IBV_QPT_RC): CmEnd {
   const ctx = id.verbs!;
   const pd = ctx.allocPd();
   const cq = ctx.createCq(32);
@@ -158,7 +160,7 @@ export async function connectPair(
   o: { ps?: number; clientParam?: ConnParam; serverParam?: ConnParam } = {},
 ): Promise<{ sch: CmEventChannel; cch: CmEventChannel; listener: CmId; server: CmEnd; client: CmEnd; port: number }> {
   const ps = o.ps ?? RDMA_PS_TCP;
-  const qpType = ps === RDMA_PS_TCP ? IBV_QPT_RC : IBV_QPT_UD;
+  const qpType: number = ps === RDMA_PS_TCP ? IBV_QPT_RC : IBV_QPT_UD;
   const sch = channel(s);
   const cch = channel(s);
   const port = freshPort();

@@ -179,7 +179,9 @@ cmSuite("rdma_cm RC: connecting rxe0 → rxe1", () => {
       const s = scope();
       const { client, server } = await connectPair(s);
       const of = (qp: Qp) =>
-        seen.filter((t) => t.qp === qp).map((t) => `${t.during}:${nameOf(ibv_qp_state, t.from)}->${nameOf(ibv_qp_state, t.to)}`);
+        seen
+          .filter((t) => t.qp === qp)
+          .map((t) => `${t.during}:${nameOf(ibv_qp_state, t.from)}->${nameOf(ibv_qp_state, t.to)}`);
       expect(of(client.qp)).toEqual([
         "rdma_create_qp:IBV_QPS_RESET->IBV_QPS_INIT",
         "rdma_get_cm_event:IBV_QPS_INIT->IBV_QPS_INIT",
