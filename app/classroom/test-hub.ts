@@ -216,7 +216,8 @@ export class CookieClient {
         const body = new URLSearchParams(scopes.map((v) => ["scopes", v.replace(/&amp;/g, "&").replace(/&#39;/g, "'")]));
         res = await this.request(at, {
           method: "POST",
-          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+          // The Hub takes the form only from its own page, as a browser's Referer says.
+          headers: { "Content-Type": "application/x-www-form-urlencoded", Referer: new URL(at, this.base).href },
           body,
         });
       }
