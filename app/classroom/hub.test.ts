@@ -22,7 +22,11 @@ function tryWs(url: string, headers: Record<string, string>): Promise<{ ws?: Web
 }
 
 /** One bridge request over an open socket; its decoded envelope. */
-function ask(ws: WebSocket, method: string, params: unknown): Promise<{ ok: boolean; result?: unknown; error?: unknown }> {
+function ask(
+  ws: WebSocket,
+  method: string,
+  params: unknown,
+): Promise<{ ok: boolean; result?: unknown; error?: unknown }> {
   const id = Math.floor(Math.random() * 1e9);
   return new Promise((resolve) => {
     const onMessage = (data: WebSocket.RawData) => {
@@ -94,12 +98,16 @@ describe.skipIf(!hasJupyterHub)("learner servers under JupyterHub", { timeout: 2
     expect(direct.status).toBe(403);
     expect(await direct.text()).not.toContain("<title>VerbsLab");
     const aliceToken = await hub.tokenFor("alice");
-    const viaHeader = await fetch(`${hub.url}/user/bob/index.html`, { headers: { Authorization: `token ${aliceToken}` } });
+    const viaHeader = await fetch(`${hub.url}/user/bob/index.html`, {
+      headers: { Authorization: `token ${aliceToken}` },
+    });
     expect(viaHeader.status).toBe(403);
     const own = await fetch(`${hub.url}/user/alice/index.html`, { headers: { Authorization: `token ${aliceToken}` } });
     expect(own.status).toBe(200);
     // A made-up token is no one's.
-    const madeUp = await fetch(`${hub.url}/user/alice/index.html`, { headers: { Authorization: "token 0123456789abcdef" } });
+    const madeUp = await fetch(`${hub.url}/user/alice/index.html`, {
+      headers: { Authorization: "token 0123456789abcdef" },
+    });
     expect(madeUp.status).toBe(401);
   });
 
@@ -166,12 +174,97 @@ describe.skipIf(!hasJupyterHub)("learner servers under JupyterHub", { timeout: 2
     const before = (await (await hub.api("GET", "/users/alice")).json()) as { last_activity: string };
     await new Promise((r) => setTimeout(r, 1200));
     const aliceToken = await hub.tokenFor("alice");
-    expect((await fetch(`${hub.url}/user/alice/index.html`, { headers: { Authorization: `token ${aliceToken}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${hub.url}/user/alice/index.html`, { headers: { Authorization: `token ${aliceToken}` } })).status,
+    ).toBe(200);
     let after = before;
     for (let i = 0; i < 40 && after.last_activity === before.last_activity; i++) {
       await new Promise((r) => setTimeout(r, 250));
       after = (await (await hub.api("GET", "/users/alice")).json()) as { last_activity: string };
     }
     expect(Date.parse(after.last_activity)).toBeGreaterThan(Date.parse(before.last_activity));
+  });
+});
+
+describe.skipIf(!hasJupyterHub)("the instructor service under JupyterHub", { timeout: 240_000 }, () => {
+  let hub: TestHub;
+  const browsers: Record<string, CookieClient> = {};
+  let events: string;
+
+  beforeAll(async () => {
+    hub = await startTestHub({ learners: ["alice", "bob"], instructors: ["teacher"], admins: ["boss"] });
+    events = `http://127.0.0.1:${hub.instructorPort}/services/instructor/api/events`;
+    for (const name of ["alice", "teacher", "boss"]) {
+      browsers[name] = new CookieClient(hub.url);
+      await browsers[name].login(name);
+    }
+  }, 300_000);
+  afterAll(async () => {
+    await hub?.close();
+  }, 60_000);
+
+  const post = (token: string, body: unknown) =>
+    fetch(events, {
+      method: "POST",
+      headers: { Authorization: `token ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  it("takes progress events only with a Hub token, and files them under the token's owner", async () => {
+    const alice = await hub.tokenFor("alice");
+    const event = {
+      lessonId: "first-message",
+      step: 2,
+      passed: false,
+      failingGoal: "qp a ends in RTS",
+      failingDetail: "qp a is in INIT",
+      error: "ibv_modify_qp: EINVAL",
+      at: Date.now(),
+      transcript: "# Transcript\n\n1. ibv_open_device(rxe0)",
+    };
+    const ok = await post(alice, event);
+    expect(ok.status).toBe(201);
+    expect(await ok.json()).toEqual({ recorded: true, learner: "alice" });
+    expect((await post("not-a-hub-token", event)).status).toBe(401);
+    const noHeader = await fetch(events, { method: "POST", body: JSON.stringify(event) });
+    expect(noHeader.status).toBe(401);
+    const bad = await post(alice, { ...event, step: "two" });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("step");
+  });
+
+  it("shows every learner to the instructors group and admins, and refuses anyone else", async () => {
+    const { res, path } = await browsers.teacher!.get("/services/instructor/");
+    expect(path).toBe("/services/instructor/");
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('data-learner="alice"');
+    expect(html).toContain("first-message");
+    expect(html).toContain("qp a ends in RTS");
+    expect(html).toContain("ibv_modify_qp: EINVAL");
+    const admin = await browsers.boss!.get("/services/instructor/");
+    expect(admin.res.status).toBe(200);
+    const learner = await browsers.alice!.get("/services/instructor/");
+    expect(learner.res.status).toBe(403);
+    expect(await learner.res.text()).not.toContain('data-learner="alice"');
+    // Alice's own API token is no way in either.
+    const viaToken = await fetch(`${hub.url}/services/instructor/api/learners`, {
+      headers: { Authorization: `token ${await hub.tokenFor("alice")}` },
+    });
+    expect(viaToken.status).toBe(403);
+  });
+
+  it("opens a learner's transcript read-only", async () => {
+    const { res } = await browsers.teacher!.get("/services/instructor/transcript/alice");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("ibv_open_device(rxe0)");
+    const none = await browsers.teacher!.get("/services/instructor/transcript/nobody");
+    expect(none.res.status).toBe(404);
+    const rows = (await (await browsers.teacher!.get("/services/instructor/api/learners")).res.json()) as {
+      learner: string;
+      attempts: number;
+      passed: boolean;
+    }[];
+    expect(rows).toEqual([expect.objectContaining({ learner: "alice", attempts: 1, passed: false })]);
   });
 });

@@ -61,7 +61,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
   const dir = mkdtempSync(join(tmpdir(), "verbslab-hub-"));
-  const [port, hubPort, proxyApiPort, instructorPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [port, hubPort, proxyApiPort, instructorPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const token = randomBytes(24).toString("hex");
   const config = join(dir, "test_config.py");
   writeFileSync(
@@ -89,7 +94,12 @@ c.JupyterHub.load_roles.append({"name": "classroom-test", "services": ["classroo
   const { openSync } = await import("node:fs");
   const out = openSync(logFile, "a");
   // Its own process group: close() ends the Hub, its proxy, the service and every learner server.
-  const child: ChildProcess = spawn(JUPYTERHUB, ["-f", config], { cwd: dir, env, stdio: ["ignore", out, out], detached: true });
+  const child: ChildProcess = spawn(JUPYTERHUB, ["-f", config], {
+    cwd: dir,
+    env,
+    stdio: ["ignore", out, out],
+    detached: true,
+  });
   let exited: number | null = null;
   child.on("exit", (code) => (exited = code ?? -1));
   const url = `http://127.0.0.1:${port}`;
@@ -183,7 +193,11 @@ export class CookieClient {
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(";");
       const [name, ...v] = pair!.trim().split("=");
-      const path = attrs.map((a) => a.trim()).find((a) => a.toLowerCase().startsWith("path="))?.slice(5) ?? "/";
+      const path =
+        attrs
+          .map((a) => a.trim())
+          .find((a) => a.toLowerCase().startsWith("path="))
+          ?.slice(5) ?? "/";
       const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a)) || v.join("=") === '""';
       if (expired) this.cookies.delete(name!);
       else this.cookies.set(name!, { value: v.join("="), path });
@@ -213,7 +227,9 @@ export class CookieClient {
       if (options.consent && res.status === 200 && at.startsWith("/hub/api/oauth2/authorize")) {
         const html = await res.text();
         const scopes = [...html.matchAll(/<input type="hidden" name="scopes" value="([^"]*)"/g)].map((m) => m[1]!);
-        const body = new URLSearchParams(scopes.map((v) => ["scopes", v.replace(/&amp;/g, "&").replace(/&#39;/g, "'")]));
+        const body = new URLSearchParams(
+          scopes.map((v) => ["scopes", v.replace(/&amp;/g, "&").replace(/&#39;/g, "'")]),
+        );
         res = await this.request(at, {
           method: "POST",
           // The Hub takes the form only from its own page, as a browser's Referer says.
