@@ -93,6 +93,7 @@ async function main(): Promise<void> {
     const verbTimes: number[] = [];
     const stepTimes: number[] = [];
     let failures = 0;
+    const failed = new Set<string>();
     let running = true;
     const poller = (async () => {
       while (running) {
@@ -124,6 +125,8 @@ async function main(): Promise<void> {
             }) as unknown as SocketLike,
         });
         try {
+          // As the page does on first load: a fresh simulator session for this learner.
+          await bridge.request("session.start", { backend: "sim" });
           const verbs = createVerbsFacade(
             {
               async call(handle, method, args) {
@@ -155,9 +158,15 @@ async function main(): Promise<void> {
               await bridge.request("run.end", { runId, ok });
               const verdict = (await bridge.request("lessons.check", { lessonId: l.id, step: s.number })) as {
                 passed: boolean;
+                results: { passed: boolean; detail: string }[];
+                unexpectedError?: { message: string };
               };
               stepTimes.push(performance.now() - started);
-              if (!verdict.passed) failures++;
+              if (!verdict.passed) {
+                failures++;
+                const why = verdict.unexpectedError?.message ?? verdict.results.find((r) => !r.passed)?.detail;
+                failed.add(`${l.id} step ${s.number}: ${why}`);
+              }
             }
         } finally {
           bridge.close();
@@ -176,7 +185,13 @@ async function main(): Promise<void> {
       return { n: mb.length, p50: pct(mb, 50), max: Math.max(...mb), total: mb.reduce((a, b) => a + b, 0) };
     })();
     report.verbMs = { n: verbTimes.length, p50: pct(verbTimes, 50), p95: pct(verbTimes, 95) };
-    report.stepMs = { n: stepTimes.length, p50: pct(stepTimes, 50), p95: pct(stepTimes, 95), failedChecks: failures };
+    report.stepMs = {
+      n: stepTimes.length,
+      p50: pct(stepTimes, 50),
+      p95: pct(stepTimes, 95),
+      failedChecks: failures,
+      failed: [...failed],
+    };
     report.instructorMs = {
       duringClass: { n: busy.length, p50: pct(busy, 50), p95: pct(busy, 95) },
       after: { n: instructorTimes.length, p50: pct(instructorTimes, 50), p95: pct(instructorTimes, 95) },
