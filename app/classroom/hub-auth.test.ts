@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { scopeGrants } from "./hub-auth.js";
 import { readHubEnv } from "./hub-env.js";
+import { main } from "../cli/main.js";
 
 const spawned = {
   JUPYTERHUB_API_TOKEN: "t0ken",
@@ -53,5 +54,31 @@ describe("scopes", () => {
     expect(scopeGrants(["access:services"], svc)).toBe(true);
     expect(scopeGrants(["access:services!service=instructor"], svc)).toBe(true);
     expect(scopeGrants(["access:services!service=other"], svc)).toBe(false);
+  });
+});
+
+describe("verbslab serve --jupyterhub", () => {
+  it("started outside a Hub, says which variables are missing and exits 1", async () => {
+    const saved = Object.entries(process.env).filter(([k]) => k.startsWith("JUPYTERHUB_"));
+    for (const [k] of saved) delete process.env[k];
+    try {
+      let err = "";
+      const code = await main(["serve", "--jupyterhub"], { out: () => {}, err: (s) => void (err += s), lines: null });
+      expect(code).toBe(1);
+      expect(err).toContain("JUPYTERHUB_API_TOKEN");
+      expect(err).toContain("not started by JupyterHub");
+    } finally {
+      for (const [k, v] of saved) process.env[k] = v;
+    }
+  });
+  it("refuses --port under the Hub (the Hub chooses it)", async () => {
+    let err = "";
+    const code = await main(["serve", "--jupyterhub", "--port", "8888"], {
+      out: () => {},
+      err: (s) => void (err += s),
+      lines: null,
+    });
+    expect(code).toBe(2);
+    expect(err).toContain("--port is the Hub's to choose");
   });
 });

@@ -426,7 +426,12 @@ async function cmdServe(args: string[], io: CliIo): Promise<number> {
     if (port !== undefined)
       throw new UsageError("--port is the Hub's to choose (JUPYTERHUB_SERVICE_URL) with --jupyterhub");
     const { startHubLearner } = await import("../classroom/learner-server.js");
-    const learner = await startHubLearner(common);
+    const learner = await startHubLearner(common).catch((err: Error) => err);
+    if (learner instanceof Error) {
+      // Started by hand, or a Hub that sent something unusable: say what, not a stack.
+      io.err(`verbslab serve --jupyterhub: ${learner.message}\n`);
+      return 1;
+    }
     io.out(`VerbsLab for ${learner.auth.env.user} under JupyterHub: listening on ${learner.web.server.url}\n`);
     close = () => learner.close();
   } else {
