@@ -62,6 +62,8 @@ describe.skipIf(!hasJupyterHub)("learner servers under JupyterHub", { timeout: 2
       browsers[name] = new CookieClient(hub.url);
       await browsers[name].login(name);
     }
+    // Each learner has been through OAuth into their own server (so every test has their cookies).
+    for (const name of ["alice", "bob"]) await browsers[name]!.get(`/user/${name}/`);
   }, 300_000);
   afterAll(async () => {
     await hub?.close();
