@@ -26,3 +26,19 @@ ip netns exec learner-a timeout 15 ibv_rc_pingpong -d rxe1 -g 1 -n 5 127.0.0.1 >
 wait; echo "--- server"; cat /tmp/srv.log; echo "--- client"; cat /tmp/cli.log
 step "learner-a: rdma res show qp"; ip netns exec learner-a rdma res show qp
 step "init ns: rdma res show qp"; rdma res show qp
+
+# rxe1 went away with veth1: make the learner's own rxe on its veth, from inside the namespace.
+step "learner-a: rdma link add rxa type rxe netdev veth1"
+ip netns exec learner-a rdma link add rxa type rxe netdev veth1 && echo ok
+step "init ns: ibv_devices"; ibv_devices
+step "learner-a: ibv_devices"; ip netns exec learner-a ibv_devices
+step "learner-a: rdma link"; ip netns exec learner-a rdma link
+step "learner-a: rxa to itself (ibv_rc_pingpong, GID 1 = ::ffff:10.77.0.2)"
+ip netns exec learner-a timeout 25 ibv_rc_pingpong -d rxa -g 1 -n 5 >/tmp/srv.log 2>&1 &
+sleep 2
+ip netns exec learner-a timeout 20 ibv_rc_pingpong -d rxa -g 1 -n 5 127.0.0.1 >/tmp/cli.log 2>&1; echo "client rc=$?"
+wait; echo "--- server"; cat /tmp/srv.log; echo "--- client"; cat /tmp/cli.log
+step "learner-a: rdma res show qp"; ip netns exec learner-a rdma res show qp
+step "init ns: rdma res show qp"; rdma res show qp
+step "learner-a: UDP sockets (RoCE listens on 4791)"; ip netns exec learner-a ss -uan | head
+step "init ns: UDP sockets"; ss -uan | head
