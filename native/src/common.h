@@ -35,6 +35,12 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
   ~VerbsAddon();
 
   Napi::FunctionReference contextCtor, pdCtor, mrCtor, cqCtor, channelCtor, qpCtor, ahCtor;
+  // rdma_cm (empty when built without librdmacm).
+  Napi::FunctionReference eventChannelCtor, cmIdCtor, cmEventCtor;
+  // One Context object per ibv_context that librdmacm opened (rdma_cm_id.verbs), kept for the
+  // addon's life: librdmacm keeps those contexts open for the process's.
+  std::map<const ibv_context*, Napi::ObjectReference> borrowedContexts;
+  Napi::Value BorrowedContext(Napi::Env env, ibv_context* ctx);
   Napi::FunctionReference verbsError;
   Poller poller;
   std::vector<MemoryRegion*> liveMrs;
@@ -194,6 +200,7 @@ class Resource {
 // Per-class type tags: an argument that must be a CQ, a channel or an AH is checked by tag,
 // never reinterpreted (`this` is checked by Self, below).
 extern const napi_type_tag kContextTag, kPdTag, kMrTag, kCqTag, kChannelTag, kQpTag, kAhTag;
+extern const napi_type_tag kEventChannelTag, kCmIdTag, kCmEventTag;
 
 // Called by each wrapped class's constructor: tags the JS object with the class's type tag
 // (what argument checks test) and records the pointer napi_unwrap will return for it.

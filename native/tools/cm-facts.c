@@ -29,12 +29,12 @@ static double ms(void) {
   return (t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) / 1e6;
 }
 
-#define SAY(...)                          \
-  do {                                    \
-    printf("%s %8.1f ", scen, ms());      \
-    printf(__VA_ARGS__);                  \
-    printf("\n");                         \
-    fflush(stdout);                       \
+#define SAY(...)                     \
+  do {                               \
+    printf("%s %8.1f ", scen, ms()); \
+    printf(__VA_ARGS__);             \
+    printf("\n");                    \
+    fflush(stdout);                  \
   } while (0)
 
 static void begin(const char* name) {
@@ -68,9 +68,9 @@ static void qp_attrs(const char* who, struct ibv_qp* qp) {
       "ah.is_global %u ah.dgid %s ah.sgid_index %u ah.hop_limit %u ah.sl %u ah.port %u ah.dlid %u ah.flow_label %u "
       "ah.traffic_class %u",
       who, qp->qp_num, a.qp_state, a.path_mtu, a.dest_qp_num, a.rq_psn, a.sq_psn, a.qp_access_flags, a.pkey_index,
-      a.port_num, a.qkey, a.timeout, a.retry_cnt, a.rnr_retry, a.min_rnr_timer, a.max_rd_atomic,
-      a.max_dest_rd_atomic, a.ah_attr.is_global, dgid, a.ah_attr.grh.sgid_index, a.ah_attr.grh.hop_limit,
-      a.ah_attr.sl, a.ah_attr.port_num, a.ah_attr.dlid, a.ah_attr.grh.flow_label, a.ah_attr.grh.traffic_class);
+      a.port_num, a.qkey, a.timeout, a.retry_cnt, a.rnr_retry, a.min_rnr_timer, a.max_rd_atomic, a.max_dest_rd_atomic,
+      a.ah_attr.is_global, dgid, a.ah_attr.grh.sgid_index, a.ah_attr.grh.hop_limit, a.ah_attr.sl, a.ah_attr.port_num,
+      a.ah_attr.dlid, a.ah_attr.grh.flow_label, a.ah_attr.grh.traffic_class);
 }
 
 static void hexdump(const char* who, const void* p, int len) {
@@ -102,7 +102,8 @@ static struct rdma_cm_event* get_event(const char* who, struct rdma_event_channe
     SAY("%s   ud: private_data_len %u qp_num %u qkey 0x%x ah.is_global %u ah.port %u ah.sgid_index %u", who,
         ev->param.ud.private_data_len, ev->param.ud.qp_num, ev->param.ud.qkey, ev->param.ud.ah_attr.is_global,
         ev->param.ud.ah_attr.port_num, ev->param.ud.ah_attr.grh.sgid_index);
-    if (ev->param.ud.private_data) hexdump("   ud private_data", ev->param.ud.private_data, ev->param.ud.private_data_len);
+    if (ev->param.ud.private_data)
+      hexdump("   ud private_data", ev->param.ud.private_data, ev->param.ud.private_data_len);
   } else {
     SAY("%s   conn: private_data %s len %u responder_resources %u initiator_depth %u flow_control %u retry_count %u "
         "rnr_retry_count %u srq %u qp_num %u",
@@ -133,10 +134,10 @@ static struct sockaddr_in addr4(const char* ip, int port) {
   return a;
 }
 
-#define CALL(who, expr)                                                                 \
-  do {                                                                                  \
-    errno = 0;                                                                          \
-    int r_ = (expr);                                                                    \
+#define CALL(who, expr)                                                                          \
+  do {                                                                                           \
+    errno = 0;                                                                                   \
+    int r_ = (expr);                                                                             \
     SAY("%s %s = %d errno %d (%s)", who, #expr, r_, r_ ? errno : 0, r_ ? strerror(errno) : "-"); \
   } while (0)
 
@@ -210,8 +211,8 @@ static void route_info(const char* who, struct rdma_cm_id* id) {
   struct sockaddr_in* da = (struct sockaddr_in*)rdma_get_peer_addr(id);
   inet_ntop(sa->sin_family, &sa->sin_addr, s, sizeof s);
   inet_ntop(da->sin_family, &da->sin_addr, d, sizeof d);
-  SAY("%s addr: src %s:%u (family %d) dst %s:%u (family %d)", who, s, ntohs(rdma_get_src_port(id)),
-      sa->sin_family, d, ntohs(rdma_get_dst_port(id)), da->sin_family);
+  SAY("%s addr: src %s:%u (family %d) dst %s:%u (family %d)", who, s, ntohs(rdma_get_src_port(id)), sa->sin_family, d,
+      ntohs(rdma_get_dst_port(id)), da->sin_family);
   SAY("%s addr.src_gid/dgid: %s", who, "see path");
 }
 
@@ -280,8 +281,8 @@ static void rc(void) {
   struct rdma_cm_event* ev = expect("server", s.ch, 5000);
   if (!ev || ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) return;
   struct rdma_cm_id* cid = ev->id;
-  SAY("server child id %p != listen id %p: %d; listen_id field == listen id: %d", (void*)cid, (void*)s.id,
-      cid != s.id, ev->listen_id == s.id);
+  SAY("server child id %p != listen id %p: %d; listen_id field == listen id: %d", (void*)cid, (void*)s.id, cid != s.id,
+      ev->listen_id == s.id);
   route_info("server child", cid);
   ack(ev);
   ia.qp_state = IBV_QPS_RTR;
@@ -746,8 +747,9 @@ static void state(void) {
   CALL("resolve_route twice", rdma_resolve_route(id, 2000));
   ack(get_event("", ch, 3000));
   CALL("create_qp with NULL pd and cqs", rdma_create_qp(id, NULL, &qa));
-  if (id->qp) SAY("qp %u state %s send_cq %p recv_cq %p pd %p", id->qp->qp_num, qps(id->qp), (void*)id->qp->send_cq,
-                  (void*)id->qp->recv_cq, (void*)id->pd);
+  if (id->qp)
+    SAY("qp %u state %s send_cq %p recv_cq %p pd %p", id->qp->qp_num, qps(id->qp), (void*)id->qp->send_cq,
+        (void*)id->qp->recv_cq, (void*)id->pd);
   CALL("create_qp twice", rdma_create_qp(id, NULL, &qa));
   struct ibv_context* other = NULL;
   int n;
@@ -929,24 +931,39 @@ static void gai(void) {
 
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
-  const char* all[] = {"rc", "ud", "limits", "reject", "nolistener", "listenergone", "addr", "peerkill", "destroyunacked", "state", "mcast", "getaddrinfo"};
+  const char* all[] = {"rc",   "ud",       "limits",         "reject", "nolistener", "listenergone",
+                       "addr", "peerkill", "destroyunacked", "state",  "mcast",      "getaddrinfo"};
   int n = argc > 1 ? argc - 1 : (int)(sizeof all / sizeof *all);
   for (int i = 0; i < n; i++) {
     const char* s = argc > 1 ? argv[i + 1] : all[i];
-    if (!strcmp(s, "rc")) rc();
-    else if (!strcmp(s, "ud")) ud();
-    else if (!strcmp(s, "limits")) limits();
-    else if (!strcmp(s, "reject")) reject();
-    else if (!strcmp(s, "nolistener")) nolistener();
-    else if (!strcmp(s, "listenergone")) listenergone();
-    else if (!strcmp(s, "addr")) addr();
-    else if (!strcmp(s, "peerkill")) peerkill();
-    else if (!strcmp(s, "destroyunacked")) destroyunacked();
-    else if (!strcmp(s, "state")) state();
-    else if (!strcmp(s, "mcast")) mcast();
-    else if (!strcmp(s, "getaddrinfo")) gai();
-    else if (!strcmp(s, "unreachable")) unreachable();
-    else fprintf(stderr, "unknown scenario %s\n", s);
+    if (!strcmp(s, "rc"))
+      rc();
+    else if (!strcmp(s, "ud"))
+      ud();
+    else if (!strcmp(s, "limits"))
+      limits();
+    else if (!strcmp(s, "reject"))
+      reject();
+    else if (!strcmp(s, "nolistener"))
+      nolistener();
+    else if (!strcmp(s, "listenergone"))
+      listenergone();
+    else if (!strcmp(s, "addr"))
+      addr();
+    else if (!strcmp(s, "peerkill"))
+      peerkill();
+    else if (!strcmp(s, "destroyunacked"))
+      destroyunacked();
+    else if (!strcmp(s, "state"))
+      state();
+    else if (!strcmp(s, "mcast"))
+      mcast();
+    else if (!strcmp(s, "getaddrinfo"))
+      gai();
+    else if (!strcmp(s, "unreachable"))
+      unreachable();
+    else
+      fprintf(stderr, "unknown scenario %s\n", s);
   }
   return 0;
 }
