@@ -55,7 +55,12 @@ VerbsAddon::VerbsAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("PACKED_SGES", Napi::Number::New(env, QueuePair::kPackedSges));
 }
 
-VerbsAddon::~VerbsAddon() { poller.Stop(); }
+VerbsAddon::~VerbsAddon() {
+  poller.Stop();
+#ifdef VERBSLAB_HAVE_RDMACM
+  if (cmDevices != nullptr) rdma_free_devices(static_cast<ibv_context**>(cmDevices));
+#endif
+}
 
 // init({ VerbsError }): the TypeScript layer hands over the error class to throw.
 Napi::Value VerbsAddon::SetErrorClass(const Napi::CallbackInfo& info) {
@@ -129,6 +134,16 @@ Napi::Value VerbsAddon::BorrowedContext(Napi::Env env, ibv_context* ctx) {
   Napi::Object obj = NewInstance(contextCtor);
   Context::Unwrap(obj)->AttachBorrowed(ctx);
   borrowedContexts.emplace(ctx, Napi::Persistent(obj));
+  return obj;
+}
+
+Napi::Value VerbsAddon::BorrowedPd(Napi::Env env, ibv_pd* pd) {
+  auto it = borrowedPds.find(pd);
+  if (it != borrowedPds.end()) return it->second.Value();
+  Napi::Object ctxJs = BorrowedContext(env, pd->context).As<Napi::Object>();
+  Napi::Object obj = NewInstance(pdCtor);
+  ProtectionDomain::Unwrap(obj)->AttachBorrowed(Context::Unwrap(ctxJs), ctxJs, pd);
+  borrowedPds.emplace(pd, Napi::Persistent(obj));
   return obj;
 }
 

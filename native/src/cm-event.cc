@@ -145,6 +145,8 @@ Napi::Value CmEvent::Ack(const Napi::CallbackInfo& info, const char* verb) {
 namespace {
 Napi::Value CreateEventChannel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  VerbsAddon* addon = AddonOf(env);
+  if (addon->cmDevices == nullptr) addon->cmDevices = rdma_get_devices(nullptr);  // see VerbsAddon::cmDevices
   errno = 0;
   rdma_event_channel* ch = rdma_create_event_channel();
   if (ch == nullptr) {

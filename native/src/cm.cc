@@ -390,30 +390,37 @@ Napi::Value CmId::Listen(const Napi::CallbackInfo& info, const char* verb) {
 Napi::Value CmId::CreateQp(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
   Arg arg{env, verb};
-  if (!info[0].IsObject() || !info[0].As<Napi::Object>().CheckTypeTag(&kPdTag)) {
-    ThrowType(env, std::string(verb) + ": pd must be a protection domain");
+  bool ownPd = !info[0].IsUndefined() && !info[0].IsNull();
+  if (ownPd && (!info[0].IsObject() || !info[0].As<Napi::Object>().CheckTypeTag(&kPdTag))) {
+    ThrowType(env, std::string(verb) + ": pd must be a protection domain (or undefined: librdmacm's own)");
   }
   NeedDevice(env, verb, id_, "rdma_create_qp needs rdma_bind_addr, ADDR_RESOLVED or a CONNECT_REQUEST first");
-  Napi::Object pdJs = info[0].As<Napi::Object>();
+  VerbsAddon* addon = AddonOf(env);
+  if (!ownPd && id_->pd == nullptr) ThrowVerbs(env, verb, EINVAL, "librdmacm has no PD for this id's device", "pd");
+  // Without a PD librdmacm uses the device's own (id->pd), which the QP's JS object then names.
+  Napi::Object pdJs = ownPd ? info[0].As<Napi::Object>() : addon->BorrowedPd(env, id_->pd).As<Napi::Object>();
   ProtectionDomain* pd = ProtectionDomain::Unwrap(pdJs);
   if (pd->destroyed()) ThrowVerbs(env, verb, EINVAL, "the PD was already deallocated", "pd");
   if (id_->qp != nullptr) ThrowVerbs(env, verb, EINVAL, "this id already has a QP (rdma_destroy_qp it first)", "id");
+  if (pd->context()->ctx() != id_->verbs) {
+    // librdmacm's own check (id->verbs != pd->context → EINVAL), with the reason: the CQs
+    // would also be of the wrong device.
+    ThrowVerbs(env, verb, EINVAL,
+               "the PD belongs to another ibv_context than id.verbs (allocate it on id.verbs, as librdmacm requires)",
+               "pd");
+  }
   QpInit in = QueuePair::ReadInit(arg, info[1], pd->context());
   int before = QpState();
   errno = 0;
   if (rdma_create_qp(id_, pd->pd(), &in.attr) != 0) {
     int err = CmErr();
-    if (err == EINVAL && id_->verbs != nullptr && pd->context()->ctx() != id_->verbs) {
-      ThrowVerbs(env, verb, err,
-                 "the PD belongs to another ibv_context than id.verbs (allocate it on id.verbs, as librdmacm requires)",
-                 "pd");
-    }
     ThrowVerbs(env, verb, err);
   }
   Napi::Object obj = NewInstance(AddonOf(env)->qpCtor);
   QueuePair* q = QueuePair::Unwrap(obj);
   q->AttachCreated(pd, pdJs, in, id_->qp);
   q->AttachCm(this, Value());
+  obj.Set("pd", pdJs);  // librdmacm's own when the call named none
   qp = q;
   NoteQp("rdma_create_qp", before);
   return obj;

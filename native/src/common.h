@@ -41,6 +41,13 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
   // addon's life: librdmacm keeps those contexts open for the process's.
   std::map<const ibv_context*, Napi::ObjectReference> borrowedContexts;
   Napi::Value BorrowedContext(Napi::Env env, ibv_context* ctx);
+  // The PD librdmacm allocates per device (rdma_cm_id.pd), for rdma_create_qp without a PD.
+  std::map<const ibv_pd*, Napi::ObjectReference> borrowedPds;
+  Napi::Value BorrowedPd(Napi::Env env, ibv_pd* pd);
+  // rdma_get_devices' list, held from the first CM use to the addon's end: it keeps every
+  // device's reference in librdmacm above 0, so librdmacm never deallocates its per-device
+  // PD (which it does when the last id on a device goes) under a BorrowedPd.
+  void* cmDevices = nullptr;
   Napi::FunctionReference verbsError;
   Poller poller;
   std::vector<MemoryRegion*> liveMrs;

@@ -70,6 +70,11 @@ class ProtectionDomain : public Napi::ObjectWrap<ProtectionDomain>, public Resou
   explicit ProtectionDomain(const Napi::CallbackInfo& info);
   void Finalize(Napi::Env env) override { ForceDestroy(); }
   void Attach(Context* ctx, Napi::Object ctxJs, ibv_pd* pd);
+  // librdmacm's PD of a device (rdma_cm_id.pd): used like any other, never deallocated here.
+  void AttachBorrowed(Context* ctx, Napi::Object ctxJs, ibv_pd* pd) {
+    borrowed_ = true;
+    Attach(ctx, ctxJs, pd);
+  }
   Context* context() const { return context_; }
   ibv_pd* pd() const { return pd_; }
 
@@ -81,6 +86,7 @@ class ProtectionDomain : public Napi::ObjectWrap<ProtectionDomain>, public Resou
   Napi::Value Dealloc(const Napi::CallbackInfo& info, const char* verb);
   ibv_pd* pd_ = nullptr;
   Context* context_ = nullptr;
+  bool borrowed_ = false;
 };
 
 class MemoryRegion : public Napi::ObjectWrap<MemoryRegion>, public Resource {

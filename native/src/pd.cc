@@ -26,12 +26,22 @@ void ProtectionDomain::Attach(Context* ctx, Napi::Object ctxJs, ibv_pd* pd) {
 }
 
 int ProtectionDomain::Release(bool force) {
+  if (borrowed_) {
+    if (!force) return EINVAL;  // see Dealloc
+    pd_ = nullptr;
+    return 0;
+  }
   int err = ErrnoOf(ibv_dealloc_pd(pd_));
   if (err == 0) pd_ = nullptr;
   return err;
 }
 
 Napi::Value ProtectionDomain::Dealloc(const Napi::CallbackInfo& info, const char* verb) {
+  if (borrowed_) {
+    ThrowVerbs(info.Env(), verb, EINVAL,
+               "this is librdmacm's PD (rdma_create_qp without a PD): librdmacm deallocates it, a program never does",
+               "pd");
+  }
   return DestroyResult(info.Env(), verb, Destroy(), "the PD still has an MR, QP or AH");
 }
 

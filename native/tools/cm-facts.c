@@ -720,10 +720,10 @@ static void state(void) {
   struct rdma_event_channel* ch = rdma_create_event_channel();
   struct rdma_cm_id* id;
   CALL("", rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
-  CALL("route before addr", rdma_resolve_route(id, 1000));
+  // On a fresh id (no device yet) librdmacm 44 segfaults in rdma_resolve_route, rdma_connect
+  // and rdma_accept with a conn_param, and rdma_create_qp (id->verbs / cma_dev unchecked):
+  // measured for rdma_resolve_route, read in cma.c for the others. Not called here.
   struct rdma_conn_param p = conn(0);
-  CALL("connect before route", rdma_connect(id, &p));
-  CALL("accept on a fresh id", rdma_accept(id, &p));
   CALL("reject on a fresh id", rdma_reject(id, NULL, 0));
   CALL("disconnect on a fresh id", rdma_disconnect(id));
   struct ibv_qp_attr a;
@@ -735,7 +735,6 @@ static void state(void) {
   qa.qp_type = IBV_QPT_RC;
   qa.cap.max_send_wr = qa.cap.max_recv_wr = 1;
   qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
-  CALL("create_qp on a fresh id", rdma_create_qp(id, NULL, &qa));
   struct sockaddr_in d = addr4("10.77.0.2", 7490);
   CALL("", rdma_resolve_addr(id, NULL, (struct sockaddr*)&d, 2000));
   CALL("resolve_addr twice", rdma_resolve_addr(id, NULL, (struct sockaddr*)&d, 2000));
