@@ -42,17 +42,18 @@ import {
 import { VerbsError, errnos } from "../verbs/errors.js";
 import type { QpAttrInput, QpInitAttr } from "../verbs/types.js";
 import { checkWaitMs } from "../verbs/waits.js";
-import type {
-  NativeAddon,
-  NativeCmEvent,
-  NativeCmId,
-  NativeContext,
-  NativeCq,
-  NativeEventChannel,
-  NativePd,
-  NativeQp,
-  NativeQpChange,
-  NativeSockAddr,
+import {
+  RDMACM_MISSING,
+  type NativeAddon,
+  type NativeCmEvent,
+  type NativeCmId,
+  type NativeContext,
+  type NativeCq,
+  type NativeEventChannel,
+  type NativePd,
+  type NativeQp,
+  type NativeQpChange,
+  type NativeSockAddr,
 } from "./addon.js";
 
 /** What the CM layer needs from index.ts: the contract objects for native handles. */
@@ -152,6 +153,17 @@ function nativeConnParam(verb: string, p: ConnParam | undefined): ConnParam | nu
   if (p === undefined || p === null) return null;
   if (typeof p !== "object") throw new TypeError(`${verb}: conn_param must be an object`);
   return p;
+}
+
+/**
+ * backend.cm for an addon, or why there is none: an addon built without librdmacm has no
+ * CM classes (CMake found no <rdma/rdma_cma.h>), and the loader says so.
+ */
+export function nativeCm(
+  addon: NativeAddon,
+  wrap: NativeWrappers,
+): { cm: CmBackend } | { cmUnavailableReason: string } {
+  return addon.RDMACM ? { cm: new NativeCmBackend(addon, wrap) } : { cmUnavailableReason: RDMACM_MISSING };
 }
 
 /** backend.cm for the native backend. */

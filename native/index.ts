@@ -34,9 +34,9 @@ import type {
   Sge,
   Wc,
 } from "../verbs/types.js";
-import { NativeCmBackend } from "./cm.js";
+import { nativeCm } from "./cm.js";
+import type { CmBackend } from "../verbs/cm.js";
 import {
-  RDMACM_MISSING,
   loadAddon,
   type NativeAddon,
   type NativeAh,
@@ -172,12 +172,13 @@ function handleOf<H>(o: unknown, what: string, verb: string): H {
 class NativeBackend implements VerbsBackend {
   readonly kind = "native" as const;
   readonly #addon: NativeAddon;
-  readonly cm?: NativeCmBackend;
+  readonly cm?: CmBackend;
   readonly cmUnavailableReason?: string;
   constructor(addon: NativeAddon) {
     this.#addon = addon;
-    if (addon.RDMACM) this.cm = new NativeCmBackend(addon, this.#wrappers());
-    else this.cmUnavailableReason = RDMACM_MISSING;
+    const cm = nativeCm(addon, this.#wrappers());
+    if ("cm" in cm) this.cm = cm.cm;
+    else this.cmUnavailableReason = cm.cmUnavailableReason;
   }
   #layout(): Layout {
     return { wcWords: this.#addon.WC_WORDS, packedSges: this.#addon.PACKED_SGES };
