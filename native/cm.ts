@@ -238,6 +238,11 @@ class NativeCmChannel implements CmEventChannel {
   readonly #cm: NativeCmBackend;
   /** The contract id for each native id (child ids appear first in an event). */
   readonly #ids = new WeakMap<NativeCmId, NativeCmIdImpl>();
+  /**
+   * Every id until rdma_destroy_id, as in C: an id the program stops referencing must not
+   * be garbage-collected (its finalizer would destroy it: a REJ or DREQ at a random time).
+   */
+  readonly #live = new Set<NativeCmIdImpl>();
   constructor(h: NativeEventChannel, cm: NativeCmBackend) {
     this.#h = h;
     this.#cm = cm;
@@ -246,13 +251,19 @@ class NativeCmChannel implements CmEventChannel {
     const h = this.#h.createId(ps);
     const id = new NativeCmIdImpl(h, this, this.#cm, ps, context);
     this.#ids.set(h, id);
+    this.#live.add(id);
     return id;
+  }
+  /** @internal rdma_destroy_id succeeded. */
+  forget(id: NativeCmIdImpl): void {
+    this.#live.delete(id);
   }
   #idFor(h: NativeCmId, context: unknown): NativeCmIdImpl {
     let id = this.#ids.get(h);
     if (id === undefined) {
       id = new NativeCmIdImpl(h, this, this.#cm, h.info().ps, context);
       this.#ids.set(h, id);
+      this.#live.add(id);
     }
     return id;
   }
@@ -302,12 +313,12 @@ class NativeCmEventImpl implements CmEvent {
 class NativeCmIdImpl implements CmId {
   readonly #h: NativeCmId;
   readonly #cm: NativeCmBackend;
-  readonly channel: CmEventChannel;
+  readonly channel: NativeCmChannel;
   readonly ps: number;
   readonly qp_type: number;
   readonly context?: unknown;
   #qp: Qp | undefined;
-  constructor(h: NativeCmId, channel: CmEventChannel, cm: NativeCmBackend, ps: number, context: unknown) {
+  constructor(h: NativeCmId, channel: NativeCmChannel, cm: NativeCmBackend, ps: number, context: unknown) {
     this.#h = h;
     this.#cm = cm;
     this.channel = channel;
@@ -438,6 +449,7 @@ class NativeCmIdImpl implements CmId {
     if (n > 0) throw unackedCmEventsError(n);
     this.#h.destroy();
     this.#qp = undefined;
+    this.channel.forget(this);
   }
 
   /** @internal */
