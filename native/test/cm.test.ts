@@ -24,6 +24,7 @@ import {
 } from "../../verbs/cm.js";
 import * as v from "../../verbs/constants.js";
 import { VerbsError } from "../../verbs/errors.js";
+import { MAX_WAIT_MS } from "../../verbs/waits.js";
 import {
   CLIENT_IP,
   CM,
@@ -336,6 +337,8 @@ describe.skipIf(skip)("rdma_cm on rxe (native)", () => {
   it("refuses what would hang or crash librdmacm: destroy with events not acked, calls before an address", async () => {
     const cm = CM();
     const ch = cm.createEventChannel();
+    // Waits are bounded like every other wait (verbs/waits.ts).
+    await expect(ch.getEvent(MAX_WAIT_MS + 1)).rejects.toMatchObject({ code: "EINVAL", attribute: "timeoutMs" });
     const fresh = ch.createId(RDMA_PS_TCP);
     expect(fresh.verbs).toBeUndefined();
     // librdmacm 44 segfaults here (RXE-FACTS §10.4): refused with the kernel's EINVAL.
