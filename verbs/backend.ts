@@ -84,6 +84,11 @@ export interface PacketLogEntry {
   deth?: { qkey: number; src_qpn: number };
   /** Set when the packet was dropped, with why. */
   dropped?: string;
+  /**
+   * The RoCE v2 IP/UDP layer the packet went on the wire in (absent for a packet that never
+   * left its device: no route, link down). GIDs as IPv6 text: IPv4-mapped ones mean IPv4.
+   */
+  ip?: { sgid: string; dgid: string; traffic_class: number; hop_limit: number; udp_sport: number };
 }
 
 /** struct ibv_context: an open device. */
