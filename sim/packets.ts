@@ -115,8 +115,6 @@ export function psnCompare(a: number, b: number): number {
   return ((a - b) << 8) | 0;
 }
 
-/** ROCE_V2_UDP_DPORT: every RoCE v2 packet goes to this UDP port. */
-export const ROCE_V2_UDP_DPORT = 4791;
 /** RXE_ROCE_V2_SPORT (= IB_ROCE_UDP_ENCAP_VALID_PORT_MIN): the base of the UDP source ports rxe picks. */
 const RXE_ROCE_V2_SPORT = 0xc000;
 /** GOLDEN_RATIO_32 of the kernel's hash_32_generic (include/linux/hash.h). */

@@ -509,6 +509,7 @@ export class SimWorld {
       src: from.name,
       dst: to ? to.name : "?",
       opcode: OPCODE_NAMES[p.opcode] ?? `0x${p.opcode.toString(16)}`,
+      bth_opcode: p.opcode,
       psn: p.psn,
       src_qpn: p.srcQp ? p.srcQp.qp_num : 0,
       dest_qpn: p.destQpn,

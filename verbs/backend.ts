@@ -68,6 +68,8 @@ export interface PacketLogEntry {
   dst: string;
   /** BTH opcode name, e.g. "RC_SEND_ONLY", "RC_ACKNOWLEDGE". */
   opcode: string;
+  /** The BTH opcode byte itself (0x04 for RC_SEND_ONLY), for writing the packet out (a pcap). */
+  bth_opcode?: number;
   psn: number;
   src_qpn: number;
   dest_qpn: number;

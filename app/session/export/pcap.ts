@@ -15,20 +15,9 @@
  * A packet that never left its device (no `ip` in its entry: no route, link down) is left
  * out; `skipped` counts those.
  *
- * Pure and browser-safe: bytes in, bytes out.
+ * Pure and browser-safe: entries in, bytes out.
  */
 import type { PacketLogEntry } from "../../../verbs/backend.js";
-import {
-  M_AETH,
-  M_ATMACK,
-  M_ATMETH,
-  M_DETH,
-  M_IMMDT,
-  M_RETH,
-  OPCODE_MASK,
-  OPCODE_NAMES,
-  ROCE_V2_UDP_DPORT,
-} from "../../../sim/packets.js";
 
 /** What the pcap needs to know of each device beyond the log: its netdev's MAC ("02:1a:…"). */
 export interface PcapDevices {
@@ -52,6 +41,8 @@ export interface PcapResult {
 }
 
 const LINKTYPE_ETHERNET = 1;
+/** ROCE_V2_UDP_DPORT: every RoCE v2 packet goes to this UDP port. */
+const ROCE_V2_UDP_DPORT = 4791;
 const ETH_P_IP = 0x0800;
 const ETH_P_IPV6 = 0x86dd;
 const IPPROTO_UDP = 17;
@@ -59,10 +50,6 @@ const BTH_BYTES = 12;
 const ICRC_BYTES = 4;
 /** IB_DEFAULT_PKEY_FULL: the P_Key rxe puts in every BTH. */
 const PKEY_FULL = 0xffff;
-
-const OPCODE_BY_NAME: ReadonlyMap<string, number> = new Map<string, number>(
-  Object.entries(OPCODE_NAMES).map(([code, name]) => [name, Number(code)]),
-);
 
 /** The bytes of a GID in IPv6 text (as the log writes it; `::ffff:a.b.c.d` for IPv4). */
 export function gidBytes(text: string): Uint8Array {
@@ -147,18 +134,19 @@ export function frameIcrc(frame: Uint8Array): Uint8Array {
 
 /** The IB transport part (BTH, extension headers, payload, pad, ICRC room) of one packet. */
 function transport(e: PacketLogEntry): Uint8Array {
-  const opcode = OPCODE_BY_NAME.get(e.opcode) ?? (/^0x[0-9a-f]+$/i.test(e.opcode) ? parseInt(e.opcode, 16) : NaN);
-  if (!Number.isInteger(opcode))
-    throw new RangeError(`packet ${e.seq}: unknown BTH opcode ${JSON.stringify(e.opcode)}`);
-  const mask = OPCODE_MASK[opcode] ?? 0;
+  const opcode = e.bth_opcode;
+  if (opcode === undefined || !Number.isInteger(opcode) || opcode < 0 || opcode > 0xff)
+    throw new RangeError(`packet ${e.seq} (${e.opcode}): no BTH opcode byte in the log entry`);
+  // The extension headers are the ones the entry holds: the log writes each exactly when the
+  // opcode carries it (rxe's header masks), in the order the BTH is followed by them.
   const pad = -e.payload_len & 3;
   let ext = 0;
-  if (mask & M_DETH) ext += 8;
-  if (mask & M_RETH) ext += 16;
-  if (mask & M_ATMETH) ext += 28;
-  if (mask & M_AETH) ext += 4;
-  if (mask & M_ATMACK) ext += 8;
-  if (mask & M_IMMDT) ext += 4;
+  if (e.deth) ext += 8;
+  if (e.reth) ext += 16;
+  if (e.atomic_eth) ext += 28;
+  if (e.aeth) ext += 4;
+  if (e.atomic_ack_eth) ext += 8;
+  if (e.imm_data !== undefined) ext += 4;
   const b = new Uint8Array(BTH_BYTES + ext + e.payload_len + pad + ICRC_BYTES);
   const v = new DataView(b.buffer);
   // bth_init: opcode; SE, MigReq (0), pad count, TVer (0); P_Key; resv8a; dest QP; AckReq, PSN.
@@ -168,37 +156,37 @@ function transport(e: PacketLogEntry): Uint8Array {
   v.setUint32(4, e.dest_qpn & 0xffffff);
   v.setUint32(8, ((e.ack_req ? 0x80000000 : 0) | (e.psn & 0xffffff)) >>> 0);
   let o = BTH_BYTES;
-  if (mask & M_DETH) {
-    v.setUint32(o, e.deth?.qkey ?? 0);
-    v.setUint32(o + 4, (e.deth?.src_qpn ?? 0) & 0xffffff);
+  if (e.deth) {
+    v.setUint32(o, e.deth.qkey);
+    v.setUint32(o + 4, e.deth.src_qpn & 0xffffff);
     o += 8;
   }
-  if (mask & M_RETH) {
-    v.setBigUint64(o, BigInt(e.reth?.va ?? 0));
-    v.setUint32(o + 8, e.reth?.rkey ?? 0);
-    v.setUint32(o + 12, e.reth?.len ?? 0);
+  if (e.reth) {
+    v.setBigUint64(o, BigInt(e.reth.va));
+    v.setUint32(o + 8, e.reth.rkey);
+    v.setUint32(o + 12, e.reth.len);
     o += 16;
   }
-  if (mask & M_ATMETH) {
+  if (e.atomic_eth) {
     const a = e.atomic_eth;
-    v.setBigUint64(o, BigInt(a?.va ?? 0));
-    v.setUint32(o + 8, a?.rkey ?? 0);
-    v.setBigUint64(o + 12, BigInt.asUintN(64, a?.swap_add ?? 0n));
-    v.setBigUint64(o + 20, BigInt.asUintN(64, a?.compare ?? 0n));
+    v.setBigUint64(o, BigInt(a.va));
+    v.setUint32(o + 8, a.rkey);
+    v.setBigUint64(o + 12, BigInt.asUintN(64, a.swap_add));
+    v.setBigUint64(o + 20, BigInt.asUintN(64, a.compare));
     o += 28;
   }
-  if (mask & M_AETH) {
-    v.setUint32(o, (((e.aeth?.syndrome ?? 0) << 24) | ((e.aeth?.msn ?? 0) & 0xffffff)) >>> 0);
+  if (e.aeth) {
+    v.setUint32(o, ((e.aeth.syndrome << 24) | (e.aeth.msn & 0xffffff)) >>> 0);
     o += 4;
   }
-  if (mask & M_ATMACK) {
-    v.setBigUint64(o, BigInt.asUintN(64, e.atomic_ack_eth?.orig ?? 0n));
+  if (e.atomic_ack_eth) {
+    v.setBigUint64(o, BigInt.asUintN(64, e.atomic_ack_eth.orig));
     o += 8;
   }
   // imm_data is a __be32 in struct ibv_send_wr: rxe copies its bytes to the wire as they are in
   // memory, so the number a program stores there goes out little-endian on x86 (measured: imm_data
   // 0x12345678 is 78 56 34 12 in the ImmDt of rxe's packet).
-  if (mask & M_IMMDT) v.setUint32(o, (e.imm_data ?? 0) >>> 0, true);
+  if (e.imm_data !== undefined) v.setUint32(o, e.imm_data >>> 0, true);
   return b;
 }
 
