@@ -4,7 +4,7 @@
  * simulator cannot know (MACs and IPv6 link-local addresses, QPNs and the UDP source port
  * derived from them, rkeys, virtual addresses, the IPv4 identification and checksums), which
  * must map one to one. Real rxe's packets come from tcpdump on the lab VM's veth0
- * (scripts/pcap-rxe.sh, which runs this file in the VM on fresh captures); without the VM it
+ * (scripts/pcap-rxe.sh, which then runs this file on the host on those fresh captures); otherwise it
  * reads the captures committed in fixtures/pcap/ (VERBSLAB_PCAP_RXE_DIR: another folder).
  */
 import { readFileSync } from "node:fs";
