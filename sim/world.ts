@@ -325,34 +325,49 @@ export class SimWorld {
     if (this.running) return;
     this.running = true;
     try {
-      const q = this.queue;
-      while (this.qHead < q.length) {
-        const item = q[this.qHead];
-        q[this.qHead++] = undefined as unknown as Packet;
-        if (item instanceof Packet) {
-          this.flushCopyBefore(item);
-          if (item.count === 1) this.deliver(item);
-          else if (item.sendRun) this.deliverSendRun(item);
-          else if (item.mask & M_REQ) this.deliverTrain(item);
-          else this.deliverAckTrain(item);
-        } else if (typeof item === "function") {
-          item();
-        } else {
-          item.reqQueued = false;
-          requester(item);
-        }
-        if (this.qHead > 4096 && this.qHead * 2 > q.length) {
-          q.splice(0, this.qHead);
-          this.qHead = 0;
-        }
-      }
-      q.length = 0;
-      this.qHead = 0;
+      this.drain();
     } finally {
       this.flushCopy();
       this.running = false;
     }
     if (this.clock.pendingWaiters) this.clock.poke();
+  }
+
+  /**
+   * rxe_loopback: a packet for the sending device itself goes straight to rxe_rcv, and the
+   * responder and completer tasks, idle, run inline; so the requester builds its next packet
+   * only after this one was answered (a NAK that moves it to ERR stops the message there).
+   * Processes the FIFO now, also from inside run() (whose loop then finds it empty).
+   */
+  runNow(): void {
+    if (this.running) this.drain();
+    else this.run();
+  }
+
+  private drain(): void {
+    const q = this.queue;
+    while (this.qHead < q.length) {
+      const item = q[this.qHead];
+      q[this.qHead++] = undefined as unknown as Packet;
+      if (item instanceof Packet) {
+        this.flushCopyBefore(item);
+        if (item.count === 1) this.deliver(item);
+        else if (item.sendRun) this.deliverSendRun(item);
+        else if (item.mask & M_REQ) this.deliverTrain(item);
+        else this.deliverAckTrain(item);
+      } else if (typeof item === "function") {
+        item();
+      } else {
+        item.reqQueued = false;
+        requester(item);
+      }
+      if (this.qHead > 4096 && this.qHead * 2 > q.length) {
+        q.splice(0, this.qHead);
+        this.qHead = 0;
+      }
+    }
+    q.length = 0;
+    this.qHead = 0;
   }
 
   /**
