@@ -14,6 +14,7 @@ import { CNT_LINK_DOWNED } from "./counters.js";
 import { SimDevice } from "./device.js";
 import { simProfile, type SimProfileName } from "./profile.js";
 import { v4MappedGid } from "./gid.js";
+import { SimCm } from "./cm.js";
 import { SimWorld } from "./world.js";
 
 export type { PacketLogEntry } from "../verbs/backend.js";
@@ -35,6 +36,8 @@ export interface SimBackendOptions {
 
 export interface SimBackend extends VerbsBackend {
   readonly kind: "sim";
+  /** The connection manager (librdmacm over rdma_cm and the IB CM, sim/cm.ts). */
+  readonly cm: SimCm;
   /** The per-packet log, oldest first (empty when the log is off). */
   readonly packets: readonly PacketLogEntry[];
   /** The same log as the contract's optional capability (what the app reads). */
@@ -87,6 +90,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
 
   const backend: SimBackend = {
     kind: "sim",
+    cm: new SimCm(world),
     get packets() {
       return world.packets;
     },

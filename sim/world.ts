@@ -24,12 +24,14 @@ import {
   OPCODE_NAMES,
   PSN_MASK,
   RC_ACKNOWLEDGE,
+  UD_SEND_ONLY,
   Packet,
   aethText,
   rxeUdpSourcePort,
 } from "./packets.js";
 import { formatGid } from "./gid.js";
 import type { PacketLogEntry } from "../verbs/backend.js";
+import type { CmMad } from "../verbs/cm.js";
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
 import { completer } from "./completer.js";
@@ -562,6 +564,42 @@ export class SimWorld {
       hop_limit: grh?.hop_limit ?? 64,
       udp_sport: qp ? rxeUdpSourcePort(qp.qp_num, qp.qp_type === IBV_QPT_UD ? null : avOf(qp)) : 0,
     };
+  }
+
+  /**
+   * A MAD on QP1 (the CM's REQ, REP, …; sim/cm.ts): counted as rxe counts its GSI QP's packets
+   * (sent_pkts on the sender; rcvd_pkts on the receiver when it arrives) and logged as the
+   * UD_SEND_ONLY it is, with what it carries in `mad`. `to` null or `dropped` set: it went nowhere.
+   */
+  mad(from: SimDevice, to: SimDevice | null, mad: CmMad, dropped?: string): void {
+    from.counters[CNT_SENT_PKTS]++;
+    if (to && !dropped) to.counters[CNT_RCVD_PKTS]++;
+    if (!this.packetLog) return;
+    const psn = from.gsiPsn;
+    from.gsiPsn = (from.gsiPsn + 1) & 0xffffff;
+    const e: PacketLogEntry = {
+      seq: this.logSeq++,
+      time: this.clock.now,
+      src: from.name,
+      dst: to ? to.name : "?",
+      opcode: "UD_SEND_ONLY",
+      bth_opcode: UD_SEND_ONLY,
+      psn,
+      src_qpn: 1,
+      dest_qpn: 1,
+      payload_len: 256,
+      ack_req: false,
+      solicited: false,
+      deth: { qkey: 0x80010000, src_qpn: 1 },
+      mad,
+    };
+    if (dropped) e.dropped = dropped;
+    if (this.ring.length < MAX_LOG) this.ring.push(e);
+    else {
+      this.ring[this.ringHead] = e;
+      this.ringHead = (this.ringHead + 1) % MAX_LOG;
+    }
+    this.ordered = null;
   }
 
   /** The logged packets, oldest first (the last MAX_LOG). */

@@ -30,6 +30,7 @@ import type {
   Sge,
   Wc,
 } from "./types.js";
+import type { CmBackend, CmMad } from "./cm.js";
 
 export interface VerbsBackend {
   /** Which implementation this is, for labels only. */
@@ -50,6 +51,13 @@ export interface VerbsBackend {
    * the contract asks for this capability, never which backend it has.
    */
   readonly packetLog?: PacketLog;
+  /**
+   * The connection manager (librdmacm's rdma_cm, verbs/cm.ts), if this backend has one:
+   * the simulator always; native when the addon was built with librdmacm.
+   */
+  readonly cm?: CmBackend;
+  /** Why `cm` is absent, if it is (e.g. "the addon was built without librdmacm (apt install librdmacm-dev)"). */
+  readonly cmUnavailableReason?: string;
 }
 
 /** A backend's own log of the packets it sent and received (an optional capability: `VerbsBackend.packetLog`). */
@@ -91,6 +99,8 @@ export interface PacketLogEntry {
    * left its device: no route, link down). GIDs as IPv6 text: IPv4-mapped ones mean IPv4.
    */
   ip?: { sgid: string; dgid: string; traffic_class: number; hop_limit: number; udp_sport: number };
+  /** For a MAD on QP1 (a UD_SEND_ONLY to or from QPN 1): the CM message it carries. */
+  mad?: CmMad;
 }
 
 /** struct ibv_context: an open device. */

@@ -25,7 +25,7 @@ export interface CliIo {
   lines?: AsyncIterator<string> | null;
 }
 
-type Command = "doctor" | "run" | "export" | "replay";
+type Command = "doctor" | "run" | "export" | "replay" | "serve";
 
 /** One option: its names ("o", "output" → -o, --output), its value's placeholder if it takes one, what it does (default). */
 interface OptionHelp {
@@ -115,6 +115,32 @@ const HELP: Record<Command, CommandHelp> = {
       { names: ["quiet"], text: "no progress line (default: off)" },
     ],
     example: "verbslab replay /tmp/run.jsonl --backend sim",
+  },
+  serve: {
+    synopsis: "verbslab serve [options]",
+    short: "web mode: for one person, or as a JupyterHub single-user server",
+    what: "Serves the app in the browser. Alone: on 127.0.0.1 behind a random token, printing the URL. With --jupyterhub: as the single-user server JupyterHub spawned (JUPYTERHUB_* variables), under its prefix, letting in only whom the Hub's OAuth and scopes let in, and reporting activity to the Hub. Stops on Ctrl-C (SIGINT) or SIGTERM.",
+    options: [
+      { names: ["jupyterhub"], text: "run as a JupyterHub single-user server (default: off, local token mode)" },
+      {
+        names: ["port"],
+        value: "N",
+        text: "the port, local mode (default: a free one; under the Hub: from JUPYTERHUB_SERVICE_URL)",
+      },
+      {
+        names: ["backend"],
+        value: "sim|native",
+        text: "default: native when an RDMA device works, else the simulator",
+      },
+      { names: ["seed"], value: "N", text: "the simulator's seed (default: random)" },
+      {
+        names: ["data"],
+        value: "DIR",
+        text: "the data folder (default: $VERBSLAB_DATA_DIR, else $XDG_DATA_HOME/verbslab or ~/.local/share/verbslab)",
+      },
+    ],
+    example: "verbslab serve --jupyterhub --backend sim   # as c.Spawner.cmd in jupyterhub_config.py",
+    more: "With --jupyterhub and VERBSLAB_INSTRUCTOR_URL set, each checked lesson run is reported to the instructor service.",
   },
 };
 
@@ -407,6 +433,56 @@ async function cmdReplay(args: string[], io: CliIo): Promise<number> {
   return r.divergences.length ? 1 : 0;
 }
 
+/** `verbslab serve`: runs until SIGINT or SIGTERM, then closes the server and the backend process. */
+async function cmdServe(args: string[], io: CliIo): Promise<number> {
+  const { pos, flags } = parseFlags("serve", args);
+  if (pos.length > 0) throw new UsageError(`serve takes no arguments (got "${pos.join(" ")}")`);
+  if (flags.backend !== undefined && flags.backend !== "sim" && flags.backend !== "native")
+    throw new UsageError(`--backend must be sim or native, not "${String(flags.backend)}"`);
+  const backend = flags.backend as "sim" | "native" | undefined;
+  const number = (name: string): number | undefined => {
+    const v = flags[name];
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (typeof v !== "string" || !Number.isInteger(n) || n < 0)
+      throw new UsageError(`--${name} must be a whole number, not "${String(v)}"`);
+    return n;
+  };
+  const seed = number("seed");
+  const port = number("port");
+  const common = {
+    ...(backend !== undefined && { backend }),
+    ...(seed !== undefined && { seed }),
+    ...(typeof flags.data === "string" && { dataDir: flags.data }),
+  };
+  let close: () => Promise<void>;
+  if (flags.jupyterhub === true) {
+    if (port !== undefined)
+      throw new UsageError("--port is the Hub's to choose (JUPYTERHUB_SERVICE_URL) with --jupyterhub");
+    const { startHubLearner } = await import("../classroom/learner-server.js");
+    const learner = await startHubLearner(common).catch((err: Error) => err);
+    if (learner instanceof Error) {
+      // Started by hand, or a Hub that sent something unusable: say what, not a stack.
+      io.err(`verbslab serve --jupyterhub: ${learner.message}\n`);
+      return 1;
+    }
+    io.out(`VerbsLab for ${learner.auth.env.user} under JupyterHub: listening on ${learner.web.server.url}\n`);
+    close = () => learner.close();
+  } else {
+    const { startWebMode } = await import("../server/cli.js");
+    const web = await startWebMode({ ...common, ...(port !== undefined && { port }) });
+    io.out(`VerbsLab web mode: open ${web.server.url}\n`);
+    close = () => web.close();
+  }
+  await new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await close();
+  return 0;
+}
+
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
@@ -427,6 +503,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await cmdExport(rest, io);
       case "replay":
         return await cmdReplay(rest, io);
+      case "serve":
+        return await cmdServe(rest, io);
       case "help": {
         const [topic, ...extra] = rest;
         if (topic === undefined) io.out(USAGE);
