@@ -24,9 +24,12 @@ import {
   OPCODE_NAMES,
   PSN_MASK,
   RC_ACKNOWLEDGE,
+  UD_SEND_ONLY,
   Packet,
   aethText,
+  rxeUdpSourcePort,
 } from "./packets.js";
+import { formatGid } from "./gid.js";
 import type { PacketLogEntry } from "../verbs/backend.js";
 import type { CmMad } from "../verbs/cm.js";
 import type { SimQp } from "./qp.js";
@@ -70,6 +73,11 @@ function addToTrain(t: Packet, msn: number): boolean {
   } else if (msn !== ((t.msn + t.count * t.msnStep) & 0xffffff)) return false;
   t.count++;
   return true;
+}
+
+/** What rxe_modify_qp derived the QP's UDP source port from when its AV was set. */
+function avOf(qp: SimQp): { flowLabel: number; destQpNum: number } {
+  return { flowLabel: qp.attr.ah_attr.grh.flow_label, destQpNum: qp.attr.dest_qp_num };
 }
 
 export class SimWorld {
@@ -160,7 +168,7 @@ export class SimWorld {
     from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
       const why = destDev ? "link down" : "no route to the destination GID";
-      if (this.packetLog) this.log(from, destDev, pkt, why);
+      if (this.packetLog) this.log(from, destDev, pkt, why, false);
       if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${from.name} could not send: ${why}`;
       this.recycle(pkt);
       return false;
@@ -509,7 +517,8 @@ export class SimWorld {
     } else completer(qp, pkt, false);
   }
 
-  private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string): void {
+  /** `onWire`: false for a packet dropped before it left `from` (no IP/UDP layer then). */
+  private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string, onWire = true): void {
     const m = p.mask;
     const e: PacketLogEntry = {
       seq: this.logSeq++,
@@ -517,6 +526,7 @@ export class SimWorld {
       src: from.name,
       dst: to ? to.name : "?",
       opcode: OPCODE_NAMES[p.opcode] ?? `0x${p.opcode.toString(16)}`,
+      bth_opcode: p.opcode,
       psn: p.psn,
       src_qpn: p.srcQp ? p.srcQp.qp_num : 0,
       dest_qpn: p.destQpn,
@@ -532,6 +542,7 @@ export class SimWorld {
     if (m & M_ATMACK) e.atomic_ack_eth = { orig: p.orig };
     if (m & M_DETH) e.deth = { qkey: p.qkey, src_qpn: p.srcQpn };
     if (dropped) e.dropped = dropped;
+    if (onWire) e.ip = this.ipLayer(p);
     // A delivered packet is logged once, at delivery; a dropped one where it was dropped.
     if (this.ring.length < MAX_LOG) this.ring.push(e);
     else {
@@ -539,6 +550,20 @@ export class SimWorld {
       this.ringHead = (this.ringHead + 1) % MAX_LOG;
     }
     this.ordered = null;
+  }
+
+  /** The IP/UDP fields rxe_prepare takes from the sending QP's AV (a UD WQE's AH) and its UDP source port. */
+  private ipLayer(p: Packet): NonNullable<PacketLogEntry["ip"]> {
+    const qp = p.srcQp;
+    // A UD packet's AV is its WQE's AH (known here when the payload is gathered; rxe's AVs all hold hop_limit 64).
+    const grh = p.mask & M_DETH ? p.srcWqe?.ah?.av.attr.grh : qp?.attr.ah_attr.grh;
+    return {
+      sgid: formatGid(p.sgid),
+      dgid: formatGid(p.dgid),
+      traffic_class: grh?.traffic_class ?? 0,
+      hop_limit: grh?.hop_limit ?? 64,
+      udp_sport: qp ? rxeUdpSourcePort(qp.qp_num, qp.qp_type === IBV_QPT_UD ? null : avOf(qp)) : 0,
+    };
   }
 
   /**
@@ -558,6 +583,7 @@ export class SimWorld {
       src: from.name,
       dst: to ? to.name : "?",
       opcode: "UD_SEND_ONLY",
+      bth_opcode: UD_SEND_ONLY,
       psn,
       src_qpn: 1,
       dest_qpn: 1,

@@ -76,6 +76,8 @@ export interface PacketLogEntry {
   dst: string;
   /** BTH opcode name, e.g. "RC_SEND_ONLY", "RC_ACKNOWLEDGE". */
   opcode: string;
+  /** The BTH opcode byte itself (0x04 for RC_SEND_ONLY), for writing the packet out (a pcap). */
+  bth_opcode?: number;
   psn: number;
   src_qpn: number;
   dest_qpn: number;
@@ -92,6 +94,11 @@ export interface PacketLogEntry {
   deth?: { qkey: number; src_qpn: number };
   /** Set when the packet was dropped, with why. */
   dropped?: string;
+  /**
+   * The RoCE v2 IP/UDP layer the packet went on the wire in (absent for a packet that never
+   * left its device: no route, link down). GIDs as IPv6 text: IPv4-mapped ones mean IPv4.
+   */
+  ip?: { sgid: string; dgid: string; traffic_class: number; hop_limit: number; udp_sport: number };
   /** For a MAD on QP1 (a UD_SEND_ONLY to or from QPN 1): the CM message it carries. */
   mad?: CmMad;
 }
