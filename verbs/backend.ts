@@ -30,6 +30,7 @@ import type {
   Sge,
   Wc,
 } from "./types.js";
+import type { LabLink } from "./lab.js";
 
 export interface VerbsBackend {
   /** Which implementation this is, for labels only. */
@@ -50,6 +51,11 @@ export interface VerbsBackend {
    * the contract asks for this capability, never which backend it has.
    */
   readonly packetLog?: PacketLog;
+  /**
+   * Faults on the lab link between rxe0 and rxe1 (verbs/lab.ts): the simulator's wire, or the
+   * lab VM's veth pair. Absent where a backend cannot inject any.
+   */
+  readonly lab?: LabLink;
 }
 
 /** A backend's own log of the packets it sent and received (an optional capability: `VerbsBackend.packetLog`). */

@@ -5,3 +5,4 @@ export * from "./types.js";
 export type * from "./backend.js";
 export * from "./qp-transitions.js";
 export * from "./cq-events.js";
+export * from "./lab.js";
