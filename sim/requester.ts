@@ -236,11 +236,11 @@ export function requester(qp: SimQp): void {
         continue;
       }
       // Long RC messages with the log off: the quiet packets ahead go out as one train.
-      if (rc && !world.packetLog && sendTrain(qp, wqe, opcode, windowEnd)) continue;
+      if (rc && !world.perPacket && sendTrain(qp, wqe, opcode, windowEnd)) continue;
       payload = mtu;
     }
     // One-packet RC SENDs with the log off: those that follow each other go out as one run.
-    if (opcode === RC_SEND_ONLY && !world.packetLog && sendRun(qp, wqe, windowEnd)) continue;
+    if (opcode === RC_SEND_ONLY && !world.perPacket && sendRun(qp, wqe, windowEnd)) continue;
     const mask = OPCODE_MASK[opcode];
     // finish_packet: the payload's SGEs are checked now (the bytes move when the packet lands).
     const msgOff = dma.length - dma.resid;
