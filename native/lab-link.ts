@@ -162,7 +162,6 @@ export class NativeLabLink implements LabLink {
     const cur = this.#state;
     const netem = netemArgs(next);
     if (JSON.stringify(netem) !== JSON.stringify(netemArgs(cur))) {
-      if (netem) this.#tryRun("modprobe", ["sch_netem"]);
       for (const s of LAB_SIDES) {
         if (netem) this.#run("tc", ["qdisc", "replace", "dev", s.netdev, "root", ...netem]);
         else this.#tryRun("tc", ["qdisc", "del", "dev", s.netdev, "root"]);

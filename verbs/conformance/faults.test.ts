@@ -12,6 +12,9 @@ import {
   IBV_MTU_4096,
   IBV_WC_RETRY_EXC_ERR,
   IBV_WC_SUCCESS,
+  IBV_WC_WR_FLUSH_ERR,
+  IBV_QPS_ERR,
+  IBV_QP_STATE,
   IBV_WR_RDMA_WRITE,
   IBV_WR_SEND,
   ibv_wc_status,
@@ -25,6 +28,7 @@ import {
   BACKEND_KIND,
   CROSS,
   LOOPBACK,
+  PAIRINGS,
   SLACK_MS,
   ackTimeoutMs,
   expectBetween,
@@ -194,29 +198,39 @@ suite("Faults on the lab link (§10)", () => {
     expect(db.rcvd_pkts ?? 0).toBe(0);
   });
 
-  it("MTU 9000 on rxe0, 1500 on rxe1: active_mtu follows each netdev; path_mtu 4096 from rxe0 loses its full packets at rxe1, small ones pass", async (ctx) => {
-    if (!lab) return ctx.skip();
-    const s = scope();
-    lab.setLink({ mtu: { rxe0: 9000 } });
-    const { a, b } = pair(s, CROSS, { path_mtu: IBV_MTU_4096, a_rts: { timeout: 12, retry_cnt: 1 } });
-    expect(a.ctx.queryPort(1).active_mtu).toBe(IBV_MTU_4096);
-    expect(b.ctx.queryPort(1).active_mtu).toBe(IBV_MTU_1024);
-    const ca = counters(a.ctx);
-    const cb = counters(b.ctx);
-    b.qp.postRecv({ wr_id: 1, sg_list: [b.mr.sge(0, 8192)] });
-    b.qp.postRecv({ wr_id: 2, sg_list: [b.mr.sge(0, 8192)] });
-    // 1400 bytes of payload: one packet that fits a 1500-byte MTU with its headers.
-    a.qp.postSend({ wr_id: 5, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 1400)] });
-    expect((await waitWc(a.scq, 1, 5000))[0].status).toBe(IBV_WC_SUCCESS);
-    a.qp.postSend({ wr_id: 6, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 4096)] });
-    const [wc] = await waitWc(a.scq, 1, 5000 + SLACK_MS);
-    expectErrorWc(wc, IBV_WC_RETRY_EXC_ERR, a.qp, 6);
-    const da = await ca();
-    const db = await cb();
-    measured("mtu rxe0 9000 / rxe1 1500, 4096 from rxe0", { requester: da, responder: db });
-    expect(db.rcvd_pkts).toBe(1);
-    expect(da.retry_exceeded_err).toBe(1);
-  });
+  for (const pairing of [CROSS, PAIRINGS[3]])
+    it(`MTU 9000 on rxe0, 1500 on rxe1 (${pairing.name}): active_mtu follows each netdev; path_mtu 4096 from rxe0: a packet that fits passes, a full one is lost at rxe1`, async (ctx) => {
+      if (!lab) return ctx.skip();
+      const s = scope();
+      lab.setLink({ mtu: { rxe0: 9000 } });
+      const { a, b } = pair(s, pairing, { path_mtu: IBV_MTU_4096, a_rts: { timeout: 12, retry_cnt: 1 } });
+      expect(a.ctx.queryPort(1).active_mtu).toBe(IBV_MTU_4096);
+      expect(b.ctx.queryPort(1).active_mtu).toBe(IBV_MTU_1024);
+      const ca = counters(a.ctx);
+      const cb = counters(b.ctx);
+      b.qp.postRecv({ wr_id: 1, sg_list: [b.mr.sge(0, 8192)] });
+      b.qp.postRecv({ wr_id: 2, sg_list: [b.mr.sge(0, 8192)] });
+      // 1400 bytes of payload: one packet that fits a 1500-byte MTU with its headers.
+      a.qp.postSend({ wr_id: 5, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 1400)] });
+      const small = await a.scq.pollWait(1, 5000);
+      a.qp.postSend({ wr_id: 6, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 4096)] });
+      const big = await a.scq.pollWait(1, 3000);
+      const da = await ca();
+      const db = await cb();
+      measured(`mtu rxe0 9000 / rxe1 1500, 4096 from rxe0, ${pairing.name}`, {
+        small: small.map((w) => nameOf(ibv_wc_status, w.status)),
+        big: big.map((w) => nameOf(ibv_wc_status, w.status)),
+        a_state: a.qp.query().attr.qp_state,
+        requester: da,
+        responder: db,
+        recvs: (await b.rcq.pollWait(2, 10)).map((w) => [nameOf(ibv_wc_status, w.status), w.byte_len]),
+      });
+      expect(small.map((w) => w.status)).toEqual([IBV_WC_SUCCESS]);
+      expect(big.length).toBe(1);
+      expectErrorWc(big[0], IBV_WC_RETRY_EXC_ERR, a.qp, 6);
+      expect(db.rcvd_pkts).toBe(1);
+      expect(da.retry_exceeded_err).toBe(1);
+    });
 
   it("MTU 9000 on rxe0, 1500 on rxe1 with path_mtu 1024: every size gets through", async (ctx) => {
     if (!lab) return ctx.skip();
@@ -265,8 +279,17 @@ suite("Faults on the lab link: an oversized packet at its sender (§10)", () => 
         sender: db,
         b_state: b.qp.query().attr.qp_state,
       });
-      expect(wcs.length).toBe(1);
-      expectErrorWc(wcs[0], IBV_WC_RETRY_EXC_ERR, b.qp, 9);
+      // Stop it: ERR flushes the WQE the requester keeps trying to send.
+      b.qp.modify({ qp_state: IBV_QPS_ERR }, IBV_QP_STATE);
+      const flushed = await b.scq.pollWait(1, 3000);
+      measured("mtu rxe1 1500 sends 4096, then ERR", {
+        wcs: flushed.map((w) => nameOf(ibv_wc_status, w.status)),
+        sender: await counters(b.ctx)(),
+      });
+      expect(wcs).toEqual([]);
+      expect(db.send_err).toBeGreaterThan(10);
+      expect(db.sent_pkts ?? 0).toBe(0);
+      expect(flushed.map((w) => w.status)).toEqual([IBV_WC_WR_FLUSH_ERR]);
     } finally {
       l.clearLink();
     }
