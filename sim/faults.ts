@@ -38,6 +38,13 @@ export function ipLength(p: Packet): number {
   return n + ((p.payloadLen + 3) & ~3);
 }
 
+/**
+ * How soon a requester whose packet its own IP layer refused tries again. rxe re-runs the task
+ * at once, as fast as the CPU goes (measured in the lab VM: ~1,400 tries a second, each a
+ * send_err); the simulator's clock needs a step, and 1 ms keeps the counter's rise comparable.
+ */
+export const SEND_AGAIN_MS = 1;
+
 /** Where a faulted packet goes: delivered now, later (ms), or dropped (why). */
 export type Fate = { drop: string } | { delayMs: number } | null;
 
@@ -51,6 +58,8 @@ export class WireFaults {
   private readonly rng: Rng;
   /** Packets waiting out `delay`, with their timers (dropped if the qdisc goes, as `tc qdisc del` does). */
   private held = new Set<Timer>();
+  /** Per QP, the timer of its requester's next try after a refused send (sendAgain). */
+  private retries = new WeakMap<object, Timer>();
 
   /** Starts from `clean` (createSimBackend, once the devices exist). */
   init(rxe0: SimDevice, rxe1: SimDevice): void {
@@ -93,13 +102,29 @@ export class WireFaults {
   fate(from: SimDevice, to: SimDevice, p: Packet): Fate {
     const s = this.state;
     const len = ipLength(p);
-    if (len > from.netdevMtu) return { drop: `${len}-byte packet above ${from.netdevName}'s MTU ${from.netdevMtu}` };
+    if (len > from.netdevMtu)
+      return { drop: `${len}-byte packet refused by ${from.netdevName} (MTU ${from.netdevMtu})` };
     if (this.chance(s.loss)) return { drop: `lost (netem loss ${s.loss * 100}% on ${from.netdevName})` };
     if (len > to.netdevMtu + VLAN_HLEN)
       return { drop: `${len}-byte packet above ${to.netdevName}'s MTU ${to.netdevMtu}: the veth dropped it` };
     if (s.blockRoceUdp) return { drop: `UDP 4791 blocked (nftables input rule on ${to.netdevName}'s host)` };
     if (s.delay > 0 && !this.chance(s.reorder)) return { delayMs: s.delay };
     return null;
+  }
+
+  /** True when the sender's IP layer refuses `p`: a datagram above its own netdev's MTU (DF is set). */
+  refusedAtSender(from: SimDevice, p: Packet): boolean {
+    return ipLength(p) > from.netdevMtu;
+  }
+
+  /** Runs `again` SEND_AGAIN_MS from now, once per QP at a time (rxe re-runs its requester task at once). */
+  sendAgain(qp: object, clock: Clock, again: () => void): void {
+    let t = this.retries.get(qp);
+    if (!t) {
+      t = new Timer(again);
+      this.retries.set(qp, t);
+    }
+    if (!t.armed) clock.arm(t, clock.now + SEND_AGAIN_MS);
   }
 
   /** Holds `p` for `ms`, then hands it to `deliver` (a timer on the virtual clock). */

@@ -23,6 +23,7 @@ import {
   IBV_WC_SUCCESS,
 } from "../verbs/constants.js";
 import { completer } from "./completer.js";
+import { CNT_SEND_ERR } from "./counters.js";
 import { sendRun, sendTrain } from "./fast-path.js";
 import { COPY_EFAULT, COPY_OK, gatherCheck } from "./dma.js";
 import {
@@ -244,6 +245,8 @@ export function requester(qp: SimQp): void {
     const mask = OPCODE_MASK[opcode];
     // finish_packet: the payload's SGEs are checked now (the bytes move when the packet lands).
     const msgOff = dma.length - dma.resid;
+    // rollback_state's copy of the data cursor, should the packet not leave (below).
+    const cur = { sge: dma.curSge, off: dma.sgeOffset, resid: dma.resid, noack: qp.noackPkts };
     if (payload > 0 && !wqe.inline) {
       const r = gatherCheck(qp.device, qp.pd, dma, payload);
       if (r !== 0) {
@@ -303,6 +306,20 @@ export function requester(qp: SimQp): void {
       pkt.sgid = qp.sgidBytes;
       pkt.dgid = qp.dgidBytes;
       dest = qp.destDev;
+    }
+    if (dest !== qp.device && world.faults.active && world.faults.refusedAtSender(qp.device, pkt)) {
+      // rxe_xmit_packet: ip_local_out refused the datagram (above the sender's own netdev MTU,
+      // DF set: EMSGSIZE), so rxe_send gave -EAGAIN. rxe counts send_err, rolls the WQE back
+      // and runs the requester again, for as long as the QP lives: no retry timer, no
+      // completion (sim/RXE-FACTS.md §10). Here the next try comes SEND_AGAIN_MS later.
+      dma.curSge = cur.sge;
+      dma.sgeOffset = cur.off;
+      dma.resid = cur.resid;
+      qp.noackPkts = cur.noack;
+      qp.device.counters[CNT_SEND_ERR]++;
+      world.recycle(pkt);
+      world.faults.sendAgain(qp, world.clock, () => world.kickRequester(qp));
+      return;
     }
     // update_wqe_state / update_wqe_psn
     if (mask & M_END) {
