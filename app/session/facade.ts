@@ -79,5 +79,6 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
 
   const root = objectFor({ $handle: ROOT_HANDLE, type: "verbs" }) as Record<string, unknown>;
   root.kind = kind;
+  root.lab = { setLink: root.setLink, clearLink: root.clearLink, getLink: root.getLink };
   return root as unknown as Verbs;
 }

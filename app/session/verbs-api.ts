@@ -22,6 +22,7 @@ import type {
   Sge,
   Wc,
 } from "../../verbs/types.js";
+import type { LinkFaults, LinkState } from "../../verbs/lab.js";
 
 export interface Verbs {
   /** "sim" or "native": which backend the session wraps (for labels only). */
@@ -36,6 +37,21 @@ export interface Verbs {
   sleep(ms: number): Promise<void>;
   /** Writes a line into the transcript (and the console of whoever runs the program). */
   log(...args: unknown[]): Promise<void>;
+  /** Faults on the lab link between rxe0 and rxe1 (verbs/lab.ts): the same calls as `setLink`, `clearLink`, `getLink`. */
+  readonly lab: VerbsLab;
+  /** Applies faults on the lab link (loss, delay, reorder, per-side MTU, UDP 4791 blocked); returns the new state. */
+  setLink(faults: LinkFaults): Promise<LinkState>;
+  /** Removes every fault from the lab link. */
+  clearLink(): Promise<LinkState>;
+  /** The lab link's faults now. */
+  getLink(): Promise<LinkState>;
+}
+
+/** `verbs.lab`: the lab link's faults, on the simulator's wire or the lab VM's veth pair. */
+export interface VerbsLab {
+  setLink(faults: LinkFaults): Promise<LinkState>;
+  clearLink(): Promise<LinkState>;
+  getLink(): Promise<LinkState>;
 }
 
 export interface VerbsContext {
