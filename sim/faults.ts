@@ -96,25 +96,30 @@ export class WireFaults {
 
   /**
    * What happens to `p` from `from` to the other device `to`, in the order the kernel meets
-   * it: the sender's IP output (its MTU), netem on the sender's veth (loss, then delay and
-   * reorder), the peer veth (its MTU), the receiver's nftables input hook (UDP 4791).
+   * it: the MTUs, netem on the sender's veth (loss, then delay and reorder), the receiver's
+   * nftables input hook (UDP 4791).
    */
   fate(from: SimDevice, to: SimDevice, p: Packet): Fate {
     const s = this.state;
     const len = ipLength(p);
-    if (len > from.netdevMtu)
-      return { drop: `${len}-byte packet refused by ${from.netdevName} (MTU ${from.netdevMtu})` };
+    // Responses (ACKs, READ responses): the requester checked its own packets (refusedAtSender).
+    if (len > from.netdevMtu || len > to.netdevMtu + VLAN_HLEN)
+      return { drop: `${len}-byte packet above the MTU of ${len > from.netdevMtu ? from.netdevName : to.netdevName}` };
     if (this.chance(s.loss)) return { drop: `lost (netem loss ${s.loss * 100}% on ${from.netdevName})` };
-    if (len > to.netdevMtu + VLAN_HLEN)
-      return { drop: `${len}-byte packet above ${to.netdevName}'s MTU ${to.netdevMtu}: the veth dropped it` };
     if (s.blockRoceUdp) return { drop: `UDP 4791 blocked (nftables input rule on ${to.netdevName}'s host)` };
     if (s.delay > 0 && !this.chance(s.reorder)) return { delayMs: s.delay };
     return null;
   }
 
-  /** True when the sender's IP layer refuses `p`: a datagram above its own netdev's MTU (DF is set). */
-  refusedAtSender(from: SimDevice, p: Packet): boolean {
-    return ipLength(p) > from.netdevMtu;
+  /**
+   * True when the send itself fails, which rxe sees as -EAGAIN: a datagram above the sender's
+   * own netdev MTU (ip_local_out refuses it, DF is set), or above the peer veth's (veth_xmit
+   * drops it and returns NET_XMIT_DROP, which reaches rxe_send). Measured: both make the
+   * requester spin on send_err with no completion (sim/RXE-FACTS.md §10).
+   */
+  refusedAtSender(from: SimDevice, to: SimDevice, p: Packet): boolean {
+    const len = ipLength(p);
+    return len > from.netdevMtu || len > to.netdevMtu + VLAN_HLEN;
   }
 
   /** Runs `again` SEND_AGAIN_MS from now, once per QP at a time (rxe re-runs its requester task at once). */

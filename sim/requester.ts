@@ -307,9 +307,9 @@ export function requester(qp: SimQp): void {
       pkt.dgid = qp.dgidBytes;
       dest = qp.destDev;
     }
-    if (dest !== qp.device && world.faults.active && world.faults.refusedAtSender(qp.device, pkt)) {
-      // rxe_xmit_packet: ip_local_out refused the datagram (above the sender's own netdev MTU,
-      // DF set: EMSGSIZE), so rxe_send gave -EAGAIN. rxe counts send_err, rolls the WQE back
+    if (dest !== qp.device && world.faults.active && dest && world.faults.refusedAtSender(qp.device, dest, pkt)) {
+      // rxe_xmit_packet: the datagram was refused on its way out (above the sender's netdev
+      // MTU, or the peer veth's), so rxe_send gave -EAGAIN. rxe counts send_err, rolls the WQE back
       // and runs the requester again, for as long as the QP lives: no retry timer, no
       // completion (sim/RXE-FACTS.md §10). Here the next try comes SEND_AGAIN_MS later.
       dma.curSge = cur.sge;
