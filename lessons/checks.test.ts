@@ -163,6 +163,33 @@ describe("a failed goal says which constraint failed and what was seen", () => {
     );
   });
 
+  it("names a QP as the learner did where that name is unique, and says when polls got nothing", () => {
+    const [q0, q1] = run().qps as [RunRecord["qps"][0], RunRecord["qps"][0]];
+    const named = run({
+      qps: [
+        { ...q0, variable: "a" },
+        { ...q1, variable: "b" },
+      ],
+    });
+    expect(detail({ kind: "qp_state", qp: 1, state: "IBV_QPS_ERR" }, named)).toBe(
+      "QP #1: b (QP 0x12) is IBV_QPS_RTS, expected IBV_QPS_ERR",
+    );
+    // Two QPs called "qp" (a helper made both) with the same number on two devices: by creation order.
+    const twins = run({
+      qps: [
+        { ...q0, variable: "qp" },
+        { ...q0, qp_num: 0x11, attr: q1.attr, variable: "qp" },
+      ],
+    });
+    expect(detail({ kind: "qp_state", qp: 1, state: "IBV_QPS_ERR" }, twins)).toBe(
+      "QP #1 (0x11) is IBV_QPS_RTS, expected IBV_QPS_ERR",
+    );
+    const polls = [{ verb: "verbslab_poll_wait", ok: true }];
+    expect(detail({ kind: "wc", qp: 1 }, run({ wcs: [], calls: polls }))).toBe(
+      "no completion arrived: the program polled 1 time(s) and got none",
+    );
+  });
+
   it("qp_state, qp_attr (in hex for PSNs), verb_count, counter: seen, then expected", () => {
     expect(detail({ kind: "qp_state", qp: 1, state: "IBV_QPS_ERR" }, run())).toBe(
       "QP #1 (0x12) is IBV_QPS_RTS, expected IBV_QPS_ERR",

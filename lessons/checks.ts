@@ -15,6 +15,7 @@ import {
 } from "../verbs/constants.js";
 import { counterName, type QpAttr, type RxeCounterName, type Wc } from "../verbs/types.js";
 import type { Check, ConstRef, Language, NumberMatch, Text } from "./schema.js";
+import { qpName } from "../app/renderer/src/model/names.js";
 
 /** The facts about one run that checks look at. */
 export interface RunRecord {
@@ -22,8 +23,11 @@ export interface RunRecord {
   calls: { verb: string; ok: boolean; error?: RunError; result?: unknown }[];
   /** Every work completion the program polled, in order. */
   wcs: RunWc[];
-  /** The QPs the program created, in creation order, with `ibv_query_qp` as of the end of the run. */
-  qps: { qp_num: number; attr?: QpAttr }[];
+  /**
+   * The QPs the program created, in creation order, with `ibv_query_qp` as of the end of the run
+   * and the variable the program assigned each to, where its line says.
+   */
+  qps: { qp_num: number; attr?: QpAttr; variable?: string }[];
   /** The MRs the program registered, in order, with the bytes it last read from each (`mr.read()`), by offset. */
   mrs: { reads: { offset: number; bytes: Uint8Array }[] }[];
   /** `verbs.log(key, value)` calls, in order. */
@@ -224,9 +228,17 @@ function describeWc(wc: Wc): string {
   return `{qp 0x${wc.qp_num.toString(16)} ${nameOf(ibv_wc_status, wc.status)} ${nameOf(ibv_wc_opcode, wc.opcode)} wr_id ${String(wc.wr_id)} byte_len ${wc.byte_len} flags ${flagList(wc.wc_flags)}}`;
 }
 
+/**
+ * A QP in a failure: the learner's own name for it, as every pane shows it ("a (QP 0x11)"),
+ * where that names one QP only; else by creation order, as the goal labels count ("QP #1 (0x11)":
+ * rxe0 and rxe1 both start at 0x11, and a helper function names both QPs "qp").
+ */
 function qpLabel(run: RunRecord, i: number): string {
   const qp = run.qps[i];
-  return qp ? `QP #${i} (0x${qp.qp_num.toString(16)})` : `QP #${i}`;
+  if (!qp) return `QP #${i}`;
+  const named = qp.variable !== undefined ? qpName(qp.qp_num, qp.variable) : undefined;
+  const unique = named && run.qps.filter((o) => o.variable === qp.variable && o.qp_num === qp.qp_num).length === 1;
+  return unique ? `QP #${i}: ${named}` : `QP #${i} (0x${qp.qp_num.toString(16)})`;
 }
 
 /** Why a wc check failed: too many matches, or the closest completion and what about it differs. */
@@ -239,8 +251,16 @@ function wcFailure(c: WcCheck, run: RunRecord, n: number, count: NumberMatch): T
     const seen = expected({ en: `${n} matching completion(s)`, zh: `${n} 个匹配的完成` }, want);
     return { en: seen.en + polled.en, zh: seen.zh + polled.zh };
   }
-  if (run.wcs.length === 0)
+  if (run.wcs.length === 0) {
+    const polls = run.calls.filter((call) => call.verb === "ibv_poll_cq" || call.verb === "verbslab_poll_wait").length;
+    // The program did poll: telling it to poll would send the learner after the wrong mistake.
+    if (polls > 0 && !run.thrown)
+      return {
+        en: `no completion arrived: the program polled ${polls} time(s) and got none`,
+        zh: `没有任何完成到达：程序轮询了 ${polls} 次，一个也没有得到`,
+      };
     return never(run, { en: "no completions were polled", zh: "没有轮询到任何完成" }, "await cq.poll / cq.pollWait");
+  }
   const candidates = run.wcs.filter((wc) => onQp(c, wc, run));
   if (candidates.length === 0) {
     const seen = expected(

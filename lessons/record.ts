@@ -63,7 +63,8 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
     const qpRef = createdOf(e, "qp");
     if (qpRef) {
       qpIndex.set(qpRef.$handle, record.qps.length);
-      record.qps.push({ qp_num: Number(plain(qpRef.props?.qp_num) ?? -1) });
+      const variable = e.source?.variable;
+      record.qps.push({ qp_num: Number(plain(qpRef.props?.qp_num) ?? -1), ...(variable && { variable }) });
       const init = e.args[0] as { send_cq?: Ref; recv_cq?: Ref } | null;
       qpCqs.push([init?.send_cq?.$handle, init?.recv_cq?.$handle]);
     }

@@ -49,8 +49,10 @@ main() {
   # --no-isolate: one worker runs every file. Under emulation a fresh worker per file needs
   # 30-90 s to start, and vitest gives up on a worker after 60 s (not configurable).
   # state-machines: the QP model's generated paths, replayed on real rxe (qp.sim.test.ts).
+  # explain-backends: the reasons inferred for remote failures, from what real rxe did.
   step "conformance + native tests + QP model paths (native backend)" \
-    node_modules/.bin/vitest run --project all --no-file-parallelism --no-isolate verbs/conformance native state-machines
+    node_modules/.bin/vitest run --project all --no-file-parallelism --no-isolate verbs/conformance native state-machines \
+      app/session/explain-backends.test.ts
   if has_script lessons:check; then
     step "lessons:check (native backend)" npm run -s lessons:check -- --backend native
   else

@@ -219,7 +219,7 @@ function valuePitfalls(
       out.push({
         id: "dest_qp_num_unknown",
         attribute: "dest_qp_num",
-        message: `dest_qp_num 0x${attr.dest_qp_num.toString(16)} is not the number of any QP here (${ctx.known_qpns.map((n) => "0x" + n.toString(16)).join(", ")}): the modify succeeds, but sends will end in IBV_WC_RETRY_EXC_ERR`,
+        message: `dest_qp_num 0x${attr.dest_qp_num.toString(16)} is not the number of any QP here (${ctx.known_qpns.map((n) => "0x" + n.toString(16)).join(", ")}): the modify succeeds, but no one will answer this QP's sends: they end in IBV_WC_RETRY_EXC_ERR once retry_cnt runs out (on rxe, never if retry_cnt is 7: rxe retries for ever)`,
       });
     }
   }
@@ -229,7 +229,7 @@ function valuePitfalls(
       out.push({
         id: "dest_qp_num_not_mutual",
         attribute: "dest_qp_num",
-        message: `QP 0x${peer.qp_num.toString(16)} points at 0x${peer.dest_qp_num.toString(16)}, not back at this QP (0x${ctx.qp_num.toString(16)}): its replies will go elsewhere and RC sends end in IBV_WC_RETRY_EXC_ERR`,
+        message: `QP 0x${peer.qp_num.toString(16)} points at 0x${peer.dest_qp_num.toString(16)}, not back at this QP (0x${ctx.qp_num.toString(16)}): its replies will go elsewhere and RC sends end in IBV_WC_RETRY_EXC_ERR once retry_cnt runs out (on rxe, never if retry_cnt is 7)`,
       });
     }
   }

@@ -152,6 +152,7 @@ describe.skipIf(!hasChromium)("a beginner takes the whole course (web mode, simu
           const next = step.number < lesson.steps.length ? "next-step" : "next-lesson";
           if (next === "next-step" || li < course.lessons.length - 1) await page.click(`[data-testid=${next}]`);
         }
+        expect(mistakes.length, `${lesson.folder}: beginner mistakes driven`).toBeGreaterThanOrEqual(MIN_MISTAKES);
         expect(errors).toEqual([]);
       },
       180_000,

@@ -32,8 +32,8 @@ export const ErrorBanner = memo(function ErrorBanner({ error }: { error?: ErrorD
       {/* A verb's reason does not say where: its line does (the message of other errors has it). */}
       {error.reason && error.line !== undefined && (
         <div data-testid="error-line">
-          at main.ts line {error.line}, column {error.column}
-          {error.unawaited && " — the call was not awaited"}
+          {t.atLine(error.line, error.column ?? 0)}
+          {error.unawaited && t.notAwaited}
         </div>
       )}
     </div>

@@ -102,7 +102,13 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
           <code>{verdict.unexpectedError.code ?? "Error"}</code> {verdict.unexpectedError.message}
         </div>
       )}
-      {passedShown && (
+      {/* Passed in an earlier visit, nothing run since: the goals above are unchecked, so say when it passed. */}
+      {passedShown && !verdict && (
+        <div className="passed-banner before" data-testid="step-passed-before">
+          ✓ {ui.passedBefore}
+        </div>
+      )}
+      {passedShown && verdict && (
         <div className="passed-banner" data-testid="step-passed">
           ✓ {flow.completed ? ui.lessonDone : ui.stepPassed}
         </div>

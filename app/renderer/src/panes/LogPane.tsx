@@ -23,7 +23,7 @@ export const LogPane = memo(function LogPane({ lines, onSource }: LogPaneProps) 
             key={i}
             className={s && onSource ? "log-line linked" : "log-line"}
             data-line={s?.line}
-            title={s ? `main.ts line ${s.line}: click to show it` : undefined}
+            title={s ? t.showLine(s.line) : undefined}
             onClick={s && onSource ? () => onSource(s) : undefined}
           >
             {formatLogLine(l.text)}

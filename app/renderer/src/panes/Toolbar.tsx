@@ -58,11 +58,11 @@ export const Toolbar = memo(function Toolbar(p: ToolbarProps) {
           <span
             className="paused"
             data-testid="paused-before"
-            title={`${t.pausedBefore} ${p.pausedBefore}${p.pausedLine ? ` (line ${p.pausedLine})` : ""}`}
+            title={`${t.pausedBefore} ${p.pausedBefore}${p.pausedLine ? ` (${t.line(p.pausedLine)})` : ""}`}
           >
             {p.pausedLine !== undefined && (
               <button className="link" data-testid="paused-line" onClick={p.onPausedLine}>
-                line {p.pausedLine}
+                {t.line(p.pausedLine)}
               </button>
             )}
             {t.pausedBefore} {p.pausedBefore}
@@ -76,12 +76,12 @@ export const Toolbar = memo(function Toolbar(p: ToolbarProps) {
           data-testid="type-errors"
           title={p.typeErrors.errors.join("\n")}
         >
-          {p.typeErrors.errors.length} type error{p.typeErrors.errors.length === 1 ? "" : "s"}: run anyway?
+          {t.typeErrors(p.typeErrors.errors.length)}
           <button onClick={p.typeErrors.go} data-action="run-anyway">
-            Run anyway
+            {t.runAnyway}
           </button>
           <button onClick={p.typeErrors.cancel} data-action="cancel-run">
-            Cancel
+            {t.cancel}
           </button>
         </div>
       )}

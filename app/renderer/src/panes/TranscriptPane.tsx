@@ -136,12 +136,13 @@ const Chunk = memo(
 
 /** One call; rows are cached per event, so only new ones render. A row with a line links to it. */
 const Row = memo(function Row({ r, onSource }: { r: TranscriptRow; onSource?: (s: SourceSite) => void }) {
+  const t = useStrings();
   const source = r.source;
   const link = source && onSource;
   return (
     <tr
       className={[r.divergence && "diverged", link && "linked"].filter(Boolean).join(" ") || undefined}
-      title={r.divergence ?? (source ? `main.ts line ${source.line}: click to show it` : undefined)}
+      title={r.divergence ?? (source ? t.showLine(source.line) : undefined)}
       data-line={source?.line}
       onClick={link ? () => onSource(source) : undefined}
     >
