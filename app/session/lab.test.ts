@@ -18,6 +18,7 @@ import {
 import { VerbsError } from "../../verbs/errors.js";
 import { CLEAN_LINK } from "../../verbs/lab.js";
 import { goodModify } from "../../state-machines/qp-paths.js";
+import { toC } from "./export/c.js";
 import { createSession } from "./session.js";
 import type { VerbEvent } from "./transcript.js";
 import type { VerbsQp } from "./verbs-api.js";
@@ -64,6 +65,10 @@ describe("verbs.lab through the session", () => {
     expect(set.args).toEqual([{ loss: 1 }]);
     expect(set.result).toMatchObject({ loss: 1, blockRoceUdp: false });
     expect(evs.at(-1)!.verb).toBe("verbslab_clear_link");
+    // The C export says where the fault came from, instead of calling something that is not C.
+    const c = toC(s.transcript());
+    expect(c).toContain('/* verbslab_set_link({"loss":1}): outside C, as root on the lab\'s veth pair: tc qdisc');
+    expect(c).not.toContain("no C equivalent */");
   });
 
   it("a bad fault is a VerbsError naming the field, recorded as a failed call", async () => {
