@@ -157,17 +157,24 @@ suite("Faults on the lab link (§10)", () => {
         measured(`loss ${loss}`, { progress, elapsed: Math.round(elapsed), requester: da, responder: db });
       }
       const sent = da.sent_pkts ?? 0;
-      // Every message is ≥ 2 packets at MTU 1024; a lost request shows as a responder's
-      // out_of_seq_request (a later packet came first) or a requester's timeout retry; a lost
-      // ACK as a duplicate_request. Each packet is lost with p: expect about p × sent.
-      const recovered =
-        (db.out_of_seq_request ?? 0) +
-        (db.duplicate_request ?? 0) +
-        (da.rcvd_seq_err ?? 0) +
-        (da.completer_retry_err ?? 0);
-      if (loss >= 0.01) expect(recovered, JSON.stringify({ da, db })).toBeGreaterThan(0);
+      const base = WRITES * (WRITE_BYTES / 1024) + SENDS * Math.ceil(SEND_BYTES / 1024);
+      // Measured (sim/RXE-FACTS.md §10): a lost request makes the responder NAK the next one
+      // (out_of_seq_request) and the requester go back (rcvd_seq_err, completer_retry_err);
+      // a lost last packet or ACK, a timeout (completer_retry_err). Retransmissions show in
+      // sent_pkts above the 144 packets the messages take; with no loss nothing rises.
+      const recovered = (db.out_of_seq_request ?? 0) + (da.rcvd_seq_err ?? 0) + (da.completer_retry_err ?? 0);
+      expect(sent).toBeGreaterThanOrEqual(base);
+      expect(recovered > 0, JSON.stringify({ sent, da, db })).toBe(sent > base);
+      // At 5% of ~150+ packets, a run without loss is a 1-in-1000 event: the counters must rise.
+      if (loss >= 0.05) {
+        expect(da.rcvd_seq_err ?? 0).toBeGreaterThan(0);
+        expect(db.out_of_seq_request ?? 0).toBeGreaterThan(0);
+      }
+      // One NAK per burst of loss: never more NAKs than packets that could have been lost.
+      expect(da.rcvd_seq_err ?? 0).toBeLessThanOrEqual(db.out_of_seq_request ?? 0);
+      expect(da.rcvd_seq_err ?? 0).toBeLessThanOrEqual(Math.ceil(loss * sent * 3) + 2);
+      expect(da.completer_retry_err ?? 0).toBeGreaterThanOrEqual(da.rcvd_seq_err ?? 0);
       expect(da.retry_exceeded_err ?? 0).toBe(0);
-      expect(sent).toBeGreaterThanOrEqual(WRITES * (WRITE_BYTES / 1024) + SENDS * 2);
     }, 150_000);
 
   it("loss 1 (every packet): rxe0 ↔ rxe1 fails with RETRY_EXC_ERR, while rxe0 to itself still works", async (ctx) => {
