@@ -56,7 +56,7 @@ import {
 import { QS_READY, makeWc, type SimQp } from "./qp.js";
 import { completer, completerAgain, oldestWaits, syncRetransTimer } from "./completer.js";
 import { doComplete, opcodeAllowed, opcodeSequenceOk, responder, sendAck, writePayload } from "./responder.js";
-import { WQE_PENDING, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
+import { WQE_PENDING, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_SEND, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
 import type { SimWorld } from "./world.js";
 
 /**
@@ -95,6 +95,11 @@ function lastOf(opcode: number, imm: boolean): number {
  * returns true, or returns false (nothing changed) when fewer than two would.
  */
 export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: number): boolean {
+  // On one device each packet is answered before the next is built (requester.ts, rxe_loopback),
+  // and a refusal stops the message there. A receive can refuse any packet of a SEND, so a
+  // SEND goes packet by packet; a WRITE is refused at its first packet or not at all (its
+  // RETH covers the whole message), so only that packet goes alone.
+  if (qp.destDev === qp.device && (wqe.wrMask & WR_SEND || OPCODE_MASK[opcode] & M_START)) return false;
   const mtu = qp.mtu;
   const dma = wqe.dma;
   const resid = dma.resid;

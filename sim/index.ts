@@ -15,6 +15,7 @@ import { CNT_LINK_DOWNED } from "./counters.js";
 import { SimDevice } from "./device.js";
 import { simProfile, type SimProfileName } from "./profile.js";
 import { v4MappedGid } from "./gid.js";
+import { SimCm } from "./cm.js";
 import { SimWorld } from "./world.js";
 
 export type { PacketLogEntry } from "../verbs/backend.js";
@@ -38,6 +39,8 @@ export interface SimBackend extends VerbsBackend {
   readonly kind: "sim";
   /** Faults on the wire between rxe0 and rxe1 (sim/faults.ts), seeded. */
   readonly lab: LabLink;
+  /** The connection manager (librdmacm over rdma_cm and the IB CM, sim/cm.ts). */
+  readonly cm: SimCm;
   /** The per-packet log, oldest first (empty when the log is off). */
   readonly packets: readonly PacketLogEntry[];
   /** The same log as the contract's optional capability (what the app reads). */
@@ -91,6 +94,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
 
   const backend: SimBackend = {
     kind: "sim",
+    cm: new SimCm(world),
     get packets() {
       return world.packets;
     },

@@ -179,9 +179,22 @@ function advanceCursor(wqe: SendWqe, n: number): void {
   dma.resid -= n;
 }
 
-/** Runs the requester until it has nothing (more) to send. */
+/**
+ * Runs the requester until it has nothing (more) to send. Like rxe's task, it never runs
+ * twice at once: a kick while it runs (from a loopback answer handled inline) is covered by
+ * the running loop, which re-checks everything before each packet.
+ */
 export function requester(qp: SimQp): void {
-  if (qp.destroyed) return;
+  if (qp.destroyed || qp.reqActive) return;
+  qp.reqActive = true;
+  try {
+    requesterLoop(qp);
+  } finally {
+    qp.reqActive = false;
+  }
+}
+
+function requesterLoop(qp: SimQp): void {
   const world = qp.world;
   for (;;) {
     if (qp.reqState === QS_RESET) return;
@@ -342,6 +355,8 @@ export function requester(qp: SimQp): void {
     world.transmit(qp.device, pkt, dest);
     if (rc) qp.armRetransIfIdle();
     else if (mask & M_END) completer(qp, null, false);
+    // rxe_loopback: the responder answers this packet before the next one is built (§5).
+    if (rc && !(mask & M_END) && dest === qp.device) world.runNow();
   }
 }
 

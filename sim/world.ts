@@ -29,6 +29,7 @@ import {
 } from "./packets.js";
 import type { PacketLogEntry } from "../verbs/backend.js";
 import type { LinkState } from "../verbs/lab.js";
+import type { CmMad } from "../verbs/cm.js";
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
 import { WireFaults } from "./faults.js";
@@ -365,34 +366,49 @@ export class SimWorld {
     if (this.running) return;
     this.running = true;
     try {
-      const q = this.queue;
-      while (this.qHead < q.length) {
-        const item = q[this.qHead];
-        q[this.qHead++] = undefined as unknown as Packet;
-        if (item instanceof Packet) {
-          this.flushCopyBefore(item);
-          if (item.count === 1) this.deliver(item);
-          else if (item.sendRun) this.deliverSendRun(item);
-          else if (item.mask & M_REQ) this.deliverTrain(item);
-          else this.deliverAckTrain(item);
-        } else if (typeof item === "function") {
-          item();
-        } else {
-          item.reqQueued = false;
-          requester(item);
-        }
-        if (this.qHead > 4096 && this.qHead * 2 > q.length) {
-          q.splice(0, this.qHead);
-          this.qHead = 0;
-        }
-      }
-      q.length = 0;
-      this.qHead = 0;
+      this.drain();
     } finally {
       this.flushCopy();
       this.running = false;
     }
     if (this.clock.pendingWaiters) this.clock.poke();
+  }
+
+  /**
+   * rxe_loopback: a packet for the sending device itself goes straight to rxe_rcv, and the
+   * responder and completer tasks, idle, run inline; so the requester builds its next packet
+   * only after this one was answered (a NAK that moves it to ERR stops the message there).
+   * Processes the FIFO now, also from inside run() (whose loop then finds it empty).
+   */
+  runNow(): void {
+    if (this.running) this.drain();
+    else this.run();
+  }
+
+  private drain(): void {
+    const q = this.queue;
+    while (this.qHead < q.length) {
+      const item = q[this.qHead];
+      q[this.qHead++] = undefined as unknown as Packet;
+      if (item instanceof Packet) {
+        this.flushCopyBefore(item);
+        if (item.count === 1) this.deliver(item);
+        else if (item.sendRun) this.deliverSendRun(item);
+        else if (item.mask & M_REQ) this.deliverTrain(item);
+        else this.deliverAckTrain(item);
+      } else if (typeof item === "function") {
+        item();
+      } else {
+        item.reqQueued = false;
+        requester(item);
+      }
+      if (this.qHead > 4096 && this.qHead * 2 > q.length) {
+        q.splice(0, this.qHead);
+        this.qHead = 0;
+      }
+    }
+    q.length = 0;
+    this.qHead = 0;
   }
 
   /**
@@ -564,6 +580,41 @@ export class SimWorld {
     if (m & M_DETH) e.deth = { qkey: p.qkey, src_qpn: p.srcQpn };
     if (dropped) e.dropped = dropped;
     // A delivered packet is logged once, at delivery; a dropped one where it was dropped.
+    if (this.ring.length < MAX_LOG) this.ring.push(e);
+    else {
+      this.ring[this.ringHead] = e;
+      this.ringHead = (this.ringHead + 1) % MAX_LOG;
+    }
+    this.ordered = null;
+  }
+
+  /**
+   * A MAD on QP1 (the CM's REQ, REP, …; sim/cm.ts): counted as rxe counts its GSI QP's packets
+   * (sent_pkts on the sender; rcvd_pkts on the receiver when it arrives) and logged as the
+   * UD_SEND_ONLY it is, with what it carries in `mad`. `to` null or `dropped` set: it went nowhere.
+   */
+  mad(from: SimDevice, to: SimDevice | null, mad: CmMad, dropped?: string): void {
+    from.counters[CNT_SENT_PKTS]++;
+    if (to && !dropped) to.counters[CNT_RCVD_PKTS]++;
+    if (!this.packetLog) return;
+    const psn = from.gsiPsn;
+    from.gsiPsn = (from.gsiPsn + 1) & 0xffffff;
+    const e: PacketLogEntry = {
+      seq: this.logSeq++,
+      time: this.clock.now,
+      src: from.name,
+      dst: to ? to.name : "?",
+      opcode: "UD_SEND_ONLY",
+      psn,
+      src_qpn: 1,
+      dest_qpn: 1,
+      payload_len: 256,
+      ack_req: false,
+      solicited: false,
+      deth: { qkey: 0x80010000, src_qpn: 1 },
+      mad,
+    };
+    if (dropped) e.dropped = dropped;
     if (this.ring.length < MAX_LOG) this.ring.push(e);
     else {
       this.ring[this.ringHead] = e;

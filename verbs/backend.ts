@@ -31,6 +31,7 @@ import type {
   Wc,
 } from "./types.js";
 import type { LabLink } from "./lab.js";
+import type { CmBackend, CmMad } from "./cm.js";
 
 export interface VerbsBackend {
   /** Which implementation this is, for labels only. */
@@ -56,6 +57,13 @@ export interface VerbsBackend {
    * lab VM's veth pair. Absent where a backend cannot inject any.
    */
   readonly lab?: LabLink;
+  /**
+   * The connection manager (librdmacm's rdma_cm, verbs/cm.ts), if this backend has one:
+   * the simulator always; native when the addon was built with librdmacm.
+   */
+  readonly cm?: CmBackend;
+  /** Why `cm` is absent, if it is (e.g. "the addon was built without librdmacm (apt install librdmacm-dev)"). */
+  readonly cmUnavailableReason?: string;
 }
 
 /** A backend's own log of the packets it sent and received (an optional capability: `VerbsBackend.packetLog`). */
@@ -90,6 +98,8 @@ export interface PacketLogEntry {
   deth?: { qkey: number; src_qpn: number };
   /** Set when the packet was dropped, with why. */
   dropped?: string;
+  /** For a MAD on QP1 (a UD_SEND_ONLY to or from QPN 1): the CM message it carries. */
+  mad?: CmMad;
 }
 
 /** struct ibv_context: an open device. */

@@ -6,3 +6,4 @@ export type * from "./backend.js";
 export * from "./qp-transitions.js";
 export * from "./cq-events.js";
 export * from "./lab.js";
+export * from "./cm.js";

@@ -238,10 +238,10 @@ export const requestSchemas = {
   }),
   /**
    * One verb from learner code: `session.call(handle, method, args)`. Handle 0 is the root
-   * facade. Args are plain data; `Ref`s inside them name backend objects.
+   * facade, −1 its connection manager (`verbs.cm`). Args are plain data; `Ref`s inside them name backend objects.
    */
   "verbs.call": s.object({
-    handle: s.number({ integer: true, min: 0 }),
+    handle: s.number({ integer: true, min: -1 }),
     method: s.string({ min: 1, max: 100 }),
     args: s.array(s.unknown(), { max: 64 }),
     /** The line of main.ts that made the call (the runner reads it off the call's stack). */

@@ -137,8 +137,8 @@ const en = {
   rnrNote: (timer: number, w: { askedMs: number; floorMs: number }, afterNakMs: number) =>
     w.askedMs >= w.floorMs
       ? `the NAK's timer ${timer} asks for ${w.askedMs} ms`
-      : `the NAK's timer ${timer} asks for ${w.askedMs} ms, but rxe waits in whole ${w.floorMs / 2} ms jiffies, ` +
-        `at least one plus the tick it starts in: never under ${w.floorMs} ms (the retry went ${afterNakMs} ms after the NAK)`,
+      : `the NAK's timer ${timer} asks for ${w.askedMs} ms, but rxe waits in whole ${w.floorMs} ms jiffies, at least ` +
+        `one, and its timer fires on a tick: ${w.floorMs} to ${2 * w.floorMs} ms (the retry went ${afterNakMs} ms after the NAK)`,
 };
 
 export type Strings = typeof en;
@@ -261,8 +261,8 @@ const zh: Strings = {
   rnrNote: (timer, w, afterNakMs) =>
     w.askedMs >= w.floorMs
       ? `NAK 的定时器 ${timer} 要求等待 ${w.askedMs} ms`
-      : `NAK 的定时器 ${timer} 要求等待 ${w.askedMs} ms，但 rxe 以整数个 ${w.floorMs / 2} ms 的 jiffy 计时，` +
-        `至少一个，再加上开始时所在的那个节拍：从不少于 ${w.floorMs} ms（这次重试在 NAK 之后 ${afterNakMs} ms 发出）`,
+      : `NAK 的定时器 ${timer} 要求等待 ${w.askedMs} ms，但 rxe 以整数个 ${w.floorMs} ms 的 jiffy 计时，至少一个，` +
+        `而且定时器在节拍上触发：${w.floorMs} 到 ${2 * w.floorMs} ms（这次重试在 NAK 之后 ${afterNakMs} ms 发出）`,
 };
 
 export const STRINGS: Record<Language, Strings> = { en, zh };

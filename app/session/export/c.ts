@@ -258,6 +258,10 @@ export function toC(t: Transcript, options: CExportOptions = {}): string {
       channel: "struct ibv_comp_channel",
       qp: "struct ibv_qp",
       ah: "struct ibv_ah",
+      cm: "",
+      cmChannel: "struct rdma_event_channel",
+      cmId: "struct rdma_cm_id",
+      cmEvent: "struct rdma_cm_event",
       verbs: "",
     }[o.type];
     if (!ctype) continue;
