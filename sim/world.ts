@@ -31,9 +31,11 @@ import {
 } from "./packets.js";
 import { formatGid } from "./gid.js";
 import type { PacketLogEntry } from "../verbs/backend.js";
+import type { LinkState } from "../verbs/lab.js";
 import type { CmMad } from "../verbs/cm.js";
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
+import { WireFaults } from "./faults.js";
 import { completer } from "./completer.js";
 import {
   completeAckTrain,
@@ -87,7 +89,21 @@ export class SimWorld {
   readonly rng: Rng;
   readonly memory: AddressSpace;
   devices: SimDevice[] = [];
-  packetLog: boolean;
+  /** The lab link's faults between the two devices (sim/faults.ts). */
+  readonly faults: WireFaults;
+  private logOn: boolean;
+  /**
+   * Every packet goes through the reference path one by one: while the log is on (each is
+   * logged) or a fault may touch any of them (sim/faults.ts). The fast paths check this.
+   */
+  perPacket: boolean;
+  get packetLog(): boolean {
+    return this.logOn;
+  }
+  set packetLog(on: boolean) {
+    this.logOn = on;
+    this.perPacket = on || this.faults.active;
+  }
   /**
    * The packet log as a ring: once full, each packet overwrites the oldest (O(1); trimming the
    * front of an array per packet made a full log ~100× slower). `packets` reads it in order.
@@ -130,7 +146,9 @@ export class SimWorld {
   constructor(seed: number, packetLog: boolean, root: boolean) {
     this.rng = new Rng(seed);
     this.memory = new AddressSpace(this.rng);
-    this.packetLog = packetLog;
+    this.faults = new WireFaults(seed);
+    this.logOn = packetLog;
+    this.perPacket = packetLog;
     this.root = root;
     this.clock.afterFire = () => this.run();
   }
@@ -174,6 +192,7 @@ export class SimWorld {
       return false;
     }
     pkt.destDev = destDev;
+    if (from !== destDev && this.faults.active && this.faulted(from, destDev, pkt)) return true;
     if (
       pkt.opcode === RC_ACKNOWLEDGE &&
       this.joinAck(pkt.srcQp!, destDev, pkt.destQpn, pkt.syndrome, pkt.sgid, pkt.dgid, pkt.psn, pkt.msn)
@@ -183,6 +202,34 @@ export class SimWorld {
     }
     this.queue.push(pkt);
     return true;
+  }
+
+  /**
+   * A packet between the two devices meets the link's faults (sim/faults.ts): true when they
+   * took it (dropped, logged with why, or held back by the delay and queued when it is over).
+   * The sender cannot tell: to rxe a packet netem or the peer dropped was sent.
+   */
+  private faulted(from: SimDevice, to: SimDevice, pkt: Packet): boolean {
+    const fate = this.faults.fate(from, to, pkt);
+    if (fate === null) return false;
+    if ("drop" in fate) {
+      if (this.packetLog) this.log(from, to, pkt, fate.drop);
+      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${to.name} never got its packets: ${fate.drop}`;
+      this.recycle(pkt);
+      return true;
+    }
+    this.faults.hold(this.clock, pkt, fate.delayMs, (p) => this.queue.push(p));
+    return true;
+  }
+
+  /** Applies the lab link's new state (verbs/lab.ts) to the wire and the devices' netdev MTUs. */
+  setLink(next: LinkState): void {
+    const [rxe0, rxe1] = this.devices;
+    this.faults.set(next, rxe0!, rxe1!, this.clock, (p) => {
+      if (this.packetLog) this.log(p.srcQp ? p.srcQp.device : p.destDev!, p.destDev, p, "purged with the netem qdisc");
+      this.recycle(p);
+    });
+    this.perPacket = this.logOn || this.faults.active;
   }
 
   /** The FIFO's last record when it is a packet not yet taken, else null. */
@@ -221,7 +268,7 @@ export class SimWorld {
     msn: number,
   ): boolean {
     const q = this.queue;
-    if (this.packetLog || q.length <= this.qHead) return false;
+    if (this.perPacket || q.length <= this.qHead) return false;
     const t = q[q.length - 1];
     if (
       !(t instanceof Packet) ||
@@ -427,7 +474,7 @@ export class SimWorld {
     const qp = this.destQp(t);
     if (
       qp &&
-      !this.packetLog &&
+      !this.perPacket &&
       qp.typeOfOpcode(t.opcode) === qp.qp_type &&
       qp.respReady &&
       qp.pathMatches(t.sgid, t.dgid) &&

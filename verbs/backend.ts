@@ -30,6 +30,7 @@ import type {
   Sge,
   Wc,
 } from "./types.js";
+import type { LabLink } from "./lab.js";
 import type { CmBackend, CmMad } from "./cm.js";
 
 export interface VerbsBackend {
@@ -51,6 +52,11 @@ export interface VerbsBackend {
    * the contract asks for this capability, never which backend it has.
    */
   readonly packetLog?: PacketLog;
+  /**
+   * Faults on the lab link between rxe0 and rxe1 (verbs/lab.ts): the simulator's wire, or the
+   * lab VM's veth pair. Absent where a backend cannot inject any.
+   */
+  readonly lab?: LabLink;
   /**
    * The connection manager (librdmacm's rdma_cm, verbs/cm.ts), if this backend has one:
    * the simulator always; native when the addon was built with librdmacm.
