@@ -95,13 +95,15 @@ function checkChecks(p: Problems, where: string, checks: unknown): void {
         break;
       case "error":
         known(["verb", "code", "attribute"]);
-        if (typeof c.verb !== "string" || !c.verb.startsWith("ibv_")) p.add(`${at}.verb`, "must be an ibv_* name");
+        // rdma_*: librdmacm's verbs (verbs/cm.ts).
+        if (typeof c.verb !== "string" || !/^(ibv|rdma)_/.test(c.verb))
+          p.add(`${at}.verb`, "must be an ibv_* (or rdma_*) name");
         if (typeof c.code !== "string" || !/^E[A-Z]+$/.test(c.code)) p.add(`${at}.code`, "must be an errno name");
         break;
       case "verb_count":
         known(["verb", "count", "ok"]);
-        if (typeof c.verb !== "string" || !/^(ibv|verbslab)_[a-z_]+$/.test(c.verb))
-          p.add(`${at}.verb`, "must be an ibv_* (or verbslab_*) name");
+        if (typeof c.verb !== "string" || !/^(ibv|rdma|verbslab)_[a-z_]+$/.test(c.verb))
+          p.add(`${at}.verb`, "must be an ibv_*, rdma_* or verbslab_* name");
         p.number(`${at}.count`, c.count);
         break;
       case "counter":

@@ -138,6 +138,131 @@ export interface NativeAh {
   destroy(): void;
 }
 
+/** A socket address as the addon reads and writes it (`family` only on the way out: AF_INET 2, AF_INET6 10). */
+export interface NativeSockAddr {
+  addr: string;
+  port: number;
+  family?: number;
+}
+
+/** struct rdma_conn_param as the addon reads it (absent fields are 0; no object: NULL). */
+export interface NativeConnParam {
+  private_data?: Uint8Array;
+  responder_resources?: number;
+  initiator_depth?: number;
+  flow_control?: number;
+  retry_count?: number;
+  rnr_retry_count?: number;
+  srq?: number;
+  qp_num?: number;
+}
+
+/** struct rdma_cm_event, held by the addon until `ack()` (rdma_ack_cm_event). */
+export interface NativeCmEvent {
+  readonly event: number;
+  readonly status: number;
+  readonly id: NativeCmId;
+  /** CONNECT_REQUEST only: the listening id (`id` is the new child id). */
+  readonly listen_id?: NativeCmId;
+  /** event->param.conn for RDMA_PS_TCP ids, every field as librdmacm filled it. */
+  readonly conn?: {
+    private_data: Uint8Array;
+    private_data_len: number;
+    responder_resources: number;
+    initiator_depth: number;
+    flow_control: number;
+    retry_count: number;
+    rnr_retry_count: number;
+    srq: number;
+    qp_num: number;
+  };
+  /** event->param.ud for RDMA_PS_UDP ids and multicast events. */
+  readonly ud?: { private_data: Uint8Array; private_data_len: number; ah_attr: AhAttr; qp_num: number; qkey: number };
+  /** EINVAL ("already destroyed") the second time. */
+  ack(): void;
+}
+
+/** What the struct rdma_cm_id holds right now (`info()`). */
+export interface NativeCmIdInfo {
+  ps: number;
+  qp_type: number;
+  port_num: number;
+  /** id->verbs's device name, null before the id is bound to one. */
+  device: string | null;
+  src_addr: NativeSockAddr | null;
+  dst_addr: NativeSockAddr | null;
+  /** route.addr.addr.ibaddr */
+  sgid: string;
+  dgid: string;
+  pkey: number;
+  qp_num: number | null;
+  route: {
+    num_paths: number;
+    path?: {
+      sgid: string;
+      dgid: string;
+      mtu: number;
+      rate: number;
+      hop_limit: number;
+      traffic_class: number;
+      flow_label: number;
+      sl: number;
+      pkey: number;
+      packet_life_time: number;
+    };
+  };
+}
+
+/** A QP state change librdmacm made, seen by ibv_query_qp before and after a call or an event. */
+export interface NativeQpChange {
+  /** "rdma_create_qp", "rdma_accept", "rdma_disconnect", "rdma_get_cm_event", … */
+  during: string;
+  /** The event rdma_get_cm_event returned (RDMA_CM_EVENT_*), -1 for a call. */
+  event: number;
+  /** IBV_QPS_*; -1: the QP did not exist before (rdma_create_qp). */
+  from: number;
+  to: number;
+}
+
+/** struct rdma_cm_id. Methods are the librdmacm calls; errors are VerbsErrors with its errno. */
+export interface NativeCmId {
+  /** id->verbs: librdmacm's own context for the id's device (one object per device), null before. */
+  verbs(): NativeContext | null;
+  info(): NativeCmIdInfo;
+  bindAddr(addr: NativeSockAddr): void;
+  resolveAddr(src: NativeSockAddr | null, dst: NativeSockAddr, timeout_ms: number): void;
+  resolveRoute(timeout_ms: number): void;
+  listen(backlog: number): void;
+  /** rdma_create_qp; pd null: librdmacm's PD for the device (the QP's `pd` then names it). */
+  createQp(
+    pd: NativePd | null,
+    init: { send_cq: NativeCq; recv_cq: NativeCq; cap: Partial<QpCap>; qp_type: number; sq_sig_all?: number },
+  ): NativeQp & { readonly pd: NativePd };
+  destroyQp(): void;
+  connect(param: NativeConnParam | null): void;
+  accept(param: NativeConnParam | null): void;
+  reject(private_data: Uint8Array | null): void;
+  disconnect(): void;
+  initQpAttr(qp_state: number): { attr: QpAttrInput; attr_mask: number };
+  joinMulticast(addr: NativeSockAddr): void;
+  leaveMulticast(addr: NativeSockAddr): void;
+  /** The QP state changes since the last call (then forgotten). */
+  takeQpChanges(): NativeQpChange[];
+  /** Events got for this id (a CONNECT_REQUEST: for its listening id) and not acknowledged. */
+  unacked(): number;
+  /** rdma_destroy_id; EBUSY while `unacked()` > 0 (librdmacm would wait for ever). */
+  destroy(): void;
+}
+
+/** struct rdma_event_channel */
+export interface NativeEventChannel {
+  createId(ps: number): NativeCmId;
+  /** Resolves with null when the timeout (ms; undefined = forever) passes, or the channel is destroyed. */
+  getEvent(timeoutMs?: number): Promise<NativeCmEvent | null>;
+  /** EBUSY while an id uses it. */
+  destroy(): void;
+}
+
 export interface NativeAddon {
   init(classes: { VerbsError: typeof VerbsError }): void;
   /** errno is non-zero when ibv_get_device_list returned NULL (ENOSYS: no RDMA in the kernel). */
@@ -147,7 +272,27 @@ export interface NativeAddon {
   readonly WC_WORDS: number;
   /** Most SGEs a WR packed for the posts `NativeQp.bindPacked` returns may carry. */
   readonly PACKED_SGES: number;
+  /** Whether the addon was built with librdmacm (the functions below exist only then). */
+  readonly RDMACM: boolean;
+  createEventChannel?(): NativeEventChannel;
+  getAddrInfo?(
+    node: string | null,
+    service: string | null,
+    hints: { ai_flags?: number; ai_family?: number; ai_qp_type?: number; ai_port_space?: number } | null,
+  ): {
+    ai_flags: number;
+    ai_family: number;
+    ai_qp_type: number;
+    ai_port_space: number;
+    ai_src_addr: NativeSockAddr | null;
+    ai_dst_addr: NativeSockAddr | null;
+  }[];
 }
+
+/** What the loader says when the addon was built without librdmacm. */
+export const RDMACM_MISSING =
+  "rdma_cm unavailable: librdmacm-dev not installed when the addon was built " +
+  "(sudo apt-get install librdmacm-dev, then npm run build:native)";
 
 /** Where the build puts the addon. */
 export const ADDON_PATH = join(dirname(fileURLToPath(import.meta.url)), "build", "Release", "verbslab_native.node");

@@ -34,6 +34,8 @@ import type {
   Sge,
   Wc,
 } from "../verbs/types.js";
+import { nativeCm } from "./cm.js";
+import type { CmBackend } from "../verbs/cm.js";
 import {
   loadAddon,
   type NativeAddon,
@@ -49,6 +51,7 @@ import {
   type PostPacked,
 } from "./addon.js";
 
+import { NativeLabLink } from "./lab-link.js";
 export { rdmaResShowQp, type RdmaResQp } from "./rdma-res.js";
 
 /** How to get real verbs when the kernel has none. */
@@ -169,9 +172,41 @@ function handleOf<H>(o: unknown, what: string, verb: string): H {
 
 class NativeBackend implements VerbsBackend {
   readonly kind = "native" as const;
+  /** Faults on the lab VM's veth pair (refused, saying why, anywhere else). */
+  readonly lab = new NativeLabLink();
   readonly #addon: NativeAddon;
+  readonly cm?: CmBackend;
+  readonly cmUnavailableReason?: string;
   constructor(addon: NativeAddon) {
     this.#addon = addon;
+    const cm = nativeCm(addon, this.#wrappers());
+    if ("cm" in cm) this.cm = cm.cm;
+    else this.cmUnavailableReason = cm.cmUnavailableReason;
+  }
+  #layout(): Layout {
+    return { wcWords: this.#addon.WC_WORDS, packedSges: this.#addon.PACKED_SGES };
+  }
+  /** The contract objects for the handles the CM hands out (librdmacm's context and PD, its QPs). */
+  #wrappers() {
+    const layout = this.#layout();
+    return {
+      context: (h: NativeContext, device: string): Context =>
+        (owners.get(h) as Context | undefined) ?? bind(new NativeContextImpl(h, this.#deviceInfo(device), layout), h),
+      pd: (h: NativePd, context: Context): Pd =>
+        (owners.get(h) as Pd | undefined) ?? bind(new NativePdImpl(h, context, layout), h),
+      qp: (h: NativeQp, pd: Pd, init: QpInitAttr): Qp => bind(new NativeQpImpl(h, pd, init, layout), h),
+      handleOf,
+    };
+  }
+  #deviceInfo(name: string): DeviceInfo {
+    return (
+      this.getDeviceList().find((d) => d.name === name) ?? {
+        name,
+        node_guid: "0000:0000:0000:0000",
+        node_type: 0,
+        transport_type: 0,
+      }
+    );
   }
   get unavailableReason(): string | undefined {
     const { errno, devices } = this.#addon.getDeviceList();
@@ -186,14 +221,7 @@ class NativeBackend implements VerbsBackend {
   }
   openDevice(name: string): Context {
     const h = this.#addon.openDevice(name);
-    const info = this.getDeviceList().find((d) => d.name === name) ?? {
-      name,
-      node_guid: "0000:0000:0000:0000",
-      node_type: 0,
-      transport_type: 0,
-    };
-    const layout = { wcWords: this.#addon.WC_WORDS, packedSges: this.#addon.PACKED_SGES };
-    return bind(new NativeContextImpl(h, info, layout), h);
+    return bind(new NativeContextImpl(h, this.#deviceInfo(name), this.#layout()), h);
   }
   now(): number {
     return performance.now();

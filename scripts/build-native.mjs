@@ -27,6 +27,14 @@ if (!header) {
   process.exit(0);
 }
 
+// librdmacm is optional (CMakeLists.txt builds the rdma_cm classes only with it): say so.
+if (!headerDirs.some((d) => existsSync(join(d, "rdma", "rdma_cma.h")))) {
+  console.log(
+    "build-native: <rdma/rdma_cma.h> was not found: building without rdma_cm (backend.cm is absent).\n" +
+      "  For connection management through librdmacm: sudo apt-get install -y librdmacm-dev && npm run build:native",
+  );
+}
+
 const require = createRequire(import.meta.url);
 let BuildSystem;
 try {

@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { IBV_SEND_SIGNALED, IBV_WC_RETRY_EXC_ERR, IBV_WC_SUCCESS, IBV_WR_SEND } from "../verbs/constants.js";
 import { VerbsError } from "../verbs/errors.js";
 import { MAX_WAIT_MS } from "../verbs/waits.js";
-import { Clock, MAX_CLOCK_MS, Timer, waitFor } from "./clock.js";
+import { Clock, MAX_CLOCK_MS, Timer, timerFireAt, waitFor } from "./clock.js";
 import { createSimBackend } from "./index.js";
-import { ackTimeoutMs } from "./modify.js";
-import { rnrDelayMs } from "./completer.js";
+import { ackTimeoutJiffies } from "./modify.js";
+import { rnrDelayJiffies } from "./completer.js";
 import { connectRc, makeEnd } from "./testing.js";
 
 describe("virtual clock", () => {
@@ -44,14 +44,34 @@ describe("virtual clock", () => {
     expect(b.now()).toBe(0);
   });
 
-  it("local ACK timeout and RNR delays follow the jiffy formulas of RXE-FACTS.md §5.1", () => {
-    expect(ackTimeoutMs(0)).toBe(0);
-    expect(ackTimeoutMs(1)).toBe(8); // floor → 0, at least 1 jiffy, plus the measured extra tick
-    expect(ackTimeoutMs(10)).toBe(8);
-    expect(ackTimeoutMs(14)).toBe(68);
-    expect(rnrDelayMs(0)).toBe(660);
-    expect(rnrDelayMs(1)).toBe(8);
-    expect(rnrDelayMs(28)).toBe(168);
+  it("local ACK timeout and RNR delays in jiffies follow rxe's conversions (RXE-FACTS.md §5.1)", () => {
+    expect(ackTimeoutJiffies(0)).toBe(0);
+    expect(ackTimeoutJiffies(1)).toBe(1); // nsecs_to_jiffies rounds 8 µs down to 0; at least 1
+    expect(ackTimeoutJiffies(10)).toBe(1);
+    expect(ackTimeoutJiffies(14)).toBe(16); // 67.1 ms
+    expect(ackTimeoutJiffies(17)).toBe(134); // 536.9 ms
+    expect(rnrDelayJiffies(0)).toBe(164); // usecs_to_jiffies rounds 655.36 ms up
+    expect(rnrDelayJiffies(1)).toBe(1);
+    expect(rnrDelayJiffies(24)).toBe(11); // 40.96 ms
+    expect(rnrDelayJiffies(28)).toBe(41);
+  });
+
+  it("timers fire as the kernel's wheel fires them: one tick late up to 62 jiffies, at the next multiple of 8 beyond", () => {
+    // Level 0: expiry + 1 jiffy, from the tick the timer was armed in.
+    expect(timerFireAt(0, 16)).toBe(68);
+    expect(timerFireAt(2, 16)).toBe(68);
+    expect(timerFireAt(4, 16)).toBe(72);
+    expect(timerFireAt(0, 62)).toBe(63 * 4);
+    // Level 1 (63..503 jiffies): rounded up past the expiry to a multiple of 8 jiffies.
+    expect(timerFireAt(0, 63)).toBe(64 * 4);
+    expect(timerFireAt(0, 134)).toBe(136 * 4);
+    expect(timerFireAt(136 * 4, 134)).toBe(272 * 4); // each retry after the first: 136 jiffies
+    expect(timerFireAt(2 * 4, 134)).toBe(144 * 4); // the first one waits 135..142 by phase
+    expect(timerFireAt(0, 164)).toBe(168 * 4);
+    expect(timerFireAt(5 * 4, 164)).toBe(176 * 4);
+    // Level 2 (504..4031): multiples of 64.
+    expect(timerFireAt(0, 504)).toBe(512 * 4);
+    expect(timerFireAt(0, 512)).toBe(576 * 4);
   });
 
   it("pollWait resolves at the exact virtual instant the retry machinery gives up", async () => {

@@ -31,6 +31,35 @@ export function checkWait(clock: Clock, verb: string, arg: string, ms: number | 
     });
 }
 
+/** HZ=250 in the measured kernel (Debian's 6.1 in the lab VM): one jiffy is 4 ms. */
+export const JIFFY_MS = 4;
+
+/** The timer wheel's shape (kernel/time/timer.c): 9 levels of 64 buckets, each 8× coarser. */
+const LVL_CLK_SHIFT = 3;
+const LVL_SIZE = 64;
+const LVL_DEPTH = 9;
+/** Jiffies ahead from which a timer goes to level `n` (LVL_START). */
+const lvlStart = (n: number): number => (LVL_SIZE - 1) * 2 ** ((n - 1) * LVL_CLK_SHIFT);
+
+/**
+ * The virtual time at which Linux fires a timer armed at `now` (ms) with
+ * `mod_timer(t, jiffies + delta)`. jiffies counts whole 4 ms ticks since the simulator's
+ * time 0. calc_wheel_index puts the timer on the level whose range holds `delta` and
+ * calc_index rounds its expiry up to that level's granularity, strictly past it:
+ * `((expires >> shift) + 1) << shift`. So a timer up to 62 jiffies out fires one tick after
+ * its expiry (the "extra tick" measured on every short rxe wait), and one 63 to 503 jiffies
+ * out at the next multiple of 8 jiffies after its expiry: timeout 17's 134 jiffies take 135
+ * to 142, RNR 655.36 ms's 164 take 165 to 172 (RXE-FACTS.md §5.1).
+ */
+export function timerFireAt(now: number, delta: number): number {
+  const jnow = Math.floor(now / JIFFY_MS);
+  let lvl = 0;
+  while (lvl < LVL_DEPTH - 1 && delta >= lvlStart(lvl + 1)) lvl++;
+  const gran = 2 ** (lvl * LVL_CLK_SHIFT);
+  const expires = jnow + delta;
+  return (Math.floor(expires / gran) + 1) * gran * JIFFY_MS;
+}
+
 /** A timer on the heap. Owners keep their Timer objects and re-arm them (no allocation per arm). */
 export class Timer {
   at = 0;

@@ -28,7 +28,7 @@ import {
 } from "./counters.js";
 import { scatter } from "./dma.js";
 import { completePlainAck } from "./fast-path.js";
-import { JIFFY_MS } from "./modify.js";
+import { JIFFY_MS, timerFireAt } from "./clock.js";
 import {
   AETH_ACK,
   AETH_NAK,
@@ -60,10 +60,9 @@ import {
   type SendWqe,
 } from "./wqe.js";
 
-/** usecs_to_jiffies (rounds up, at least 1) plus the extra tick each wait was measured to take (§5.1). */
-export function rnrDelayMs(timer: number): number {
-  const j = Math.max(1, Math.ceil(RNR_TIMER_USEC[timer & 0x1f] / (JIFFY_MS * 1000)));
-  return (j + 1) * JIFFY_MS;
+/** rnrnak_jiffies: usecs_to_jiffies(rnrnak_usec[timer]) (which rounds up), at least one. */
+export function rnrDelayJiffies(timer: number): number {
+  return Math.max(1, Math.ceil(RNR_TIMER_USEC[timer & 0x1f] / (JIFFY_MS * 1000)));
 }
 
 const GET_WQE = 1;
@@ -265,7 +264,7 @@ function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): numb
           qp.needRetry = true;
           qp.waitForRnrTimer = true;
           const clock = qp.world.clock;
-          clock.arm(qp.rnrTimer, clock.now + rnrDelayMs(pkt!.syndrome & ~AETH_TYPE_MASK));
+          clock.arm(qp.rnrTimer, timerFireAt(clock.now, rnrDelayJiffies(pkt!.syndrome & ~AETH_TYPE_MASK)));
           return EXIT;
         }
         qp.device.counters[CNT_RNR_RETRY_EXCEEDED]++;
@@ -296,7 +295,8 @@ function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): numb
 export function syncRetransTimer(qp: SimQp): void {
   if (qp.qp_type !== IBV_QPT_RC) return;
   const clock = qp.world.clock;
-  if (qp.reqState === QS_READY && qp.timeoutMs && qp.outstanding) clock.arm(qp.retransTimer, clock.now + qp.timeoutMs);
+  if (qp.reqState === QS_READY && qp.timeoutJiffies && qp.outstanding)
+    clock.arm(qp.retransTimer, timerFireAt(clock.now, qp.timeoutJiffies));
   else if (!qp.outstanding || qp.reqState === QS_ERROR) clock.cancel(qp.retransTimer);
 }
 

@@ -127,6 +127,14 @@ export class SimContext implements Context {
     if (!this.destroyed) this.asyncQueue.push(ev);
   }
 
+  /**
+   * Drops the unread events of an object being destroyed, as uverbs does
+   * (ib_uverbs_release_uevent): a destroyed QP's or CQ's event is never read.
+   */
+  dropAsync(of: (ev: AsyncEvent) => boolean): void {
+    this.asyncQueue = this.asyncQueue.filter((ev) => !of(ev));
+  }
+
   getAsyncEvent(timeoutMs?: number): Promise<AsyncEvent | null> {
     this.live("ibv_get_async_event");
     if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)))

@@ -161,7 +161,12 @@ export class SimCq implements Cq {
     // The kernel's EBUSY first (as rxe: the QPs are checked before libibverbs waits on events).
     if (this.eventsGot > this.eventsAcked) throw unackedEventsError(this.eventsGot - this.eventsAcked);
     this.destroyed = true;
-    if (this.channel) this.channel.cqs--;
+    // uverbs drops the CQ's unread events, async and completion (ib_uverbs_release_ucq).
+    this.context.dropAsync((ev) => ev.cq === this);
+    if (this.channel) {
+      this.channel.cqs--;
+      this.channel.drop(this);
+    }
   }
 }
 
@@ -172,6 +177,11 @@ export class CompChannelImpl implements CompChannel {
   private events: SimCq[] = [];
 
   constructor(readonly context: SimContext) {}
+
+  /** Forgets `cq`'s completion events not yet got (the CQ is being destroyed). */
+  drop(cq: SimCq): void {
+    this.events = this.events.filter((c) => c !== cq);
+  }
 
   fire(cq: SimCq): void {
     this.events.push(cq);

@@ -48,6 +48,8 @@ export class SimDevice {
   nextMrIndex = 2;
   /** Next QPN: 16 is the GSI QP, so user QPs start at 0x11. */
   nextQpn = 0x11;
+  /** The PSN of the next packet the GSI QP (QP1, the CM's MADs) sends; ib_mad starts it at 0. */
+  gsiPsn = 0;
   mrs = new Map<number, SimMr>();
   qps = new Map<number, SimQp>();
   contexts = new Set<SimContext>();

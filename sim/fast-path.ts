@@ -56,7 +56,7 @@ import {
 import { QS_READY, makeWc, type SimQp } from "./qp.js";
 import { completer, completerAgain, oldestWaits, syncRetransTimer } from "./completer.js";
 import { doComplete, opcodeAllowed, opcodeSequenceOk, responder, sendAck, writePayload } from "./responder.js";
-import { WQE_PENDING, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
+import { WQE_PENDING, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_SEND, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
 import type { SimWorld } from "./world.js";
 
 /**
@@ -95,6 +95,11 @@ function lastOf(opcode: number, imm: boolean): number {
  * returns true, or returns false (nothing changed) when fewer than two would.
  */
 export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: number): boolean {
+  // On one device each packet is answered before the next is built (requester.ts, rxe_loopback),
+  // and a refusal stops the message there. A receive can refuse any packet of a SEND, so a
+  // SEND goes packet by packet; a WRITE is refused at its first packet or not at all (its
+  // RETH covers the whole message), so only that packet goes alone.
+  if (qp.destDev === qp.device && (wqe.wrMask & WR_SEND || OPCODE_MASK[opcode] & M_START)) return false;
   const mtu = qp.mtu;
   const dma = wqe.dma;
   const resid = dma.resid;
@@ -320,7 +325,7 @@ export function trainPacket(world: SimWorld, t: Packet, i: number): Packet {
  * returns true; otherwise changes nothing and returns false (the caller splits the train).
  */
 export function receiveTrain(qp: SimQp, t: Packet): boolean {
-  if (qp.qp_type !== IBV_QPT_RC || qp.world.packetLog) return false;
+  if (qp.qp_type !== IBV_QPT_RC || qp.world.perPacket) return false;
   if (t.psn !== qp.respPsn) return false;
   if (!opcodeSequenceOk(qp, t) || !opcodeAllowed(qp, t)) return false;
   const n = quietCount(t);
@@ -444,7 +449,7 @@ function hits(b: ArrayBufferLike, dst: ArrayBufferLike | null, dsts: ArrayBuffer
  * caller runs the reference responder).
  */
 export function respondPlain(qp: SimQp, pkt: Packet): boolean {
-  if (qp.qp_type !== IBV_QPT_RC || qp.world.packetLog || qp.gotoError) return false;
+  if (qp.qp_type !== IBV_QPT_RC || qp.world.perPacket || qp.gotoError) return false;
   if (pkt.psn !== qp.respPsn) return false;
   if (!opcodeSequenceOk(qp, pkt) || !opcodeAllowed(qp, pkt)) return false;
   const m = pkt.mask;
@@ -602,7 +607,7 @@ export function respondSendRun(qp: SimQp, t: Packet, i: number, n: number): numb
  * false, having changed nothing, for anything else.
  */
 export function completePlainAck(qp: SimQp, pkt: Packet): boolean {
-  if (pkt.opcode !== RC_ACKNOWLEDGE || (pkt.syndrome & AETH_TYPE_MASK) !== AETH_ACK || qp.world.packetLog) return false;
+  if (pkt.opcode !== RC_ACKNOWLEDGE || (pkt.syndrome & AETH_TYPE_MASK) !== AETH_ACK || qp.world.perPacket) return false;
   const w = qp.sq.head();
   if (
     w === null ||

@@ -36,14 +36,12 @@ import { fail } from "../verbs/errors.js";
 import { checkModifyMask } from "../verbs/qp-transitions.js";
 import type { QpAttrInput } from "../verbs/types.js";
 import { checkAvPort, resolveAv, type ResolvedAv } from "./av.js";
+import { JIFFY_MS } from "./clock.js";
 import { int, obj } from "./check.js";
 import { PSN_MASK } from "./packets.js";
 import { QS_DRAIN, QS_DRAINED, QS_INIT, QS_READY, type SimQp } from "./qp.js";
 
 const VERB = "ibv_modify_qp";
-/** HZ=250 in the measured kernel: one jiffy is 4 ms. */
-export const JIFFY_MS = 4;
-
 function roundupPow2(n: number): number {
   if (n <= 0) return 0;
   let p = 1;
@@ -52,14 +50,14 @@ function roundupPow2(n: number): number {
 }
 
 /**
- * Local ACK timeout per attempt: nsecs_to_jiffies(4096 << timeout) (floor, at least one
- * jiffy), plus the one extra tick every attempt was measured to take (RXE-FACTS.md §5.1).
+ * Local ACK timeout in jiffies, as rxe_qp_from_attr computes qp_timeout_jiffies:
+ * nsecs_to_jiffies(4096 << timeout) (which rounds down), at least one; 0 (no timer) for
+ * timeout 0. The timer wheel adds its rounding when the timer is armed (clock.ts timerFireAt).
  */
-export function ackTimeoutMs(timeout: number): number {
+export function ackTimeoutJiffies(timeout: number): number {
   if (timeout === 0) return 0;
   const ns = 4096 * 2 ** timeout;
-  const j = Math.max(1, Math.floor(ns / (JIFFY_MS * 1e6)));
-  return (j + 1) * JIFFY_MS;
+  return Math.max(1, Math.floor(ns / (JIFFY_MS * 1e6)));
 }
 
 /** The attr field each mask bit names (the scalar ones; IBV_QP_AV's ah_attr is checked by av.ts). */
@@ -212,7 +210,7 @@ export function modifyQp(qp: SimQp, attrIn: QpAttrInput, maskIn: number): void {
   }
   if (mask & IBV_QP_TIMEOUT) {
     s.timeout = field("timeout") & 0xff;
-    qp.timeoutMs = ackTimeoutMs(s.timeout);
+    qp.timeoutJiffies = ackTimeoutJiffies(s.timeout);
   }
   if (mask & IBV_QP_RETRY_CNT) {
     s.retry_cnt = field("retry_cnt") & 0xff;

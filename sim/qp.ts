@@ -38,7 +38,7 @@ import type { AhAttr, QpAttrInput, QpCap, QpInitAttr, QpQuery, RecvWr, SendWr, W
 import { SimAh } from "./ah.js";
 import { emptyAv } from "./av.js";
 import { alive, bigintOf, describe, int, obj, optInt } from "./check.js";
-import { Timer } from "./clock.js";
+import { Timer, timerFireAt } from "./clock.js";
 import { CNT_RDMA_SEND } from "./counters.js";
 import { SimCq } from "./cq.js";
 import type { SimContext } from "./context.js";
@@ -188,11 +188,13 @@ export class SimQp implements Qp {
   destDev: SimDevice | null = null;
   /** The QP this one's packets last reached (world.destQp's cache). */
   lastDestQp: SimQp | null = null;
-  /** The local ACK timeout per attempt in ms, 0 for none. */
-  timeoutMs = 0;
+  /** qp_timeout_jiffies: the local ACK timeout in jiffies, 0 for none. */
+  timeoutJiffies = 0;
 
   // Requester (qp->req)
   reqState = QS_RESET;
+  /** The requester is running (requester.ts): a nested kick waits for it, as rxe's task does. */
+  reqActive = false;
   reqPsn = 0;
   reqWqeIndex = 0;
   reqOpcode = -1;
@@ -457,8 +459,8 @@ export class SimQp implements Qp {
 
   /** Arms the retransmit timer if it is not pending (rxe_req.c update_state). */
   armRetransIfIdle(): void {
-    if (this.timeoutMs && !this.retransTimer.armed)
-      this.world.clock.arm(this.retransTimer, this.world.clock.now + this.timeoutMs);
+    if (this.timeoutJiffies && !this.retransTimer.armed)
+      this.world.clock.arm(this.retransTimer, timerFireAt(this.world.clock.now, this.timeoutJiffies));
   }
 
   /** Is anything sent and not yet acknowledged? */
@@ -718,6 +720,7 @@ export class SimQp implements Qp {
   destroy(): void {
     alive("ibv_destroy_qp", "QP", this);
     this.destroyed = true;
+    this.context.dropAsync((ev) => ev.qp_num === this.qp_num);
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
     this.device.qps.delete(this.qp_num);

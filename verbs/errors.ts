@@ -19,9 +19,13 @@ export const errnos = {
   ENODATA: 61,
   EPROTO: 71,
   EOPNOTSUPP: 95,
+  EAFNOSUPPORT: 97,
+  EADDRINUSE: 98,
+  EADDRNOTAVAIL: 99,
   ENETUNREACH: 101,
   ETIMEDOUT: 110,
   ECONNREFUSED: 111,
+  EHOSTUNREACH: 113,
 } as const;
 
 export type ErrnoName = keyof typeof errnos;

@@ -4,8 +4,9 @@
  */
 import { fork } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Spawn } from "./supervisor.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -17,7 +18,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 export function backendEntry(): { path: string; execArgv: string[] } {
   const built = join(here, "entry.js");
   if (fileURLToPath(import.meta.url).endsWith(".js") && existsSync(built)) return { path: built, execArgv: [] };
-  return { path: join(here, "entry.ts"), execArgv: ["--import", "tsx"] };
+  // tsx by its path: a bare "tsx" would be looked up from the working directory, which for a
+  // learner's server under JupyterHub is their home, outside the repository.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+  return { path: join(here, "entry.ts"), execArgv: ["--import", tsx] };
 }
 
 export function forkSpawner(entry = backendEntry(), env: NodeJS.ProcessEnv = process.env): Spawn {

@@ -34,10 +34,13 @@ export interface WebBridgeOptions {
   makeSocket?: (url: string) => SocketLike;
 }
 
-/** ws://host/bridge?token=… for a page URL. */
+/**
+ * ws://host/bridge?token=… for a page URL: beside the page, so a server under a prefix
+ * (JupyterHub's `/user/alice/`) gets `/user/alice/bridge`.
+ */
 export function bridgeSocketUrl(pageUrl: string, token?: string): string {
   const page = new URL(pageUrl);
-  const url = new URL(WS_PATH, page);
+  const url = new URL("." + WS_PATH, page);
   url.protocol = page.protocol === "https:" ? "wss:" : "ws:";
   const t = token ?? page.searchParams.get(TOKEN_PARAM);
   if (t) url.searchParams.set(TOKEN_PARAM, t);

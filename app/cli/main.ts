@@ -13,7 +13,7 @@ import { EXPORT_FORMATS, exportTranscript, type ExportFormat } from "../session/
 import { createSession } from "../session/session.js";
 import type { PendingCall, Session, TranscriptSink } from "../session/session-types.js";
 import { appendFileSink } from "../session/transcript-file.js";
-import { importTranscript, TranscriptError, type TranscriptEvent } from "../session/transcript.js";
+import { importTranscript, TranscriptError, type Transcript, type TranscriptEvent } from "../session/transcript.js";
 import type { Verbs } from "../session/verbs-api.js";
 import { formatCall } from "../session/describe.js";
 import { doctor, formatFindings, systemProbe } from "./doctor.js";
@@ -25,7 +25,7 @@ export interface CliIo {
   lines?: AsyncIterator<string> | null;
 }
 
-type Command = "doctor" | "run" | "export" | "replay";
+type Command = "doctor" | "run" | "export" | "replay" | "serve";
 
 /** One option: its names ("o", "output" → -o, --output), its value's placeholder if it takes one, what it does (default). */
 interface OptionHelp {
@@ -78,17 +78,22 @@ const HELP: Record<Command, CommandHelp> = {
   },
   export: {
     synopsis: "verbslab export <transcript.jsonl> [options]",
-    short: "a transcript as Markdown, HTML, JSON or C",
-    what: "Renders a transcript as Markdown, HTML, JSON or a standalone C program over libibverbs.",
+    short: "a transcript as Markdown, HTML, JSON, C or its packets as a pcap",
+    what: "Renders a transcript as Markdown, HTML, JSON, a standalone C program over libibverbs, or its packets as a pcap for Wireshark.",
     options: [
       {
         names: ["format"],
-        value: "md|html|json|c",
+        value: "md|html|json|c|pcap",
         text: "the format (default: from -o's extension; needed when printing to stdout)",
       },
-      { names: ["o", "output"], value: "FILE", text: "write to FILE (default: stdout; - is stdout too)" },
+      {
+        names: ["o", "output"],
+        value: "FILE",
+        text: "write to FILE (default: stdout; - is stdout too; pcap needs a FILE)",
+      },
     ],
     example: "verbslab export /tmp/run.jsonl -o /tmp/run.c   # then: cc /tmp/run.c -libverbs -o /tmp/run",
+    more: "pcap: the transcript is replayed on the simulator (its seed) and the packets it sends are written\nas rxe puts them on the wire (Ethernet/IP/UDP 4791/BTH; payload bytes are zeros). Open it in\nWireshark or: tshark -r run.pcap. Only rxe0<->rxe1 traffic crosses a real wire: packets between\ntwo QPs of one device are looped inside rxe, and tcpdump on real rxe never sees them.",
   },
   replay: {
     synopsis: "verbslab replay <transcript.jsonl> [options]",
@@ -110,6 +115,32 @@ const HELP: Record<Command, CommandHelp> = {
       { names: ["quiet"], text: "no progress line (default: off)" },
     ],
     example: "verbslab replay /tmp/run.jsonl --backend sim",
+  },
+  serve: {
+    synopsis: "verbslab serve [options]",
+    short: "web mode: for one person, or as a JupyterHub single-user server",
+    what: "Serves the app in the browser. Alone: on 127.0.0.1 behind a random token, printing the URL. With --jupyterhub: as the single-user server JupyterHub spawned (JUPYTERHUB_* variables), under its prefix, letting in only whom the Hub's OAuth and scopes let in, and reporting activity to the Hub. Stops on Ctrl-C (SIGINT) or SIGTERM.",
+    options: [
+      { names: ["jupyterhub"], text: "run as a JupyterHub single-user server (default: off, local token mode)" },
+      {
+        names: ["port"],
+        value: "N",
+        text: "the port, local mode (default: a free one; under the Hub: from JUPYTERHUB_SERVICE_URL)",
+      },
+      {
+        names: ["backend"],
+        value: "sim|native",
+        text: "default: native when an RDMA device works, else the simulator",
+      },
+      { names: ["seed"], value: "N", text: "the simulator's seed (default: random)" },
+      {
+        names: ["data"],
+        value: "DIR",
+        text: "the data folder (default: $VERBSLAB_DATA_DIR, else $XDG_DATA_HOME/verbslab or ~/.local/share/verbslab)",
+      },
+    ],
+    example: "verbslab serve --jupyterhub --backend sim   # as c.Spawner.cmd in jupyterhub_config.py",
+    more: "With --jupyterhub and VERBSLAB_INSTRUCTOR_URL set, each checked lesson run is reported to the instructor service.",
   },
 };
 
@@ -313,9 +344,14 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
   const out = o === "-" ? undefined : o;
   let format = flags.format as string | undefined;
   if (!format && out) format = Object.entries(EXPORT_FORMATS).find(([, f]) => f.extension === extname(out))?.[0];
+  if (!format && out && extname(out) === ".pcap") format = "pcap";
   if (!format)
-    throw new UsageError("say which format: --format md|html|json|c (or an -o file ending in .md, .html, .json or .c)");
-  if (!(format in EXPORT_FORMATS)) throw new UsageError(`--format must be md, html, json or c, not "${format}"`);
+    throw new UsageError(
+      "say which format: --format md|html|json|c|pcap (or an -o file ending in .md, .html, .json, .c or .pcap)",
+    );
+  if (!(format in EXPORT_FORMATS) && format !== "pcap")
+    throw new UsageError(`--format must be md, html, json, c or pcap, not "${format}"`);
+  if (format === "pcap" && !out) throw new UsageError("a pcap is binary: name the file to write with -o run.pcap");
   let text: string;
   try {
     text = readFileSync(pos[0]!, "utf8");
@@ -325,6 +361,7 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
   if (out && resolve(out) === resolve(pos[0]!))
     throw new UsageError(`-o ${out} is the transcript being read: name another file`);
   const t = importTranscript(text);
+  if (format === "pcap") return exportPcap(t, out!, io);
   // The C program's build line names the file it is saved as.
   const rendered = exportTranscript(t, format as ExportFormat, out ? { fileName: basename(out) } : {});
   if (out) {
@@ -336,6 +373,29 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
     io.out(`wrote ${out} (${format}, ${t.events.length} events)\n`);
     if (format === "c") io.out(`build it with: ${cBuild(out).command}\n`);
   } else io.out(rendered);
+  return 0;
+}
+
+/** `--format pcap`: the transcript replayed on the simulator, its packets written to `out`. */
+async function exportPcap(t: Transcript, out: string, io: CliIo): Promise<number> {
+  const { transcriptPcap } = await import("../session/export/pcap-replay.js");
+  const sim = await openBackend("sim", t.header.seed ?? 1);
+  const r = await transcriptPcap(t, sim);
+  try {
+    writeFileSync(out, r.bytes);
+  } catch (e) {
+    throw new UsageError(`cannot write ${out}: ${(e as Error).message}`);
+  }
+  io.out(`wrote ${out} (pcap, ${r.packets} packets as the simulator sends them; open it in Wireshark)\n`);
+  if (t.header.backend !== "sim")
+    io.out(
+      `note: recorded on ${t.header.backend}: these are the simulator's packets for the same calls (real rxe's: capture the veth, scripts/pcap-rxe.sh)\n`,
+    );
+  if (r.lost) io.out(`note: the simulator's log kept only the last packets: the first ${r.lost} are not in the file\n`);
+  if (r.skipped)
+    io.out(`note: ${r.skipped} packet(s) never left their device (no route, link down) and are not in the file\n`);
+  if (r.divergences)
+    io.out(`note: the replay differed from the recording in ${r.divergences} result(s) (verbslab replay lists them)\n`);
   return 0;
 }
 
@@ -373,6 +433,56 @@ async function cmdReplay(args: string[], io: CliIo): Promise<number> {
   return r.divergences.length ? 1 : 0;
 }
 
+/** `verbslab serve`: runs until SIGINT or SIGTERM, then closes the server and the backend process. */
+async function cmdServe(args: string[], io: CliIo): Promise<number> {
+  const { pos, flags } = parseFlags("serve", args);
+  if (pos.length > 0) throw new UsageError(`serve takes no arguments (got "${pos.join(" ")}")`);
+  if (flags.backend !== undefined && flags.backend !== "sim" && flags.backend !== "native")
+    throw new UsageError(`--backend must be sim or native, not "${String(flags.backend)}"`);
+  const backend = flags.backend as "sim" | "native" | undefined;
+  const number = (name: string): number | undefined => {
+    const v = flags[name];
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (typeof v !== "string" || !Number.isInteger(n) || n < 0)
+      throw new UsageError(`--${name} must be a whole number, not "${String(v)}"`);
+    return n;
+  };
+  const seed = number("seed");
+  const port = number("port");
+  const common = {
+    ...(backend !== undefined && { backend }),
+    ...(seed !== undefined && { seed }),
+    ...(typeof flags.data === "string" && { dataDir: flags.data }),
+  };
+  let close: () => Promise<void>;
+  if (flags.jupyterhub === true) {
+    if (port !== undefined)
+      throw new UsageError("--port is the Hub's to choose (JUPYTERHUB_SERVICE_URL) with --jupyterhub");
+    const { startHubLearner } = await import("../classroom/learner-server.js");
+    const learner = await startHubLearner(common).catch((err: Error) => err);
+    if (learner instanceof Error) {
+      // Started by hand, or a Hub that sent something unusable: say what, not a stack.
+      io.err(`verbslab serve --jupyterhub: ${learner.message}\n`);
+      return 1;
+    }
+    io.out(`VerbsLab for ${learner.auth.env.user} under JupyterHub: listening on ${learner.web.server.url}\n`);
+    close = () => learner.close();
+  } else {
+    const { startWebMode } = await import("../server/cli.js");
+    const web = await startWebMode({ ...common, ...(port !== undefined && { port }) });
+    io.out(`VerbsLab web mode: open ${web.server.url}\n`);
+    close = () => web.close();
+  }
+  await new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await close();
+  return 0;
+}
+
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
@@ -393,6 +503,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await cmdExport(rest, io);
       case "replay":
         return await cmdReplay(rest, io);
+      case "serve":
+        return await cmdServe(rest, io);
       case "help": {
         const [topic, ...extra] = rest;
         if (topic === undefined) io.out(USAGE);

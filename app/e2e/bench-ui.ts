@@ -10,7 +10,7 @@
  *   cold load: a fresh browser context opening web mode until it is interactive (lesson
  *         shown, Monaco loaded, Run enabled: App.tsx's `verbslab:interactive` mark), in ms
  *         from navigation start, with no debugger attached while it loads (cold-load.ts);
- *         median of 5 (goal ≤ 1.5 s).
+ *         median of 5 (goal ≤ 1.0 s, issue #15).
  *
  * Web mode on the simulator, Debian's Chromium, the built renderer (built first if stale).
  */
@@ -63,15 +63,19 @@ export default async function main(verbs: Verbs) {
 const STEP_LOOP = `async (n, withEditor) => {
   const app = document.querySelector(".app");
   const wrap = document.querySelector(".editor-wrap");
-  // The paused-line decoration Monaco drew, at the line number of the verb now held.
+  // The paused-line decoration Monaco drew, at the line number of the verb now held. Monaco places
+  // each row of its text overlays and of its margin by style.top, in one coordinate: the highlight's
+  // row and that line number's row at the same top are the same line. (Read from the styles, not
+  // getBoundingClientRect: this runs on every mutation, and a forced layout each time slowed the
+  // very step it measures.) The frame that paints it is waited for below.
   const lineShown = () => {
     const line = app.dataset.gateLine;
     if (wrap.dataset.pausedLine !== line) return false;
     const mark = wrap.querySelector(".view-overlays .vl-paused-line");
-    if (!mark) return false;
-    const top = mark.getBoundingClientRect().top;
+    const top = mark?.parentElement?.style.top;
+    if (!top) return false;
     return [...wrap.querySelectorAll(".margin-view-overlays .line-numbers")].some(
-      (el) => el.textContent === line && Math.abs(el.getBoundingClientRect().top - top) < 2,
+      (el) => el.textContent === line && el.parentElement?.style.top === top,
     );
   };
   const step = document.querySelector("button[data-action=step]");
@@ -118,6 +122,8 @@ async function main() {
     process.exit(2);
   }
   await ensureRendererBuilt();
+  // Other work on the machine moves these figures a lot: the load is reported from before and after.
+  const loadBefore = round(loadavg()[0]);
   const lab = await startLab(3);
   const browser = await launch();
   try {
@@ -155,8 +161,8 @@ async function main() {
       step_line_max_ms: round(Math.max(...lineTimes)),
       cold_load_median_ms: Math.round(pct(loads, 50)),
       cold_load_runs_ms: loads.map(Math.round),
-      machine: { cpus: cpus().length, loadavg_1m: round(loadavg()[0]) },
-      goals: { step_p95_ms: 50, step_line_p95_ms: 33, cold_load_ms: 1500 },
+      machine: { cpus: cpus().length, loadavg_1m_before: loadBefore, loadavg_1m: round(loadavg()[0]) },
+      goals: { step_p95_ms: 50, step_line_p95_ms: 33, cold_load_ms: 1000 },
     };
     if (json) console.log(JSON.stringify(result));
     else {
@@ -168,11 +174,13 @@ async function main() {
       console.log(
         `  p50 ${result.step_line_p50_ms} ms, p95 ${result.step_line_p95_ms} ms (goal ≤ 33), max ${result.step_line_max_ms} ms`,
       );
-      console.log(`Cold load to interactive: median ${result.cold_load_median_ms} ms of ${loads.length} (goal ≤ 1500)`);
+      console.log(`Cold load to interactive: median ${result.cold_load_median_ms} ms of ${loads.length} (goal ≤ 1000)`);
       console.log(
         `  runs: ${result.cold_load_runs_ms.join(", ")} ms (navigation start → interactive, no debugger attached)`,
       );
-      console.log(`Machine: ${result.machine.cpus} CPUs, load average ${result.machine.loadavg_1m}`);
+      console.log(
+        `Machine: ${result.machine.cpus} CPUs, load average (1 min) ${loadBefore} before, ${result.machine.loadavg_1m} after`,
+      );
     }
   } finally {
     await browser.close();

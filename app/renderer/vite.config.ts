@@ -43,15 +43,19 @@ function preloadEditor(): Plugin {
           const c = ctx.bundle?.[f];
           return c?.type === "chunk" ? [...(c.viteMetadata?.importedCss ?? [])] : [];
         });
+        // Low priority: the boot script and the main bundle come first. The page cannot open the
+        // bridge before boot.ts runs, nor show the lesson before the main bundle; the editor's
+        // 3 MB, fetched at the same priority, slowed both (six connections per host, one server).
+        const fetchpriority = "low";
         return [
           ...css.map((f) => ({
             tag: "link",
-            attrs: { rel: "preload", as: "style", crossorigin: true, href: `./${f}` },
+            attrs: { rel: "preload", as: "style", crossorigin: true, fetchpriority, href: `./${f}` },
             injectTo: "head" as const,
           })),
           ...files.map((f) => ({
             tag: "link",
-            attrs: { rel: "modulepreload", crossorigin: true, href: `./${f}` },
+            attrs: { rel: "modulepreload", crossorigin: true, fetchpriority, href: `./${f}` },
             injectTo: "head" as const,
           })),
         ];

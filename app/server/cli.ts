@@ -9,10 +9,10 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_PROFILE, profileNameProblem } from "../../lessons/progress-file.js";
-import { createHostCore } from "../backend/host.js";
+import { createHostCore, type HostCore } from "../backend/host.js";
 import { forkSpawner } from "../backend/spawn-node.js";
 import { BackendSupervisor } from "../backend/supervisor.js";
-import { startWebServer, type WebServer } from "./server.js";
+import { startWebServer, type HubMode, type WebServer } from "./server.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -43,6 +43,10 @@ export async function startWebMode(opts: {
   profile?: string;
   staticDir?: string;
   token?: string;
+  /** Run as a JupyterHub single-user server (app/classroom/learner-server.ts). */
+  hub?: HubMode;
+  /** Wraps the host core the server talks to (the classroom's progress reporter). */
+  wrapCore?: (core: HostCore) => HostCore;
 }): Promise<WebMode> {
   const staticDir = opts.staticDir ?? join(repoRoot, "dist", "renderer");
   const profile = opts.profile ?? defaultProfile();
@@ -59,9 +63,11 @@ export async function startWebMode(opts: {
   });
   await supervisor.start();
   const version = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
-  const core = createHostCore({ supervisor, host: "web", appVersion: version });
+  const plain = createHostCore({ supervisor, host: "web", appVersion: version });
+  const core = opts.wrapCore ? opts.wrapCore(plain) : plain;
   const server = await startWebServer({
     core,
+    ...(opts.hub && { hub: opts.hub }),
     staticDir,
     ...(opts.port !== undefined && { port: opts.port }),
     ...(opts.token !== undefined && { token: opts.token }),

@@ -5,6 +5,11 @@
  * set when the page was first opened with it); anything else gets 401/403 and no content.
  * The Host header must name this server (no DNS rebinding) and a socket's Origin, when
  * sent, must be this server's.
+ *
+ * Under JupyterHub (`hub`, app/classroom/learner-server.ts) the same app is served under the
+ * Hub's prefix (`/user/alice/`) instead, and the token is the Hub's: every request and upgrade is
+ * checked with the Hub (app/classroom/hub-auth.ts), a browser without one is sent through the
+ * Hub's OAuth login, and a socket's Origin must be the host the page was served from.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -24,6 +29,7 @@ import {
 import { contentSecurityPolicy } from "../bridge/csp.js";
 import type { HostCore } from "../backend/host.js";
 import { resolveStatic } from "./static.js";
+import { readCookie, type HubAuth } from "../classroom/hub-auth.js";
 
 export const TOKEN_COOKIE = "verbslab_token";
 
@@ -35,6 +41,17 @@ export interface WebServerOptions {
   port?: number;
   /** Default: 32 random bytes, hex. */
   token?: string;
+  /** JupyterHub mode: serve under the Hub's prefix and let in whom the Hub's scopes let in (no local token). */
+  hub?: HubMode;
+}
+
+/** What web mode needs to run as a JupyterHub single-user server. */
+export interface HubMode {
+  auth: HubAuth;
+  /** The address to listen on (from JUPYTERHUB_SERVICE_URL: 127.0.0.1 on one machine, 0.0.0.0 in a pod). */
+  listenHost: string;
+  /** Called on every request and socket message let in (activity for the Hub's idle culler). */
+  onActivity?: () => void;
 }
 
 export interface WebServer {
@@ -47,9 +64,11 @@ export interface WebServer {
 
 const HOST = "127.0.0.1";
 
-function securityHeaders(port: number): Record<string, string> {
+function securityHeaders(port: number, hub: boolean): Record<string, string> {
+  // Under the Hub the page's host is the proxy's, which this server does not know: 'self' covers its socket.
+  const connect = hub ? [] : [`ws://${HOST}:${port}`, `ws://localhost:${port}`];
   return {
-    "Content-Security-Policy": contentSecurityPolicy({ connect: [`ws://${HOST}:${port}`, `ws://localhost:${port}`] }),
+    "Content-Security-Policy": contentSecurityPolicy({ connect }),
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
@@ -67,21 +86,22 @@ function sameToken(given: string | null | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function cookieToken(req: IncomingMessage): string | null {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const [k, ...v] = part.trim().split("=");
-    if (k === TOKEN_COOKIE) return decodeURIComponent(v.join("="));
-  }
-  return null;
-}
-
 /** Which way the request proved it holds the token, or null. */
 function tokenSource(req: IncomingMessage, url: URL, token: string): "query" | "header" | "cookie" | null {
   if (sameToken(url.searchParams.get(TOKEN_PARAM), token)) return "query";
   const auth = req.headers.authorization;
   if (auth?.startsWith("Bearer ") && sameToken(auth.slice(7), token)) return "header";
-  if (sameToken(cookieToken(req), token)) return "cookie";
+  if (sameToken(readCookie(req, TOKEN_COOKIE), token)) return "cookie";
   return null;
+}
+
+/** The host (and port) an Origin header names, or null when it is not a URL ("null" from a sandboxed page). */
+function originHost(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
 }
 
 function hostAllowed(req: IncomingMessage, port: number): boolean {
@@ -91,24 +111,59 @@ function hostAllowed(req: IncomingMessage, port: number): boolean {
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const token = options.token ?? randomBytes(32).toString("hex");
   const root = resolve(options.staticDir);
+  const hub = options.hub;
+  const prefix = hub?.auth.env.prefix ?? "/";
   let port = 0;
 
   const refuse = (res: ServerResponse, status: number, text: string) => {
-    res.writeHead(status, { ...securityHeaders(port), "Content-Type": "text/plain; charset=utf-8" });
+    res.writeHead(status, { ...securityHeaders(port, !!hub), "Content-Type": "text/plain; charset=utf-8" });
     res.end(text + "\n");
   };
 
+  /** Under the Hub: checks the request with the Hub (or answers it: login, callback, refusal); the path below the prefix, or null. */
+  async function hubGate(req: IncomingMessage, res: ServerResponse, url: URL, auth: HubAuth): Promise<string | null> {
+    if (url.pathname === prefix.slice(0, -1)) {
+      res.writeHead(302, { Location: prefix + url.search, "Cache-Control": "no-store" });
+      res.end();
+      return null;
+    }
+    if (!url.pathname.startsWith(prefix)) return (refuse(res, 404, "Not found."), null);
+    if (url.pathname === auth.env.callbackPath) return (await auth.finishLogin(req, res, url), null);
+    const who = await auth.identify(req);
+    if (!who.ok) {
+      // A browser (no Authorization header) without a valid cookie logs in; anything else is refused.
+      if (who.status === 401 && !req.headers.authorization && req.method === "GET")
+        return (auth.startLogin(req, res, url.pathname + url.search), null);
+      return (refuse(res, who.status, `${who.status === 401 ? "Unauthorized" : "Forbidden"}: ${who.reason}.`), null);
+    }
+    hub?.onActivity?.();
+    return "/" + url.pathname.slice(prefix.length);
+  }
+
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", `http://${HOST}:${port}`);
+    if (hub) {
+      hubGate(req, res, url, hub.auth).then(
+        (path) => path !== null && serveFile(req, res, path, null),
+        (err: Error) => {
+          console.error(`web mode: checking a request with the Hub failed: ${err.message}`);
+          if (!res.headersSent) refuse(res, 502, "Bad gateway: the Hub could not be asked who you are.");
+        },
+      );
+      return;
+    }
     if (!hostAllowed(req, port)) return refuse(res, 403, "Forbidden: unexpected Host header.");
     const source = tokenSource(req, url, token);
     if (!source) return refuse(res, 401, "Unauthorized: open the URL VerbsLab printed (it carries the access token).");
-    if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "Method not allowed.");
+    serveFile(req, res, url.pathname, source);
+  });
 
-    const found = resolveStatic(root, url.pathname, String(req.headers["accept-encoding"] ?? ""));
+  function serveFile(req: IncomingMessage, res: ServerResponse, pathname: string, source: string | null): void {
+    if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "Method not allowed.");
+    const found = resolveStatic(root, pathname, String(req.headers["accept-encoding"] ?? ""));
     if (!found.ok) return refuse(res, found.status, found.status === 404 ? "Not found." : "Forbidden.");
     const headers: Record<string, string> = {
-      ...securityHeaders(port),
+      ...securityHeaders(port, !!hub),
       "Content-Type": found.contentType,
       "Content-Length": String(found.size),
       // Build assets are named by their content hash: a reload revalidates nothing. The page
@@ -122,9 +177,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     if (source === "query")
       headers["Set-Cookie"] = `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
     res.writeHead(200, headers);
-    if (req.method === "HEAD") return res.end();
+    if (req.method === "HEAD") return void res.end();
     createReadStream(found.file).pipe(res);
-  });
+  }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const sockets = new Set<WebSocket>();
@@ -152,13 +207,24 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       socket.write(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       socket.destroy();
     };
-    if (url.pathname !== WS_PATH) return deny(404, "Not Found");
-    if (!hostAllowed(req, port)) return deny(403, "Forbidden");
+    const accept = () => wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+    if (url.pathname !== prefix + WS_PATH.slice(1)) return deny(404, "Not Found");
     const origin = req.headers.origin;
+    if (hub) {
+      // The page and its socket come through the same proxy: a page of another site cannot open it.
+      if (origin !== undefined && originHost(origin) !== req.headers.host) return deny(403, "Forbidden");
+      hub.auth.identify(req).then(
+        (who) =>
+          who.ok ? (hub.onActivity?.(), accept()) : deny(who.status, who.status === 401 ? "Unauthorized" : "Forbidden"),
+        () => deny(502, "Bad Gateway"),
+      );
+      return;
+    }
+    if (!hostAllowed(req, port)) return deny(403, "Forbidden");
     if (origin !== undefined && origin !== `http://${HOST}:${port}` && origin !== `http://localhost:${port}`)
       return deny(403, "Forbidden");
     if (!tokenSource(req, url, token)) return deny(401, "Unauthorized");
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+    accept();
   });
 
   /**
@@ -194,7 +260,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       console.error(`web mode: a page's socket was closed: ${err.message}`);
       sockets.delete(ws);
     });
-    ws.on("message", (data) => void answer(ws, data));
+    ws.on("message", (data) => {
+      hub?.onActivity?.();
+      void answer(ws, data);
+    });
   });
 
   async function answer(ws: WebSocket, data: unknown): Promise<void> {
@@ -241,12 +310,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   await new Promise<void>((resolveListen, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, HOST, () => resolveListen());
+    server.listen(options.port ?? 0, hub?.listenHost ?? HOST, () => resolveListen());
   });
   port = (server.address() as AddressInfo).port;
 
   return {
-    url: `http://${HOST}:${port}/?${TOKEN_PARAM}=${token}`,
+    url: hub ? `http://${hub.listenHost}:${port}${prefix}` : `http://${HOST}:${port}/?${TOKEN_PARAM}=${token}`,
     port,
     token,
     async close() {

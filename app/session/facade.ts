@@ -8,7 +8,16 @@
 import type { Sge } from "../../verbs/types.js";
 import { methodsOf, VERBS } from "./verb-table.js";
 import type { Verbs } from "./verbs-api.js";
-import { isRef, mapRefs, ROOT_HANDLE, type CallSurface, type HandleType, type Ref } from "./wire.js";
+import {
+  CM_HANDLE,
+  decodeValue,
+  isRef,
+  mapRefs,
+  ROOT_HANDLE,
+  type CallSurface,
+  type HandleType,
+  type Ref,
+} from "./wire.js";
 
 const HANDLE = Symbol("verbslab.handle");
 
@@ -51,15 +60,25 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
   const toRefs = (v: unknown): unknown => mapRefs(v, (o) => refOf(o));
   const fromRefs = (v: unknown): unknown => mapRefs(v, (o) => (isRef(o) ? objectFor(o) : undefined));
 
+  // The rdma_cm objects' props hold bytes and structs as wire values: decoded, refs kept.
+  const CM_TYPES: ReadonlySet<string> = new Set(["cmId", "cmEvent"]);
+  const propValue = (type: string, v: unknown): unknown =>
+    fromRefs(CM_TYPES.has(type) ? decodeValue(v as never, (r: Ref) => r) : v);
+
   function objectFor(ref: Ref): object {
     const h = ref.$handle;
-    const known = objects.get(h);
-    if (known) return known;
+    const known = objects.get(h) as Record<string, unknown> | undefined;
+    if (known) {
+      // An id's verbs, qp, port_num and route change: every ref of it carries them as they are now.
+      if (ref.type === "cmId" && ref.props)
+        for (const [k, v] of Object.entries(ref.props)) known[k] = propValue(ref.type, v);
+      return known;
+    }
     const type = ref.type;
     if (!Object.hasOwn(VERBS, type)) throw new TypeError(`"${String(type)}" is not an object type`);
     const o: Record<string | symbol, unknown> = { [HANDLE]: { $handle: h, type } };
     objects.set(h, o);
-    for (const [k, v] of Object.entries(ref.props ?? {})) o[k] = fromRefs(v);
+    for (const [k, v] of Object.entries(ref.props ?? {})) o[k] = propValue(type, v);
     for (const m of methodsOf(type)) {
       o[m] = async (...args: unknown[]) => {
         const callArgs = m === "log" ? args.map((a) => toRefs(loggable(a))) : args.map(toRefs);
@@ -79,5 +98,8 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
 
   const root = objectFor({ $handle: ROOT_HANDLE, type: "verbs" }) as Record<string, unknown>;
   root.kind = kind;
+  root.lab = { setLink: root.setLink, clearLink: root.clearLink, getLink: root.getLink };
+  // rdma_cm: its calls fail (no such handle) on a backend without a connection manager.
+  root.cm = objectFor({ $handle: CM_HANDLE, type: "cm" });
   return root as unknown as Verbs;
 }

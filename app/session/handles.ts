@@ -7,7 +7,17 @@
 import type { qpMachine } from "../../state-machines/qp.js";
 import type { Context, Cq, Mr, Qp } from "../../verbs/backend.js";
 import type { Actor } from "xstate";
-import { encodeValue, isRef, mapRefs, ROOT_HANDLE, type HandleType, type Ref, type WireValue } from "./wire.js";
+import type { CmEvent, CmId } from "../../verbs/cm.js";
+import {
+  CM_HANDLE,
+  encodeValue,
+  isRef,
+  mapRefs,
+  ROOT_HANDLE,
+  type HandleType,
+  type Ref,
+  type WireValue,
+} from "./wire.js";
 
 /** One object a session handed out. */
 export interface Entry {
@@ -35,6 +45,18 @@ export function createHandles(backend: object) {
     ref: { $handle: ROOT_HANDLE, type: "verbs" },
     destroyed: false,
   });
+  // The connection manager, when the backend has one, at its fixed handle (numbering unchanged).
+  const cm = (backend as { cm?: object }).cm;
+  if (cm) {
+    entries.set(CM_HANDLE, {
+      handle: CM_HANDLE,
+      type: "cm",
+      obj: cm,
+      ref: { $handle: CM_HANDLE, type: "cm" },
+      destroyed: false,
+    });
+    handles.set(cm, CM_HANDLE);
+  }
 
   /** A contract object (or an incoming ref) to its bare ref, handle and type, as the transcript records it. */
   const toRef = (o: object): Ref | undefined => {
@@ -107,6 +129,36 @@ export function createHandles(backend: object) {
       }
       case "ah":
         return { pd: enc((obj as { pd: object }).pd) };
+      case "cmId": {
+        // What struct rdma_cm_id shows; verbs, qp, port_num and route change as the id goes on,
+        // so every ref of an id carries them as they are now (withProps).
+        const id = obj as CmId;
+        return {
+          channel: enc(id.channel),
+          ps: id.ps,
+          qp_type: id.qp_type,
+          port_num: id.port_num,
+          route: enc(id.route),
+          ...(id.verbs && { verbs: enc(id.verbs) }),
+          ...(id.qp && { qp: enc(id.qp) }),
+          ...(id.context !== undefined && { context: enc(id.context) }),
+        };
+      }
+      case "cmEvent": {
+        // The ids go with their props: the id of a CONNECT_REQUEST is first seen here.
+        const e = obj as CmEvent;
+        const idRef = (o: object) => {
+          const r = toRef(o);
+          return r && r.type === "cmId" ? { ...r, props: propsOf(o, "cmId") } : r;
+        };
+        return {
+          event: e.event,
+          status: e.status,
+          id: encodeValue(e.id, idRef),
+          ...(e.listen_id && { listen_id: encodeValue(e.listen_id, idRef) }),
+          param: enc(e.param),
+        };
+      }
       default:
         return {};
     }
@@ -133,7 +185,9 @@ export function createHandles(backend: object) {
     return mapRefs(result, (o) => {
       const h = handles.get(o);
       if (h === undefined) return undefined;
-      return created.find((r) => r.$handle === h) ?? entries.get(h)!.ref;
+      const e = entries.get(h)!;
+      if (e.type === "cmId") return { ...e.ref, props: propsOf(o, "cmId") };
+      return created.find((r) => r.$handle === h) ?? e.ref;
     });
   }
 

@@ -7,4 +7,5 @@ export * from "../../verbs/constants.js";
 export * from "../../verbs/errors.js";
 export * from "../../verbs/types.js";
 export * from "../../verbs/qp-transitions.js";
+export * from "../../verbs/cm.js";
 export type * from "./verbs-api.js";

@@ -17,8 +17,10 @@ import {
   ibv_wc_status,
   nameOf,
 } from "../../verbs/constants.js";
-import { errorToData } from "../../verbs/errors.js";
-import type { Context, Mr, Qp } from "../../verbs/backend.js";
+import { errnos, errorToData, VerbsError } from "../../verbs/errors.js";
+import { SET_LINK_VERB, type LinkFaults } from "../../verbs/lab.js";
+import type { Context, Mr, Pd, Qp } from "../../verbs/backend.js";
+import type { CmEvent, CmId, CmQpTransition } from "../../verbs/cm.js";
 import type { QpAttr, QpAttrInput, SendWr, Wc } from "../../verbs/types.js";
 import {
   predictModify,
@@ -121,6 +123,10 @@ export function createSession(options: SessionOptions): Session {
   const known = new Map<number, QpAttr | null>();
   const busy = new Set<number>();
 
+  // The QP transitions librdmacm makes inside a CM call, as they happen (recorded with the call).
+  const cmMade: CmQpTransition[] = [];
+  backend.cm?.onQpTransition?.((t) => cmMade.push(t));
+
   // Failed completions explained, a hanging destroy refused, silent mistakes noticed (lookout.ts).
   const lookout = createLookout(
     { entries: registry.all, handleOf: registry.handleOf, entry: registry.get, qpByNum: (n) => byQpn.get(n) },
@@ -172,6 +178,27 @@ export function createSession(options: SessionOptions): Session {
     }
     if (fresh && type === "context") liveContexts.set(entry.handle, entry);
     return entry.ref;
+  }
+
+  /**
+   * Objects the CM hands out without a creating verb of their own: librdmacm's context and PD
+   * behind an id (id.verbs, a QP's default PD), and the new id a CONNECT_REQUEST carries.
+   */
+  function adoptContext(ctx: Context): void {
+    if (registry.handleOf(ctx) !== undefined) return;
+    register(ctx, "context");
+    watch.opened(ctx);
+  }
+  function adoptQp(qp: Qp): void {
+    adoptContext(qp.pd.context);
+    if (registry.handleOf(qp.pd) === undefined) register(qp.pd as Pd, "pd");
+    if (registry.handleOf(qp) === undefined) register(qp, "qp");
+  }
+  function adoptId(id: CmId | undefined): void {
+    if (!id) return;
+    if (id.verbs) adoptContext(id.verbs);
+    if (id.qp) adoptQp(id.qp);
+    if (registry.handleOf(id) === undefined) register(id, "cmId");
   }
 
   function safeQuery(qp: Qp): QpAttr | null {
@@ -361,6 +388,8 @@ export function createSession(options: SessionOptions): Session {
     for (const e of watched) qpsBefore.set(e.handle, queryQp(e));
     const clock = nowMs();
     const t0 = wall();
+    cmMade.length = 0;
+    const cmQpBefore = entry.type === "cmId" && method === "destroyQp" ? (entry.obj as CmId).qp : undefined;
     let result: unknown;
     let error: unknown;
     let failed = false;
@@ -376,6 +405,14 @@ export function createSession(options: SessionOptions): Session {
     const clockAdvance = Math.round((nowMs() - clock) * 1000) / 1000;
 
     const created: Ref[] = [];
+    if (!failed && spec.creates === "cmEvent" && result) {
+      adoptId((result as CmEvent).id);
+      adoptId((result as CmEvent).listen_id);
+    }
+    if (!failed && spec.creates === "qp" && result) adoptContext((result as Qp).pd.context);
+    if (!failed && spec.creates === "qp" && result && registry.handleOf((result as Qp).pd) === undefined)
+      register((result as Qp).pd as Pd, "pd");
+    if (entry.type === "cmId") adoptId(entry.obj as CmId);
     if (!failed && spec.creates && result && typeof result === "object") {
       created.push(register(result, spec.creates));
       if (spec.creates === "context") watch.opened(result as Context);
@@ -384,6 +421,36 @@ export function createSession(options: SessionOptions): Session {
       entry.destroyed = true;
       forget(entry);
     }
+    for (const t of cmMade) adoptQp(t.qp);
+    if (!failed && cmQpBefore) {
+      // rdma_destroy_qp destroyed the id's QP, not the id.
+      const qpEntry = registry.get(registry.handleOf(cmQpBefore) ?? NaN);
+      if (qpEntry) {
+        qpEntry.destroyed = true;
+        forget(qpEntry);
+      }
+    }
+    const librdmacm = cmMade.map((t) => ({
+      qp: registry.handleOf(t.qp)!,
+      qp_num: t.qp.qp_num,
+      by: t.by,
+      during: t.during,
+      from: t.from,
+      to: t.to,
+      attr: encodeValue(t.attr, toRef),
+      mask: t.mask,
+    }));
+    const cmByQp = new Map<number, CmQpTransition[]>();
+    for (const t of cmMade) {
+      const h = registry.handleOf(t.qp)!;
+      cmByQp.set(h, [...(cmByQp.get(h) ?? []), t]);
+      const e = registry.get(h)!;
+      if (!qpsBefore.has(h) && !created.some((r) => r.$handle === h)) {
+        qpsBefore.set(h, known.get(h) ?? null);
+        if (!watched.includes(e)) watched.push(e);
+      }
+    }
+    cmMade.length = 0;
     const notices: SessionNotice[] = failed ? [] : lookout.after(entry.type, handle, method, decoded, result);
 
     const completions: NonNullable<VerbEvent["completions"]> = [];
@@ -399,7 +466,7 @@ export function createSession(options: SessionOptions): Session {
 
     // Snapshots after, the model's view, and state moves without a modify.
     const { qps, moves } = snapshots
-      ? observeQps({ handle, method, decoded, failed, created, qpsBefore, completions, watched, result })
+      ? observeQps({ handle, method, decoded, failed, created, qpsBefore, completions, watched, result, cmByQp })
       : { qps: [], moves: [] };
 
     const check = prediction
@@ -436,6 +503,7 @@ export function createSession(options: SessionOptions): Session {
       ...(source && { source }),
       qps,
       ...(moves.length && { moves }),
+      ...(librdmacm.length && { librdmacm }),
       ...(completions.length && { completions }),
       ...(notices.length && { notices }),
       ...(counters.length && { counters }),
@@ -461,8 +529,9 @@ export function createSession(options: SessionOptions): Session {
     /** The QPs queried before the call (qpsToWatch). */
     watched: Entry[];
     result: unknown;
+    cmByQp: Map<number, CmQpTransition[]>;
   }): { qps: QpSnapshot[]; moves: StateMove[] } {
-    const { handle, method, decoded, failed, created, qpsBefore, completions, watched, result } = c;
+    const { handle, method, decoded, failed, created, qpsBefore, completions, watched, result, cmByQp } = c;
     const qps: QpSnapshot[] = [];
     const moves: StateMove[] = [];
     const createdQps = created.flatMap((r) => (r.type === "qp" ? [registry.get(r.$handle)!] : []));
@@ -484,7 +553,25 @@ export function createSession(options: SessionOptions): Session {
         qps.push({ qp: e.handle, qp_num: qp.qp_num, before, after, changes });
       if (!after || !e.model) continue;
       const modelBefore = modelState(e);
-      if (e.handle === handle && method === "modify") {
+      const byCm = cmByQp.get(e.handle);
+      if (byCm) {
+        // librdmacm's own ibv_modify_qp calls: the model sees each, the move says who made it.
+        for (const t of byCm) {
+          try {
+            e.model.send({ type: "MODIFY", attr: t.attr, mask: t.mask, context: predictionContext(e, t.attr) });
+          } catch {
+            // OBSERVED below syncs the model to the QP.
+          }
+        }
+        const last = byCm[byCm.length - 1];
+        moves.push({
+          qp: e.handle,
+          qp_num: qp.qp_num,
+          from: byCm[0].from,
+          to: last.to,
+          cause: `made by librdmacm: ${[...new Set(byCm.map((t) => t.by))].join(", ")} in ${last.during}`,
+        });
+      } else if (e.handle === handle && method === "modify") {
         const [attr, mask] = decoded as [QpAttrInput, number];
         if (!failed) {
           try {
@@ -548,6 +635,13 @@ export function createSession(options: SessionOptions): Session {
       return (entry.obj as { regMr: (m: unknown, a: unknown) => unknown }).regMr(mem, access);
     }
     if (entry.type === "verbs" && method === "sleep") return backend.sleep(args[0] as number);
+    if (entry.type === "verbs" && (method === "setLink" || method === "clearLink" || method === "getLink")) {
+      if (!backend.lab)
+        throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, {
+          reason: "this backend cannot inject faults on its link",
+        });
+      return method === "setLink" ? backend.lab.setLink(args[0] as LinkFaults) : backend.lab[method]();
+    }
     const fn = obj[method];
     if (typeof fn !== "function") throw new TypeError(`${entry.type} has no method "${method}"`);
     return await fn.apply(entry.obj, args);

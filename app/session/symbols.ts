@@ -28,6 +28,10 @@ const PREFIX: Record<HandleType, string> = {
   channel: "ch",
   qp: "qp",
   ah: "ah",
+  cm: "cm",
+  cmChannel: "cmch",
+  cmId: "cmid",
+  cmEvent: "cmev",
 };
 
 export function objectName(ref: { $handle: number; type: HandleType }): string {

@@ -104,6 +104,22 @@ export interface SessionNotice {
   text: string;
 }
 
+/** One QP transition librdmacm made for the program (verbs/cm.ts CmQpTransition, as recorded). */
+export interface LibrdmacmTransition {
+  /** The QP's handle and number. */
+  qp: number;
+  qp_num: number;
+  /** The librdmacm function that made it ("ucma_modify_qp_rtr") and the call it ran in ("rdma_accept"). */
+  by: string;
+  during: string;
+  /** IBV_QPS_* before and after. */
+  from: number;
+  to: number;
+  /** The attributes and mask of its ibv_modify_qp. */
+  attr: WireValue;
+  mask: number;
+}
+
 export interface VerbEvent {
   kind: "verb";
   seq: number;
@@ -128,6 +144,12 @@ export interface VerbEvent {
   source?: SourceSite;
   qps: QpSnapshot[];
   moves?: StateMove[];
+  /**
+   * The ibv_modify_qp calls librdmacm made inside this CM call (rdma_create_qp, rdma_accept,
+   * rdma_disconnect, or rdma_get_cm_event handing out CONNECT_RESPONSE or REJECTED), in order:
+   * made by librdmacm, not by the program.
+   */
+  librdmacm?: LibrdmacmTransition[];
   /**
    * Completions the call returned (poll, pollWait), with the CQ they came from; a failed one with
    * why, when the app knows (the simulator's exact reason, or one inferred from both sides' objects).

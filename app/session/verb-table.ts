@@ -7,6 +7,7 @@
  * table list every contract method and nothing more. Browser-safe.
  */
 import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../../verbs/backend.js";
+import type { CmBackend, CmEvent, CmEventChannel, CmId } from "../../verbs/cm.js";
 import type { HandleType } from "./wire.js";
 
 /** What the session does around one method. */
@@ -32,16 +33,23 @@ interface Contract {
   channel: CompChannel;
   qp: Qp;
   ah: Ah;
+  cm: CmBackend;
+  cmChannel: CmEventChannel;
+  cmId: CmId;
+  cmEvent: CmEvent;
 }
 
 /** The session's own methods on an object, beside the contract's. */
 interface SessionMethods {
-  verbs: "log";
+  /** `setLink`/`clearLink`/`getLink` reach the backend's lab link (verbs/lab.ts; the facade also offers them as `verbs.lab.*`). */
+  verbs: "log" | "setLink" | "clearLink" | "getLink";
   mr: "read" | "write";
 }
 /** Contract methods the facade answers itself, without a call (`mr.sge` builds an SGE from props). */
 interface LocalMethods {
   mr: "sge";
+  /** A callback cannot cross the bridge: the session itself listens (librdmacm's QP transitions). */
+  cm: "onQpTransition";
 }
 
 type MethodsOf<T> = { [K in keyof T]-?: T[K] extends (...args: never[]) => unknown ? K : never }[keyof T] & string;
@@ -58,6 +66,9 @@ export const VERBS: VerbTable = {
     now: { verb: "verbslab_now", ungated: true },
     sleep: { verb: "verbslab_sleep", traffic: true },
     log: { verb: "verbslab_log", ungated: true },
+    setLink: { verb: "verbslab_set_link" },
+    clearLink: { verb: "verbslab_clear_link" },
+    getLink: { verb: "verbslab_get_link" },
   },
   context: {
     queryDevice: { verb: "ibv_query_device" },
@@ -103,6 +114,32 @@ export const VERBS: VerbTable = {
     destroy: { verb: "ibv_destroy_qp", destroys: true },
   },
   ah: { destroy: { verb: "ibv_destroy_ah", destroys: true } },
+  cm: {
+    createEventChannel: { verb: "rdma_create_event_channel", creates: "cmChannel" },
+    getAddrInfo: { verb: "rdma_getaddrinfo" },
+  },
+  cmChannel: {
+    createId: { verb: "rdma_create_id", creates: "cmId" },
+    getEvent: { verb: "rdma_get_cm_event", creates: "cmEvent", traffic: true },
+    destroy: { verb: "rdma_destroy_event_channel", destroys: true },
+  },
+  cmId: {
+    bindAddr: { verb: "rdma_bind_addr" },
+    listen: { verb: "rdma_listen" },
+    resolveAddr: { verb: "rdma_resolve_addr" },
+    resolveRoute: { verb: "rdma_resolve_route" },
+    createQp: { verb: "rdma_create_qp", creates: "qp" },
+    destroyQp: { verb: "rdma_destroy_qp" },
+    connect: { verb: "rdma_connect", traffic: true },
+    accept: { verb: "rdma_accept", traffic: true },
+    reject: { verb: "rdma_reject", traffic: true },
+    disconnect: { verb: "rdma_disconnect", traffic: true },
+    initQpAttr: { verb: "rdma_init_qp_attr" },
+    getLocalAddr: { verb: "rdma_get_local_addr" },
+    getPeerAddr: { verb: "rdma_get_peer_addr" },
+    destroy: { verb: "rdma_destroy_id", destroys: true },
+  },
+  cmEvent: { ack: { verb: "rdma_ack_cm_event" } },
 };
 
 /** The methods an object of `type` dispatches, in table order. */

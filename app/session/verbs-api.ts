@@ -22,6 +22,16 @@ import type {
   Sge,
   Wc,
 } from "../../verbs/types.js";
+import type { LinkFaults, LinkState } from "../../verbs/lab.js";
+import type {
+  AddrInfo,
+  AddrInfoHints,
+  CmRoute,
+  ConnParam,
+  ConnParamEvent,
+  SockAddr,
+  UdParamEvent,
+} from "../../verbs/cm.js";
 
 export interface Verbs {
   /** "sim" or "native": which backend the session wraps (for labels only). */
@@ -36,6 +46,78 @@ export interface Verbs {
   sleep(ms: number): Promise<void>;
   /** Writes a line into the transcript (and the console of whoever runs the program). */
   log(...args: unknown[]): Promise<void>;
+  /** Faults on the lab link between rxe0 and rxe1 (verbs/lab.ts): the same calls as `setLink`, `clearLink`, `getLink`. */
+  readonly lab: VerbsLab;
+  /** Applies faults on the lab link (loss, delay, reorder, per-side MTU, UDP 4791 blocked); returns the new state. */
+  setLink(faults: LinkFaults): Promise<LinkState>;
+  /** Removes every fault from the lab link. */
+  clearLink(): Promise<LinkState>;
+  /** The lab link's faults now. */
+  getLink(): Promise<LinkState>;
+  /** librdmacm's connection manager (verbs/cm.ts): event channels, ids, and rdma_getaddrinfo. */
+  readonly cm: VerbsCm;
+}
+
+/** `verbs.lab`: the lab link's faults, on the simulator's wire or the lab VM's veth pair. */
+export interface VerbsLab {
+  setLink(faults: LinkFaults): Promise<LinkState>;
+  clearLink(): Promise<LinkState>;
+  getLink(): Promise<LinkState>;
+}
+
+/** The rdma_cm entry points (verbs/cm.ts CmBackend). */
+export interface VerbsCm {
+  /** rdma_create_event_channel */
+  createEventChannel(): Promise<VerbsCmChannel>;
+  /** rdma_getaddrinfo(node, service, hints) */
+  getAddrInfo(node: string | undefined, service: string | undefined, hints?: AddrInfoHints): Promise<AddrInfo[]>;
+}
+
+/** struct rdma_event_channel */
+export interface VerbsCmChannel {
+  /** rdma_create_id(channel, &id, context, RDMA_PS_TCP or RDMA_PS_UDP) */
+  createId(ps: number, context?: unknown): Promise<VerbsCmId>;
+  /** rdma_get_cm_event: the next event, or null when `timeoutMs` passes first. */
+  getEvent(timeoutMs?: number): Promise<VerbsCmEvent | null>;
+  /** rdma_destroy_event_channel */
+  destroy(): Promise<void>;
+}
+
+/** struct rdma_cm_id: `verbs`, `qp`, `port_num` and `route` as of the last call or event that named it. */
+export interface VerbsCmId {
+  readonly channel: VerbsCmChannel;
+  readonly ps: number;
+  readonly qp_type: number;
+  readonly context?: unknown;
+  readonly verbs?: VerbsContext;
+  readonly port_num: number;
+  readonly qp?: VerbsQp;
+  readonly route: CmRoute;
+  bindAddr(addr: SockAddr): Promise<void>;
+  listen(backlog: number): Promise<void>;
+  resolveAddr(src: SockAddr | undefined, dst: SockAddr, timeoutMs: number): Promise<void>;
+  resolveRoute(timeoutMs: number): Promise<void>;
+  /** rdma_create_qp: librdmacm moves the new QP to INIT (RC) or RTS (UD) itself. */
+  createQp(pd: VerbsPd | undefined, init: VerbsQpInitAttr): Promise<VerbsQp>;
+  destroyQp(): Promise<void>;
+  connect(param?: ConnParam): Promise<void>;
+  accept(param?: ConnParam): Promise<void>;
+  reject(private_data?: Uint8Array): Promise<void>;
+  disconnect(): Promise<void>;
+  initQpAttr(qp_state: number): Promise<{ attr: QpAttrInput; mask: number }>;
+  getLocalAddr(): Promise<SockAddr>;
+  getPeerAddr(): Promise<SockAddr>;
+  destroy(): Promise<void>;
+}
+
+/** struct rdma_cm_event; give it back with `ack()` (rdma_ack_cm_event). */
+export interface VerbsCmEvent {
+  readonly event: number;
+  readonly status: number;
+  readonly id: VerbsCmId;
+  readonly listen_id?: VerbsCmId;
+  readonly param: { conn?: ConnParamEvent; ud?: UdParamEvent };
+  ack(): Promise<void>;
 }
 
 export interface VerbsContext {

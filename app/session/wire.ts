@@ -7,10 +7,14 @@
  */
 
 /** The kinds of object a handle can name (`verbs` is the root, handle 0). */
-export type HandleType = "verbs" | "context" | "pd" | "mr" | "cq" | "channel" | "qp" | "ah";
+export type HandleType =
+  "verbs" | "context" | "pd" | "mr" | "cq" | "channel" | "qp" | "ah" | "cm" | "cmChannel" | "cmId" | "cmEvent";
 
 /** Handle 0: the backend itself (getDeviceList, openDevice, sleep, log, now). */
 export const ROOT_HANDLE = 0;
+
+/** Handle −1: the backend's connection manager (`verbs.cm`, rdma_cm), when it has one. */
+export const CM_HANDLE = -1;
 
 /**
  * A contract object on the wire. `props` carries its read-only fields when the object is

@@ -3,6 +3,9 @@
 #include <cstring>
 
 #include "objects.h"
+#ifdef VERBSLAB_HAVE_RDMACM
+#include "cm.h"
+#endif
 
 const napi_type_tag kContextTag = {0x7665726273636f6eULL, 0x0000000000000001ULL};
 const napi_type_tag kPdTag = {0x7665726273636f6eULL, 0x0000000000000002ULL};
@@ -11,6 +14,9 @@ const napi_type_tag kCqTag = {0x7665726273636f6eULL, 0x0000000000000004ULL};
 const napi_type_tag kChannelTag = {0x7665726273636f6eULL, 0x0000000000000005ULL};
 const napi_type_tag kQpTag = {0x7665726273636f6eULL, 0x0000000000000006ULL};
 const napi_type_tag kAhTag = {0x7665726273636f6eULL, 0x0000000000000007ULL};
+const napi_type_tag kEventChannelTag = {0x7665726273636f6eULL, 0x0000000000000008ULL};
+const napi_type_tag kCmIdTag = {0x7665726273636f6eULL, 0x0000000000000009ULL};
+const napi_type_tag kCmEventTag = {0x7665726273636f6eULL, 0x000000000000000aULL};
 
 bool ConstructedByAddon(const Napi::CallbackInfo& info) {
   return info.Length() == 1 && info[0].IsExternal() &&
@@ -36,11 +42,25 @@ VerbsAddon::VerbsAddon(Napi::Env env, Napi::Object exports) {
                            InstanceMethod("getDeviceList", &VerbsAddon::GetDeviceList),
                            InstanceMethod("openDevice", &VerbsAddon::OpenDevice),
                        });
+#ifdef VERBSLAB_HAVE_RDMACM
+  eventChannelCtor = Napi::Persistent(EventChannel::Define(env));
+  cmIdCtor = Napi::Persistent(CmId::Define(env));
+  cmEventCtor = Napi::Persistent(CmEvent::Define(env));
+  DefineCmExports(env, exports);
+  exports.Set("RDMACM", Napi::Boolean::New(env, true));
+#else
+  exports.Set("RDMACM", Napi::Boolean::New(env, false));
+#endif
   exports.Set("WC_WORDS", Napi::Number::New(env, CompletionQueue::kWcWords));
   exports.Set("PACKED_SGES", Napi::Number::New(env, QueuePair::kPackedSges));
 }
 
-VerbsAddon::~VerbsAddon() { poller.Stop(); }
+VerbsAddon::~VerbsAddon() {
+  poller.Stop();
+#ifdef VERBSLAB_HAVE_RDMACM
+  if (cmDevices != nullptr) rdma_free_devices(static_cast<ibv_context**>(cmDevices));
+#endif
+}
 
 // init({ VerbsError }): the TypeScript layer hands over the error class to throw.
 Napi::Value VerbsAddon::SetErrorClass(const Napi::CallbackInfo& info) {
@@ -105,6 +125,25 @@ Napi::Value VerbsAddon::OpenDevice(const Napi::CallbackInfo& info) {
   if (ctx == nullptr) ThrowVerbs(env, verb, err != 0 ? err : ENODEV);
   Napi::Object obj = NewInstance(contextCtor);
   Context::Unwrap(obj)->Attach(ctx);
+  return obj;
+}
+
+Napi::Value VerbsAddon::BorrowedContext(Napi::Env env, ibv_context* ctx) {
+  auto it = borrowedContexts.find(ctx);
+  if (it != borrowedContexts.end()) return it->second.Value();
+  Napi::Object obj = NewInstance(contextCtor);
+  Context::Unwrap(obj)->AttachBorrowed(ctx);
+  borrowedContexts.emplace(ctx, Napi::Persistent(obj));
+  return obj;
+}
+
+Napi::Value VerbsAddon::BorrowedPd(Napi::Env env, ibv_pd* pd) {
+  auto it = borrowedPds.find(pd);
+  if (it != borrowedPds.end()) return it->second.Value();
+  Napi::Object ctxJs = BorrowedContext(env, pd->context).As<Napi::Object>();
+  Napi::Object obj = NewInstance(pdCtor);
+  ProtectionDomain::Unwrap(obj)->AttachBorrowed(Context::Unwrap(ctxJs), ctxJs, pd);
+  borrowedPds.emplace(pd, Napi::Persistent(obj));
   return obj;
 }
 

@@ -35,6 +35,19 @@ class VerbsAddon : public Napi::Addon<VerbsAddon> {
   ~VerbsAddon();
 
   Napi::FunctionReference contextCtor, pdCtor, mrCtor, cqCtor, channelCtor, qpCtor, ahCtor;
+  // rdma_cm (empty when built without librdmacm).
+  Napi::FunctionReference eventChannelCtor, cmIdCtor, cmEventCtor;
+  // One Context object per ibv_context that librdmacm opened (rdma_cm_id.verbs), kept for the
+  // addon's life: librdmacm keeps those contexts open for the process's.
+  std::map<const ibv_context*, Napi::ObjectReference> borrowedContexts;
+  Napi::Value BorrowedContext(Napi::Env env, ibv_context* ctx);
+  // The PD librdmacm allocates per device (rdma_cm_id.pd), for rdma_create_qp without a PD.
+  std::map<const ibv_pd*, Napi::ObjectReference> borrowedPds;
+  Napi::Value BorrowedPd(Napi::Env env, ibv_pd* pd);
+  // rdma_get_devices' list, held from the first CM use to the addon's end: it keeps every
+  // device's reference in librdmacm above 0, so librdmacm never deallocates its per-device
+  // PD (which it does when the last id on a device goes) under a BorrowedPd.
+  void* cmDevices = nullptr;
   Napi::FunctionReference verbsError;
   Poller poller;
   std::vector<MemoryRegion*> liveMrs;
@@ -194,6 +207,7 @@ class Resource {
 // Per-class type tags: an argument that must be a CQ, a channel or an AH is checked by tag,
 // never reinterpreted (`this` is checked by Self, below).
 extern const napi_type_tag kContextTag, kPdTag, kMrTag, kCqTag, kChannelTag, kQpTag, kAhTag;
+extern const napi_type_tag kEventChannelTag, kCmIdTag, kCmEventTag;
 
 // Called by each wrapped class's constructor: tags the JS object with the class's type tag
 // (what argument checks test) and records the pointer napi_unwrap will return for it.

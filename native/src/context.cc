@@ -120,9 +120,18 @@ void Context::Attach(ibv_context* ctx) {
   SetNonBlocking(ctx_->async_fd);
 }
 
+void Context::AttachBorrowed(ibv_context* ctx) {
+  borrowed_ = true;
+  Attach(ctx);
+}
+
 int Context::Release(bool force) {
   // Everything opened on this device is already gone (ForceDestroy takes dependents first).
   asyncWaits_.CancelAll(env_);
+  if (borrowed_) {
+    ctx_ = nullptr;  // librdmacm's: it stays open for librdmacm's other ids
+    return 0;
+  }
   int err = ibv_close_device(ctx_);
   ctx_ = nullptr;
   return ErrnoOf(err);
@@ -131,6 +140,10 @@ int Context::Release(bool force) {
 // ibv_close_device succeeds with resources open: the kernel frees them all. Here they are
 // destroyed first, child-first, so every JS object left over reports "already destroyed".
 Napi::Value Context::Close(const Napi::CallbackInfo& info, const char* verb) {
+  if (borrowed_) {
+    ThrowVerbs(info.Env(), verb, EINVAL,
+               "this is librdmacm's context (rdma_cm_id.verbs): librdmacm closes it, a program never does", "context");
+  }
   ForceDestroy();
   return info.Env().Undefined();
 }

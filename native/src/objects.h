@@ -37,6 +37,8 @@ class Context : public Napi::ObjectWrap<Context>, public Resource {
   explicit Context(const Napi::CallbackInfo& info);
   void Finalize(Napi::Env env) override { ForceDestroy(); }
   void Attach(ibv_context* ctx);
+  // A context librdmacm opened (rdma_cm_id.verbs): used like any other, never closed here.
+  void AttachBorrowed(ibv_context* ctx);
   ibv_context* ctx() const { return ctx_; }
 
  private:
@@ -55,6 +57,7 @@ class Context : public Napi::ObjectWrap<Context>, public Resource {
   Napi::Value Close(const Napi::CallbackInfo& info, const char* verb);
   bool ReadAsyncEvent(Napi::Env env, Napi::Value* out);
   ibv_context* ctx_ = nullptr;
+  bool borrowed_ = false;
   FdWaits asyncWaits_;
   Napi::Env env_;
 };
@@ -67,7 +70,13 @@ class ProtectionDomain : public Napi::ObjectWrap<ProtectionDomain>, public Resou
   explicit ProtectionDomain(const Napi::CallbackInfo& info);
   void Finalize(Napi::Env env) override { ForceDestroy(); }
   void Attach(Context* ctx, Napi::Object ctxJs, ibv_pd* pd);
+  // librdmacm's PD of a device (rdma_cm_id.pd): used like any other, never deallocated here.
+  void AttachBorrowed(Context* ctx, Napi::Object ctxJs, ibv_pd* pd) {
+    borrowed_ = true;
+    Attach(ctx, ctxJs, pd);
+  }
   Context* context() const { return context_; }
+  ibv_pd* pd() const { return pd_; }
 
  private:
   int Release(bool force) override;
@@ -77,6 +86,7 @@ class ProtectionDomain : public Napi::ObjectWrap<ProtectionDomain>, public Resou
   Napi::Value Dealloc(const Napi::CallbackInfo& info, const char* verb);
   ibv_pd* pd_ = nullptr;
   Context* context_ = nullptr;
+  bool borrowed_ = false;
 };
 
 class MemoryRegion : public Napi::ObjectWrap<MemoryRegion>, public Resource {
@@ -175,6 +185,15 @@ class AddressHandle : public Napi::ObjectWrap<AddressHandle>, public Resource {
   ibv_ah* ah_ = nullptr;
 };
 
+class CmId;
+
+// struct ibv_qp_init_attr read from JS, with the CQ objects it names.
+struct QpInit {
+  ibv_qp_init_attr attr;
+  CompletionQueue* scq;
+  CompletionQueue* rcq;
+};
+
 class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
  public:
   static constexpr const char* kName = "QueuePair";
@@ -184,6 +203,18 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   void Finalize(Napi::Env env) override { ForceDestroy(); }
   void Attach(ProtectionDomain* pd, Napi::Object pdJs, CompletionQueue* scq, Napi::Object scqJs, CompletionQueue* rcq,
               Napi::Object rcqJs, ibv_qp* qp);
+  // { send_cq, recv_cq, cap, qp_type, sq_sig_all } → QpInit (CQs checked: live, of `ctx`).
+  static QpInit ReadInit(const Arg& arg, Napi::Value init, Context* ctx);
+  // Attach, then the qp_num and the cap the create call wrote back as properties.
+  void AttachCreated(ProtectionDomain* pd, Napi::Object pdJs, const QpInit& in, ibv_qp* qp);
+  // struct ibv_qp_attr as the object query() returns.
+  static Napi::Object AttrObject(Napi::Env env, const ibv_qp_attr& a);
+#ifdef VERBSLAB_HAVE_RDMACM
+  // A QP made by rdma_create_qp: destroying it clears id->qp, as rdma_destroy_qp does.
+  void AttachCm(CmId* id, Napi::Object idJs);
+  void ForgetCmId() { cmId_ = nullptr; }
+  Napi::Value DestroyFromCm(Napi::Env env, const char* verb);
+#endif
 
   // One WR packed by the TypeScript layer into the Float64Arrays bound with bindPacked:
   //   send: wr_id, opcode, send_flags, imm_data, num_sge, has_rdma, rdma.remote_addr,
@@ -208,6 +239,7 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   Napi::Value Destroy(const Napi::CallbackInfo& info, const char* verb);
   ibv_qp* qp_ = nullptr;
   VerbsAddon* addon_ = nullptr;
+  CmId* cmId_ = nullptr;
   // Scratch reused across posts (no allocation per WR in the steady state).
   std::vector<ibv_send_wr> sendWrs_;
   std::vector<ibv_recv_wr> recvWrs_;

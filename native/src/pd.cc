@@ -26,12 +26,22 @@ void ProtectionDomain::Attach(Context* ctx, Napi::Object ctxJs, ibv_pd* pd) {
 }
 
 int ProtectionDomain::Release(bool force) {
+  if (borrowed_) {
+    if (!force) return EINVAL;  // see Dealloc
+    pd_ = nullptr;
+    return 0;
+  }
   int err = ErrnoOf(ibv_dealloc_pd(pd_));
   if (err == 0) pd_ = nullptr;
   return err;
 }
 
 Napi::Value ProtectionDomain::Dealloc(const Napi::CallbackInfo& info, const char* verb) {
+  if (borrowed_) {
+    ThrowVerbs(info.Env(), verb, EINVAL,
+               "this is librdmacm's PD (rdma_create_qp without a PD): librdmacm deallocates it, a program never does",
+               "pd");
+  }
   return DestroyResult(info.Env(), verb, Destroy(), "the PD still has an MR, QP or AH");
 }
 
@@ -64,61 +74,17 @@ Napi::Value ProtectionDomain::RegMr(const Napi::CallbackInfo& info, const char* 
   return obj;
 }
 
-namespace {
-CompletionQueue* CqArg(Napi::Env env, const char* verb, Napi::Value v, const char* name, Context* ctx) {
-  // libibverbs 44 dereferences recv_cq unchecked: a missing CQ must never reach it.
-  if (v.IsUndefined() || v.IsNull()) ThrowVerbs(env, verb, EINVAL, std::string(name) + " is required", name);
-  if (!v.IsObject() || !v.As<Napi::Object>().CheckTypeTag(&kCqTag)) {
-    ThrowType(env, std::string(verb) + ": " + name + " must be a completion queue");
-  }
-  CompletionQueue* cq = CompletionQueue::Unwrap(v.As<Napi::Object>());
-  if (cq->destroyed()) ThrowVerbs(env, verb, EINVAL, std::string(name) + " was already destroyed", name);
-  if (cq->context() != ctx) ThrowVerbs(env, verb, EINVAL, std::string(name) + " belongs to another device", name);
-  return cq;
-}
-}  // namespace
-
 // createQp({ send_cq, recv_cq, cap, qp_type, sq_sig_all }) → QueuePair with qp_num and the
 // cap ibv_create_qp wrote back.
 Napi::Value ProtectionDomain::CreateQp(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
   Arg arg{env, verb};
-  Napi::Object init = arg.Obj(info[0], "init_attr");
-  CompletionQueue* scq = CqArg(env, verb, init.Get("send_cq"), "send_cq", context_);
-  CompletionQueue* rcq = CqArg(env, verb, init.Get("recv_cq"), "recv_cq", context_);
-  ibv_qp_init_attr a;
-  memset(&a, 0, sizeof a);
-  a.send_cq = scq->cq();
-  a.recv_cq = rcq->cq();
-  Napi::Object cap = arg.Obj(init.Get("cap"), "cap");  // required, as in the contract's QpInitAttr
-  a.cap.max_send_wr = arg.U32(cap.Get("max_send_wr"), "cap.max_send_wr", true);
-  a.cap.max_recv_wr = arg.U32(cap.Get("max_recv_wr"), "cap.max_recv_wr", true);
-  a.cap.max_send_sge = arg.U32(cap.Get("max_send_sge"), "cap.max_send_sge", true);
-  a.cap.max_recv_sge = arg.U32(cap.Get("max_recv_sge"), "cap.max_recv_sge", true);
-  a.cap.max_inline_data = arg.U32(cap.Get("max_inline_data"), "cap.max_inline_data", true);
-  uint32_t type = arg.U32(init.Get("qp_type"), "qp_type");
-  // XRC receive QPs need ibv_create_qp_ex with an XRC domain; other numbers are not QP
-  // types at all. Both are refused here rather than handed to code paths that expect more.
-  if (type != IBV_QPT_RC && type != IBV_QPT_UC && type != IBV_QPT_UD && type != IBV_QPT_RAW_PACKET &&
-      type != IBV_QPT_XRC_SEND) {
-    ThrowVerbs(env, verb, type == IBV_QPT_XRC_RECV ? EOPNOTSUPP : EINVAL,
-               "qp_type " + std::to_string(type) + " cannot be created with ibv_create_qp here", "qp_type");
-  }
-  a.qp_type = static_cast<ibv_qp_type>(type);
-  a.sq_sig_all = arg.I32(init.Get("sq_sig_all"), "sq_sig_all", true);
+  QpInit in = QueuePair::ReadInit(arg, info[0], context_);
   errno = 0;
-  ibv_qp* qp = ibv_create_qp(pd_, &a);
+  ibv_qp* qp = ibv_create_qp(pd_, &in.attr);
   if (qp == nullptr) ThrowVerbs(env, verb, errno != 0 ? errno : EINVAL);
   Napi::Object obj = NewInstance(AddonOf(env)->qpCtor);
-  QueuePair::Unwrap(obj)->Attach(this, Value(), scq, scq->Value(), rcq, rcq->Value(), qp);
-  obj.Set("qp_num", Napi::Number::New(env, qp->qp_num));
-  Napi::Object written = Napi::Object::New(env);
-  written.Set("max_send_wr", Napi::Number::New(env, a.cap.max_send_wr));
-  written.Set("max_recv_wr", Napi::Number::New(env, a.cap.max_recv_wr));
-  written.Set("max_send_sge", Napi::Number::New(env, a.cap.max_send_sge));
-  written.Set("max_recv_sge", Napi::Number::New(env, a.cap.max_recv_sge));
-  written.Set("max_inline_data", Napi::Number::New(env, a.cap.max_inline_data));
-  obj.Set("cap", written);
+  QueuePair::Unwrap(obj)->AttachCreated(this, Value(), in, qp);
   return obj;
 }
 

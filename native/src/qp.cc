@@ -3,6 +3,9 @@
 #include <cmath>
 
 #include "objects.h"
+#ifdef VERBSLAB_HAVE_RDMACM
+#include "cm.h"
+#endif
 
 Napi::Function QueuePair::Define(Napi::Env env) {
   return DefineVerbsClass<QueuePair>(env, "QueuePair",
@@ -32,9 +35,94 @@ void QueuePair::Attach(ProtectionDomain* pd, Napi::Object pdJs, CompletionQueue*
 
 int QueuePair::Release(bool force) {
   int err = ErrnoOf(ibv_destroy_qp(qp_));
-  if (err == 0) qp_ = nullptr;
-  return err;
+  if (err != 0) return err;
+  qp_ = nullptr;
+#ifdef VERBSLAB_HAVE_RDMACM
+  // What rdma_destroy_qp does besides ibv_destroy_qp (the CQs are the caller's, never
+  // librdmacm's: ReadInit requires both).
+  if (cmId_ != nullptr) {
+    if (cmId_->id() != nullptr) cmId_->id()->qp = nullptr;
+    cmId_->qp = nullptr;
+    cmId_ = nullptr;
+  }
+#endif
+  return 0;
 }
+
+namespace {
+CompletionQueue* CqArg(Napi::Env env, const char* verb, Napi::Value v, const char* name, Context* ctx) {
+  // libibverbs 44 dereferences recv_cq unchecked: a missing CQ must never reach it.
+  if (v.IsUndefined() || v.IsNull()) ThrowVerbs(env, verb, EINVAL, std::string(name) + " is required", name);
+  if (!v.IsObject() || !v.As<Napi::Object>().CheckTypeTag(&kCqTag)) {
+    ThrowType(env, std::string(verb) + ": " + name + " must be a completion queue");
+  }
+  CompletionQueue* cq = CompletionQueue::Unwrap(v.As<Napi::Object>());
+  if (cq->destroyed()) ThrowVerbs(env, verb, EINVAL, std::string(name) + " was already destroyed", name);
+  if (cq->context() != ctx) ThrowVerbs(env, verb, EINVAL, std::string(name) + " belongs to another device", name);
+  return cq;
+}
+
+Napi::Object CapObject(Napi::Env env, const ibv_qp_cap& c) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("max_send_wr", Napi::Number::New(env, c.max_send_wr));
+  o.Set("max_recv_wr", Napi::Number::New(env, c.max_recv_wr));
+  o.Set("max_send_sge", Napi::Number::New(env, c.max_send_sge));
+  o.Set("max_recv_sge", Napi::Number::New(env, c.max_recv_sge));
+  o.Set("max_inline_data", Napi::Number::New(env, c.max_inline_data));
+  return o;
+}
+}  // namespace
+
+QpInit QueuePair::ReadInit(const Arg& arg, Napi::Value initV, Context* ctx) {
+  Napi::Env env = arg.env;
+  const char* verb = arg.verb;
+  Napi::Object init = arg.Obj(initV, "init_attr");
+  QpInit in;
+  in.scq = CqArg(env, verb, init.Get("send_cq"), "send_cq", ctx);
+  in.rcq = CqArg(env, verb, init.Get("recv_cq"), "recv_cq", ctx);
+  ibv_qp_init_attr& a = in.attr;
+  memset(&a, 0, sizeof a);
+  a.send_cq = in.scq->cq();
+  a.recv_cq = in.rcq->cq();
+  Napi::Object cap = arg.Obj(init.Get("cap"), "cap");  // required, as in the contract's QpInitAttr
+  a.cap.max_send_wr = arg.U32(cap.Get("max_send_wr"), "cap.max_send_wr", true);
+  a.cap.max_recv_wr = arg.U32(cap.Get("max_recv_wr"), "cap.max_recv_wr", true);
+  a.cap.max_send_sge = arg.U32(cap.Get("max_send_sge"), "cap.max_send_sge", true);
+  a.cap.max_recv_sge = arg.U32(cap.Get("max_recv_sge"), "cap.max_recv_sge", true);
+  a.cap.max_inline_data = arg.U32(cap.Get("max_inline_data"), "cap.max_inline_data", true);
+  uint32_t type = arg.U32(init.Get("qp_type"), "qp_type");
+  // XRC receive QPs need ibv_create_qp_ex with an XRC domain; other numbers are not QP
+  // types at all. Both are refused here rather than handed to code paths that expect more.
+  if (type != IBV_QPT_RC && type != IBV_QPT_UC && type != IBV_QPT_UD && type != IBV_QPT_RAW_PACKET &&
+      type != IBV_QPT_XRC_SEND) {
+    ThrowVerbs(env, verb, type == IBV_QPT_XRC_RECV ? EOPNOTSUPP : EINVAL,
+               "qp_type " + std::to_string(type) + " cannot be created with ibv_create_qp here", "qp_type");
+  }
+  a.qp_type = static_cast<ibv_qp_type>(type);
+  a.sq_sig_all = arg.I32(init.Get("sq_sig_all"), "sq_sig_all", true);
+  return in;
+}
+
+void QueuePair::AttachCreated(ProtectionDomain* pd, Napi::Object pdJs, const QpInit& in, ibv_qp* qp) {
+  Napi::Env env = pdJs.Env();
+  Attach(pd, pdJs, in.scq, in.scq->Value(), in.rcq, in.rcq->Value(), qp);
+  Napi::Object obj = Value();
+  obj.Set("qp_num", Napi::Number::New(env, qp->qp_num));
+  obj.Set("cap", CapObject(env, in.attr.cap));  // what the create call wrote back
+}
+
+#ifdef VERBSLAB_HAVE_RDMACM
+void QueuePair::AttachCm(CmId* id, Napi::Object idJs) {
+  cmId_ = id;
+  DependOn(id, idJs);
+}
+
+// rdma_destroy_qp(id): ibv_destroy_qp's errno (EBUSY while attached to a multicast group, …)
+// instead of librdmacm's void.
+Napi::Value QueuePair::DestroyFromCm(Napi::Env env, const char* verb) {
+  return DestroyResult(env, verb, Resource::Destroy(), "");
+}
+#endif
 
 Napi::Value QueuePair::Destroy(const Napi::CallbackInfo& info, const char* verb) {
   return DestroyResult(info.Env(), verb, Resource::Destroy(), "");
@@ -100,28 +188,7 @@ Napi::Value QueuePair::Modify(const Napi::CallbackInfo& info, const char* verb) 
   return env.Undefined();
 }
 
-namespace {
-Napi::Object CapObject(Napi::Env env, const ibv_qp_cap& c) {
-  Napi::Object o = Napi::Object::New(env);
-  o.Set("max_send_wr", Napi::Number::New(env, c.max_send_wr));
-  o.Set("max_recv_wr", Napi::Number::New(env, c.max_recv_wr));
-  o.Set("max_send_sge", Napi::Number::New(env, c.max_send_sge));
-  o.Set("max_recv_sge", Napi::Number::New(env, c.max_recv_sge));
-  o.Set("max_inline_data", Napi::Number::New(env, c.max_inline_data));
-  return o;
-}
-}  // namespace
-
-// query(mask) → { attr, init_attr }
-Napi::Value QueuePair::Query(const Napi::CallbackInfo& info, const char* verb) {
-  Napi::Env env = info.Env();
-  uint32_t mask = Arg{env, verb}.U32(info[0], "attr_mask");
-  ibv_qp_attr a;
-  ibv_qp_init_attr init;
-  memset(&a, 0, sizeof a);
-  memset(&init, 0, sizeof init);
-  int err = ibv_query_qp(qp_, &a, static_cast<int>(mask), &init);
-  if (err) ThrowVerbs(env, verb, ErrnoOf(err));
+Napi::Object QueuePair::AttrObject(Napi::Env env, const ibv_qp_attr& a) {
   Napi::Object o = Napi::Object::New(env);
   auto num = [&](const char* k, double v) { o.Set(k, Napi::Number::New(env, v)); };
   num("qp_state", a.qp_state);
@@ -150,6 +217,20 @@ Napi::Value QueuePair::Query(const Napi::CallbackInfo& info, const char* verb) {
   num("alt_port_num", a.alt_port_num);
   num("alt_timeout", a.alt_timeout);
   num("rate_limit", a.rate_limit);
+  return o;
+}
+
+// query(mask) → { attr, init_attr }
+Napi::Value QueuePair::Query(const Napi::CallbackInfo& info, const char* verb) {
+  Napi::Env env = info.Env();
+  uint32_t mask = Arg{env, verb}.U32(info[0], "attr_mask");
+  ibv_qp_attr a;
+  ibv_qp_init_attr init;
+  memset(&a, 0, sizeof a);
+  memset(&init, 0, sizeof init);
+  int err = ibv_query_qp(qp_, &a, static_cast<int>(mask), &init);
+  if (err) ThrowVerbs(env, verb, ErrnoOf(err));
+  Napi::Object o = AttrObject(env, a);
   Napi::Object i = Napi::Object::New(env);
   i.Set("qp_type", Napi::Number::New(env, init.qp_type));
   i.Set("sq_sig_all", Napi::Number::New(env, init.sq_sig_all));

@@ -68,3 +68,27 @@ suite("Flush on ERR (§5.2)", () => {
     wcs.forEach((w, i) => expectErrorWc(w, IBV_WC_WR_FLUSH_ERR, a.qp, i + 1));
   });
 });
+
+// rxe_qp_destroy marks the QP invalid before its tasks run a last time, and the completer
+// of an invalid QP flushes without posting CQEs (notify is false): nothing completes.
+suite("A QP destroyed with WQEs outstanding (§5.2)", () => {
+  it("sends stuck in an endless RNR loop and posted receives: destroy completes nothing on either CQ", async () => {
+    const s = scope();
+    const { a, b } = pair(s, LOOPBACK, { a_rts: { rnr_retry: 7 }, b_rtr: { min_rnr_timer: 14 } });
+    a.qp.postSend([1, 2].map((i) => ({ wr_id: i, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] })));
+    await expectNoWc(a.scq, 30);
+    a.qp.destroy();
+    await expectNoWc(a.scq, 50);
+    expect(a.rcq.poll(4)).toEqual([]);
+    // The peer never heard of it: B's receive posted now waits for ever.
+    b.qp.postRecv({ wr_id: 5, sg_list: [b.mr.sge(0, 64)] });
+    await expectNoWc(b.rcq, 50);
+    const c = endpoint(s, "rxe0", "ipv4");
+    toInit(c.qp);
+    c.qp.postRecv([1, 2, 3].map((i) => ({ wr_id: i, sg_list: [c.mr.sge(0, 64)] })));
+    c.qp.destroy();
+    await expectNoWc(c.rcq, 50);
+    a.scq.destroy(); // the CQs are free again
+    c.rcq.destroy();
+  });
+});

@@ -7,7 +7,7 @@
  * (`VERBSLAB_BACKEND=native`). On native the devices persist across tests: never assume a
  * fresh device, assert formats and increments rather than absolute QPNs or keys.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
 import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../backend.js";
 import {
@@ -605,4 +605,67 @@ export function qpIn(s: Scope, pd: Pd, cq: Cq, gid: GidEntry, type: number, stat
     return qp;
   }
   throw new Error(`qpIn: cannot reach state ${state}`);
+}
+
+/**
+ * Prints a measured value on native (`[measured] label: value`), so a run on real rxe
+ * leaves the figures sim/RXE-FACTS.md records; silent on the simulator.
+ */
+export function recordMeasured(label: string, value: unknown): void {
+  if (BACKEND_KIND === "native") console.log(`[measured] ${label}: ${JSON.stringify(value)}`);
+}
+
+/**
+ * The kernel's jiffies counter on native (the "timestamp" line of /proc/schedstat), or
+ * undefined where it cannot be read. rxe's timers count jiffies, and in the TCG lab VM
+ * jiffies and the TSC clock that `now()` reads can run at different rates (measured: 492
+ * jiffies, 1968 ms of them, in 1883 ms of TSC time in one boot; in step in another), so a
+ * timer can look early by the wall clock. Recorded beside wall-clock times.
+ */
+export function kernelJiffies(): number | undefined {
+  if (BACKEND_KIND !== "native") return undefined;
+  try {
+    const m = /^timestamp (\d+)$/m.exec(readFileSync("/proc/schedstat", "utf8"));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One jiffy of the lab VM's kernel (HZ=250), the unit rxe's timers count in. */
+export const LAB_JIFFY_MS = 4;
+
+/** What a stopwatch read: backend-clock ms and, on native, the kernel's jiffies since its start. */
+export interface Lap {
+  ms: number;
+  jiffies?: number;
+}
+
+/** Starts a stopwatch on the backend's clock (and on the kernel's jiffies, where readable). */
+export function stopwatch(): () => Lap {
+  const j0 = kernelJiffies();
+  const t0 = B().now();
+  return () => {
+    const ms = B().now() - t0;
+    const j = kernelJiffies();
+    return j0 === undefined || j === undefined ? { ms } : { ms, jiffies: j - j0 };
+  };
+}
+
+/**
+ * A kernel timer never fires before its expiry in jiffies, so `lap` took at least `jiffies`
+ * of them. Checked on the kernel's own count where it can be read: in the TCG lab VM jiffies
+ * can run ahead of the TSC clock (kernelJiffies), and a timer then looks early by the wall
+ * clock (an RNR wait once measured 67 ms where two 11-jiffy waits need 88). Elsewhere (the
+ * simulator's exact clock) on ms.
+ */
+export function expectAtLeastJiffies(lap: Lap, jiffies: number): void {
+  if (lap.jiffies !== undefined) {
+    expect(
+      lap.jiffies,
+      `${lap.jiffies} jiffies (${lap.ms.toFixed(1)} ms), expected at least ${jiffies}`,
+    ).toBeGreaterThanOrEqual(jiffies);
+  } else {
+    expectBetween(lap.ms, jiffies * LAB_JIFFY_MS, Infinity);
+  }
 }

@@ -38,18 +38,24 @@ import {
   type EndpointOpts,
   CROSS,
   LOOPBACK,
+  type Pairing,
   type Scope,
   endpoint,
+  expectBetween,
   expectErrorWc,
   expectNoWc,
   expectState,
   expectVerbsError,
   pair,
   psnDelta,
+  recordMeasured,
   scope,
   suite,
+  connect,
   toInit,
   toRtr,
+  toRts,
+  toState,
   waitWc,
 } from "./harness.js";
 
@@ -125,6 +131,74 @@ suite("RC errors: posting in the wrong state (§5)", () => {
     expect(err.badWrIndex ?? 0).toBe(0);
     expectState(a.qp, st);
     await expectNoWc(a.scq, 20);
+  });
+
+  // rdma-core 44's rxe provider writes the WQE into the shared ring and only then rings the
+  // kernel doorbell, which refuses below RTS: the WR stays in the ring and goes out with the
+  // next doorbell that succeeds. A RESET clears the ring.
+  it.each([
+    ["RESET", IBV_QPS_RESET],
+    ["INIT", IBV_QPS_INIT],
+    ["RTR", IBV_QPS_RTR],
+  ])(
+    "a send refused with EINVAL in %s stays queued: after RTS it runs with the next successful post, first",
+    async (_n, st) => {
+      const s = scope();
+      const a = endpoint(s, "rxe0", "ipv4");
+      const b = endpoint(s, "rxe0", "ipv4");
+      if (st === IBV_QPS_RESET) {
+        expectVerbsError(() => a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] }), "EINVAL");
+      }
+      toInit(a.qp);
+      if (st === IBV_QPS_INIT) {
+        expectVerbsError(() => a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] }), "EINVAL");
+      }
+      toInit(b.qp);
+      toRtr(a.qp, { dest_qp_num: b.qp.qp_num, rq_psn: 0x200, dgid: b.gid.gid, sgid_index: a.gid.gid_index });
+      toRtr(b.qp, { dest_qp_num: a.qp.qp_num, rq_psn: 0x100, dgid: a.gid.gid, sgid_index: b.gid.gid_index });
+      if (st === IBV_QPS_RTR) {
+        expectVerbsError(() => a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] }), "EINVAL");
+      }
+      toRts(a.qp, { sq_psn: 0x100 });
+      toRts(b.qp, { sq_psn: 0x200 });
+      b.qp.postRecv([1, 2].map((i) => ({ wr_id: 600 + i, sg_list: [b.mr.sge(0, 64)] })));
+      await expectNoWc(a.scq, 30); // nothing kicks the requester on RTR→RTS
+      a.qp.postSend({ wr_id: 2, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] });
+      const wcs = await waitWc(a.scq, 2);
+      expect(wcs.map((w) => [w.wr_id, w.status])).toEqual([
+        [1, IBV_WC_SUCCESS],
+        [2, IBV_WC_SUCCESS],
+      ]);
+      expect((await waitWc(b.rcq, 2)).map((w) => w.status)).toEqual([IBV_WC_SUCCESS, IBV_WC_SUCCESS]);
+    },
+  );
+
+  it("RESET→RESET discards a send refused in INIT: after RTS only the next post runs", async () => {
+    const s = scope();
+    const a = endpoint(s, "rxe0", "ipv4");
+    const b = endpoint(s, "rxe0", "ipv4");
+    toInit(a.qp);
+    expectVerbsError(() => a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] }), "EINVAL");
+    toState(a.qp, IBV_QPS_RESET);
+    toState(a.qp, IBV_QPS_RESET);
+    connect(a, b);
+    b.qp.postRecv([1, 2].map((i) => ({ wr_id: 600 + i, sg_list: [b.mr.sge(0, 64)] })));
+    a.qp.postSend({ wr_id: 2, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 8)] });
+    const wcs = await waitWc(a.scq, 1);
+    expect(wcs.map((w) => [w.wr_id, w.status])).toEqual([[2, IBV_WC_SUCCESS]]);
+    await expectNoWc(a.scq, 30);
+    expect((await waitWc(b.rcq, 1))[0].wr_id).toBe(601);
+    await expectNoWc(b.rcq, 30);
+  });
+
+  it("post_recv in ERR returns 0 and never completes (no flush); the next modify to ERR flushes it", async () => {
+    const { a } = errPair();
+    toState(a.qp, IBV_QPS_ERR);
+    a.qp.postRecv({ wr_id: 9, sg_list: [a.mr.sge(0, 8)] });
+    await expectNoWc(a.rcq, 100);
+    expectState(a.qp, IBV_QPS_ERR);
+    toState(a.qp, IBV_QPS_ERR);
+    expectErrorWc((await waitWc(a.rcq))[0], IBV_WC_WR_FLUSH_ERR, a.qp, 9);
   });
 
   it("post_recv in RESET fails with EINVAL; in INIT and RTR it is accepted", () => {
@@ -359,6 +433,47 @@ suite("RC errors: receive-side problems give REM_OP_ERR / LOC_QP_OP_ERR, never L
     expectState(a.qp, IBV_QPS_ERR);
     expectState(b.qp, IBV_QPS_ERR);
   });
+});
+
+// One device's requester, responder and completer call each other directly (rxe_loopback hands
+// the packet to rxe_rcv; the responder and completer tasks run inline when idle), so the NAK
+// for the packet that overflows the receive moves A to ERR before its next packet is built:
+// rxe_requester sees QP_STATE_ERROR and stops. sq_psn stops just past the refused packet.
+// Between two devices the packets cross the veth and the NAK races the requester: measured,
+// 3000 bytes stopped after packet 2 and 5000 bytes sent all 5.
+suite("RC errors: a multi-packet SEND into a too-small receive stops at the refused packet (§5, §4.3)", () => {
+  async function overflow(p: Pairing, len: number, name: string) {
+    const s = scope();
+    const { a, b } = pair(s, p);
+    const sq0 = a.qp.query(IBV_QP_SQ_PSN).attr.sq_psn;
+    const rq0 = b.qp.query(IBV_QP_RQ_PSN).attr.rq_psn;
+    b.qp.postRecv({ wr_id: 601, sg_list: [b.mr.sge(0, 1500)] });
+    a.qp.postSend({ wr_id: 77, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, len)] });
+    expectErrorWc((await waitWc(a.scq))[0], IBV_WC_REM_OP_ERR, a.qp, 77);
+    expectErrorWc((await waitWc(b.rcq))[0], IBV_WC_LOC_QP_OP_ERR, b.qp, 601);
+    const sent = psnDelta(sq0, a.qp.query(IBV_QP_SQ_PSN).attr.sq_psn);
+    const taken = psnDelta(rq0, b.qp.query(IBV_QP_RQ_PSN).attr.rq_psn);
+    recordMeasured(`multi-packet SEND ${len} B into 1500, ${name}: sq_psn +, rq_psn +`, [sent, taken]);
+    expectState(a.qp, IBV_QPS_ERR);
+    expectState(b.qp, IBV_QPS_ERR);
+    return { sent, taken };
+  }
+
+  it.each([3000, 5000])(
+    "rxe0 loopback, %i bytes into 1500 at MTU 1024: packet 2 is refused and is the last sent: sq_psn +2, rq_psn +1",
+    async (len) => {
+      expect(await overflow(LOOPBACK, len, "rxe0 loopback")).toEqual({ sent: 2, taken: 1 });
+    },
+  );
+
+  it.each([3000, 5000])(
+    "rxe0 ↔ rxe1, %i bytes into 1500: packet 2 is refused; the requester sends between 2 and all of the packets",
+    async (len) => {
+      const { sent, taken } = await overflow(CROSS, len, "rxe0 ↔ rxe1");
+      expect(taken).toBe(1);
+      expectBetween(sent, 2, Math.ceil(len / 1024));
+    },
+  );
 });
 
 suite("RC errors: READ credits (§5, §8.8)", () => {

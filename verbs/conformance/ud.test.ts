@@ -223,4 +223,22 @@ suite("UD drops and errors (§4.2, §5.3)", () => {
     expectErrorWc((await waitWc(a.scq))[0], IBV_WC_LOC_QP_OP_ERR, a.qp, 77);
     expectState(a.qp, IBV_QPS_ERR);
   });
+
+  // C10-93.1.1, as rxe_requester implements it: a UD message longer than the port's active
+  // MTU (1024 with the lab's 1500-byte netdevs) is not sent and not an error: the sender's WC
+  // is SUCCESS, one PSN is used, nothing arrives.
+  it("a payload above the port's active_mtu (1025 > 1024): sender SUCCESS, one PSN used, nothing arrives; 1024 arrives", async () => {
+    const { a, b, ah } = udPair(PAIRINGS[0]);
+    const mtuBytes = 128 << a.ctx.queryPort(1).active_mtu;
+    b.qp.postRecv({ wr_id: 5, sg_list: [b.mr.sge(0, 40 + mtuBytes + 64)] });
+    const sq0 = a.qp.query(IBV_QP_SQ_PSN).attr.sq_psn;
+    a.qp.postSend(udSend(a, ah, b.qp.qp_num, mtuBytes + 1));
+    expect((await waitWc(a.scq))[0]).toMatchObject({ status: IBV_WC_SUCCESS, wr_id: 77 });
+    expect(psnDelta(sq0, a.qp.query(IBV_QP_SQ_PSN).attr.sq_psn)).toBe(1);
+    await expectNoWc(b.rcq, 30);
+    expectState(a.qp, IBV_QPS_RTS);
+    a.qp.postSend({ ...udSend(a, ah, b.qp.qp_num, mtuBytes), wr_id: 78 });
+    expect((await waitWc(a.scq))[0]).toMatchObject({ status: IBV_WC_SUCCESS, wr_id: 78 });
+    expect((await waitWc(b.rcq))[0]).toMatchObject({ status: IBV_WC_SUCCESS, byte_len: 40 + mtuBytes });
+  });
 });

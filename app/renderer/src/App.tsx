@@ -49,9 +49,10 @@ function useEditorMayOpen(lessonShown: boolean): boolean {
 }
 
 /**
- * A User Timing mark, `verbslab:interactive`, the first time the lesson is shown and the editor can
- * run it: what `npm run bench:ui` reports as cold load. It is read after the load, so that the
- * load runs with no debugger attached, as a learner's does (app/e2e/cold-load.ts says why).
+ * A User Timing mark, `verbslab:interactive`, the first time the lesson is shown, the editor has
+ * drawn the program and can run it: what `npm run bench:ui` reports as cold load. It is read after
+ * the load, so that the load runs with no debugger attached, as a learner's does
+ * (app/e2e/cold-load.ts says why).
  */
 function useMarkInteractive(interactive: boolean): void {
   const marked = useRef(false);
@@ -113,7 +114,9 @@ function Lab({
   const [backends, setBackends] = useState<BackendChoice[] | null>(null);
   const panes = usePaneSizes();
 
-  useMarkInteractive(course.lesson !== undefined && compile !== null);
+  const [editorDrawn, setEditorDrawn] = useState(false);
+  const onDrawn = useCallback(() => setEditorDrawn(true), []);
+  useMarkInteractive(course.lesson !== undefined && compile !== null && editorDrawn);
   const step = course.lesson?.steps[course.flow.step];
   const stepKey = course.lesson && step ? `${course.lesson.id}/${step.number}` : "free";
   const codeKey = breakIt ? `${stepKey}/break-${breakIt}` : stepKey;
@@ -262,7 +265,10 @@ function Lab({
   const onExport = useCallback(
     async (format: ExportFormat) => {
       const out = await bridge.request("transcript.export", { format });
-      download(out.filename, out.mime, out.content);
+      // The pcap is binary: it crosses the bridge as base64.
+      const content =
+        out.encoding === "base64" ? Uint8Array.from(atob(out.content), (c) => c.charCodeAt(0)) : out.content;
+      download(out.filename, out.mime, content);
     },
     [bridge],
   );
@@ -380,6 +386,7 @@ function Lab({
                   code={code}
                   onChange={setCode}
                   onReady={onReady}
+                  onDrawn={onDrawn}
                   onShortcut={shortcut}
                   pausedAt={pausedSource}
                   lineResults={stale ? NO_RESULTS : view.lineResults}

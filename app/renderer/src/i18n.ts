@@ -70,6 +70,9 @@ const en = {
   logEmpty: "verbs.log(…) lines appear here.",
   exportLabel: "Export",
   exportC: "C program",
+  exportPcap: "pcap",
+  exportPcapTitle:
+    "The packets as the simulator sends them (the program replayed on it), as rxe puts them on the wire: open the file in Wireshark. On real rxe only traffic between rxe0 and rxe1 crosses the veth a capture can see: packets between two QPs of one device are looped inside rxe and never reach it.",
   importReplay: "Import & replay…",
   transcriptEmpty: "Run or step through the program: every verb call lands here.",
   colVerb: "verb",
@@ -140,8 +143,8 @@ const en = {
   rnrNote: (timer: number, w: { askedMs: number; floorMs: number }, afterNakMs: number) =>
     w.askedMs >= w.floorMs
       ? `the NAK's timer ${timer} asks for ${w.askedMs} ms`
-      : `the NAK's timer ${timer} asks for ${w.askedMs} ms, but rxe waits in whole ${w.floorMs / 2} ms jiffies, ` +
-        `at least one plus the tick it starts in: never under ${w.floorMs} ms (the retry went ${afterNakMs} ms after the NAK)`,
+      : `the NAK's timer ${timer} asks for ${w.askedMs} ms, but rxe waits in whole ${w.floorMs} ms jiffies, at least ` +
+        `one, and its timer fires on a tick: ${w.floorMs} to ${2 * w.floorMs} ms (the retry went ${afterNakMs} ms after the NAK)`,
 };
 
 export type Strings = typeof en;
@@ -200,6 +203,9 @@ const zh: Strings = {
   logEmpty: "verbs.log(…) 输出的行会显示在这里。",
   exportLabel: "导出",
   exportC: "C 程序",
+  exportPcap: "pcap",
+  exportPcapTitle:
+    "模拟器发出的数据包（在模拟器上重放该程序），按 rxe 放到线路上的格式写出：用 Wireshark 打开。在真实的 rxe 上，只有 rxe0 与 rxe1 之间的流量会经过抓包可见的 veth；同一设备上两个 QP 之间的数据包在 rxe 内部回环，永远不会到达 veth。",
   importReplay: "导入并重放…",
   transcriptEmpty: "运行或单步执行程序：每一次 verb 调用都会记录在这里。",
   colVerb: "verb",
@@ -267,8 +273,8 @@ const zh: Strings = {
   rnrNote: (timer, w, afterNakMs) =>
     w.askedMs >= w.floorMs
       ? `NAK 的定时器 ${timer} 要求等待 ${w.askedMs} ms`
-      : `NAK 的定时器 ${timer} 要求等待 ${w.askedMs} ms，但 rxe 以整数个 ${w.floorMs / 2} ms 的 jiffy 计时，` +
-        `至少一个，再加上开始时所在的那个节拍：从不少于 ${w.floorMs} ms（这次重试在 NAK 之后 ${afterNakMs} ms 发出）`,
+      : `NAK 的定时器 ${timer} 要求等待 ${w.askedMs} ms，但 rxe 以整数个 ${w.floorMs} ms 的 jiffy 计时，至少一个，` +
+        `而且定时器在节拍上触发：${w.floorMs} 到 ${2 * w.floorMs} ms（这次重试在 NAK 之后 ${afterNakMs} ms 发出）`,
 };
 
 export const STRINGS: Record<Language, Strings> = { en, zh };

@@ -258,6 +258,10 @@ export function toC(t: Transcript, options: CExportOptions = {}): string {
       channel: "struct ibv_comp_channel",
       qp: "struct ibv_qp",
       ah: "struct ibv_ah",
+      cm: "",
+      cmChannel: "struct rdma_event_channel",
+      cmId: "struct rdma_cm_id",
+      cmEvent: "struct rdma_cm_event",
       verbs: "",
     }[o.type];
     if (!ctype) continue;
@@ -355,6 +359,15 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
       w.line(`usleep(${intExpr(Math.round(Number(args[0] ?? 0) * 1000))});`);
       return;
     case "verbs.now":
+      return;
+    case "verbs.setLink":
+    case "verbs.clearLink":
+      // Faults are made outside verbs: say what the lab VM ran (native/lab-link.ts).
+      w.line(
+        `/* ${comment(e.verb)}(${comment(JSON.stringify(args[0] ?? {}))}): outside C, as root on the lab's veth pair: tc qdisc … netem (loss, delay, reorder), ip link set veth0|veth1 mtu N, nft (UDP 4791 dropped) */`,
+      );
+      return;
+    case "verbs.getLink":
       return;
     case "context.queryDevice": {
       const v = w.tmp("dattr");

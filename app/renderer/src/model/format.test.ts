@@ -64,10 +64,10 @@ describe("the Log's lines (verbs.log as recorded by the session)", () => {
 });
 
 describe("rnrWait", () => {
-  it("explains rxe's 8 ms floor for short RNR timers, and says nothing extra for long ones", () => {
-    expect(rnrWait(1)).toEqual({ askedMs: 0.01, floorMs: 8 });
-    expect(STRINGS.en.rnrNote(1, rnrWait(1), 8)).toMatch(/asks for 0\.01 ms.*never under 8 ms/);
+  it("explains rxe's jiffy floor for short RNR timers, and says nothing extra for long ones", () => {
+    expect(rnrWait(1)).toEqual({ askedMs: 0.01, floorMs: 4 });
+    expect(STRINGS.en.rnrNote(1, rnrWait(1), 8)).toMatch(/asks for 0\.01 ms.*4 to 8 ms/);
     expect(STRINGS.en.rnrNote(28, rnrWait(28), 168)).toBe("the NAK's timer 28 asks for 163.84 ms");
-    expect(STRINGS.zh.rnrNote(1, rnrWait(1), 8)).toMatch(/0\.01 ms.*8 ms/);
+    expect(STRINGS.zh.rnrNote(1, rnrWait(1), 8)).toMatch(/0\.01 ms.*4 到 8 ms/);
   });
 });

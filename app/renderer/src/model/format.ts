@@ -152,9 +152,10 @@ export const RXE_JIFFY_MS = 4;
 
 /**
  * What an RNR NAK's timer asks for, and the shortest wait rxe gives any RNR NAK: it turns the
- * timer into jiffies rounded up, at least one, and the wait measured one tick more, so timer 1
- * asks for 0.01 ms and waits 8 ms. The Packets pane says so next to the wait.
+ * timer into jiffies rounded up, at least one, and the kernel's timer fires on a tick after
+ * that jiffy has passed, so timer 1 asks for 0.01 ms and waits 4 to 8 ms (sim/RXE-FACTS.md §5.1).
+ * The Packets pane says so next to the wait.
  */
 export function rnrWait(timer: number): { askedMs: number; floorMs: number } {
-  return { askedMs: RNR_TIMER_USEC[timer & 0x1f] / 1000, floorMs: 2 * RXE_JIFFY_MS };
+  return { askedMs: RNR_TIMER_USEC[timer & 0x1f] / 1000, floorMs: RXE_JIFFY_MS };
 }

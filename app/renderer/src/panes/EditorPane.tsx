@@ -21,6 +21,8 @@ export interface EditorPaneProps {
   onChange: (code: string) => void;
   /** Called once the editor exists, with a function that compiles the current program. */
   onReady?: (compile: () => Promise<CompiledProgram>) => void;
+  /** Called once, when Monaco has drawn the program's first lines (it draws in an animation frame after creation). */
+  onDrawn?: () => void;
   /** Keyboard shortcuts that must also work while the editor has focus. */
   onShortcut?: (action: "run" | "step" | "continue") => void;
   /** The line of the verb the program is paused before. */
@@ -50,6 +52,7 @@ export default memo(function EditorPane({
   code,
   onChange,
   onReady,
+  onDrawn,
   onShortcut,
   pausedAt,
   lineResults,
@@ -71,8 +74,8 @@ export default memo(function EditorPane({
   // step p50 went from about 26 to 34 ms.)
   const results = useRef(new Map<number, ResultWidget>());
   // The editor keeps the listeners and commands registered at creation: they call the latest props.
-  const latest = useRef({ onChange, onShortcut });
-  latest.current = { onChange, onShortcut };
+  const latest = useRef({ onChange, onShortcut, onDrawn });
+  latest.current = { onChange, onShortcut, onDrawn };
 
   // A layout effect: the editor exists, and Run is enabled (onReady), in the commit that mounts
   // the pane, so the first frame that shows the editor shows it ready.
@@ -100,7 +103,16 @@ export default memo(function EditorPane({
       revealed: editor.createDecorationsCollection(),
     };
     onReady?.(emitJavaScript);
+    // Monaco draws its lines in the animation frame it asked for while being created; a frame
+    // asked for after that runs after it, and finds them there (or, rarely, waits one more).
+    let frame = 0;
+    const drawn = () => {
+      if (host.current?.querySelector(".view-line")) latest.current.onDrawn?.();
+      else frame = requestAnimationFrame(drawn);
+    };
+    frame = requestAnimationFrame(drawn);
     return () => {
+      cancelAnimationFrame(frame);
       marks.current = null;
       changes.dispose();
       editor.dispose();
