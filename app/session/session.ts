@@ -20,7 +20,7 @@ import {
 import { errnos, errorToData, VerbsError } from "../../verbs/errors.js";
 import { SET_LINK_VERB, type LinkFaults } from "../../verbs/lab.js";
 import type { Context, Mr, Pd, Qp } from "../../verbs/backend.js";
-import type { CmEvent, CmId, CmQpTransition } from "../../verbs/cm.js";
+import type { CmEvent, CmEventChannel, CmId, CmQpTransition } from "../../verbs/cm.js";
 import type { QpAttr, QpAttrInput, SendWr, Wc } from "../../verbs/types.js";
 import {
   predictModify,
@@ -101,6 +101,15 @@ function isZeroed(v: unknown): boolean {
         ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
         : undefined;
   return bytes !== undefined && bytes.every((b) => b === 0);
+}
+
+/** Runs `f`; an object already gone, or a refusal, leaves nothing more to release. */
+function attempt(f: () => void): void {
+  try {
+    f();
+  } catch {
+    // nothing to do: see Session.release
+  }
 }
 
 export function createSession(options: SessionOptions): Session {
@@ -729,6 +738,12 @@ export function createSession(options: SessionOptions): Session {
         }
       }
       return out;
+    },
+    release() {
+      const live = (type: string) => registry.all().filter((e) => e.type === type && !e.destroyed);
+      for (const e of live("cmEvent")) attempt(() => (e.obj as CmEvent).ack());
+      for (const e of live("cmId").reverse()) attempt(() => (e.obj as CmId).destroy());
+      for (const e of live("cmChannel").reverse()) attempt(() => (e.obj as CmEventChannel).destroy());
     },
     async run(program) {
       try {
