@@ -220,6 +220,9 @@ cmSuite("rdma_cm failures", () => {
     // The kernel left rxe1's netdev on the id (dev_addr.bound_dev_if): no device has this
     // address's GID on it. A fresh id gets EADDRNOTAVAIL for the same call.
     expectVerbsError(() => id.bindAddr({ addr: NOBODY_IP, port }), "ENODEV");
+    // rxe0's address is not on rxe1's netdev either; the same address on a fresh id binds.
+    expectVerbsError(() => id.bindAddr({ addr: RXE0_IP, port }), "ENODEV");
     expectVerbsError(() => createId(ch).bindAddr({ addr: NOBODY_IP, port }), "EADDRNOTAVAIL");
+    createId(ch).bindAddr({ addr: RXE0_IP, port });
   });
 });
