@@ -51,6 +51,7 @@ import {
   type PostPacked,
 } from "./addon.js";
 
+import { NativeLabLink } from "./lab-link.js";
 export { rdmaResShowQp, type RdmaResQp } from "./rdma-res.js";
 
 /** How to get real verbs when the kernel has none. */
@@ -171,6 +172,8 @@ function handleOf<H>(o: unknown, what: string, verb: string): H {
 
 class NativeBackend implements VerbsBackend {
   readonly kind = "native" as const;
+  /** Faults on the lab VM's veth pair (refused, saying why, anywhere else). */
+  readonly lab = new NativeLabLink();
   readonly #addon: NativeAddon;
   readonly cm?: CmBackend;
   readonly cmUnavailableReason?: string;

@@ -2,7 +2,7 @@
 # npm run test:rxe — the native backend against real soft-RoCE, in ONE boot of the lab VM.
 # On the host: builds the native addon (npm run build:native, when that script exists).
 # In the VM (scripts/rxe-vm/run.sh), one process each, one after the other:
-#   1. VERBSLAB_BACKEND=native vitest run --project all --no-file-parallelism --no-isolate verbs/conformance native state-machines
+#   1. VERBSLAB_BACKEND=native vitest run --project all --pool=threads --no-file-parallelism --no-isolate verbs/conformance native state-machines
 #   2. npm run lessons:check -- --backend native   (when that script exists)
 # Prints a summary; the exit code is non-zero if any step failed (or the VM did).
 set -euo pipefail
@@ -47,11 +47,12 @@ main() {
   }
 
   # --no-isolate: one worker runs every file. Under emulation a fresh worker per file needs
-  # 30-90 s to start, and vitest gives up on a worker after 60 s (not configurable).
+  # 30-90 s to start, and vitest gives up on a worker after 60 s (not configurable); a thread
+  # starts without a new node process (measured: forks timed out in two loaded boots, threads never).
   # state-machines: the QP model's generated paths, replayed on real rxe (qp.sim.test.ts).
   # explain-backends: the reasons inferred for remote failures, from what real rxe did.
   step "conformance + native tests + QP model paths (native backend)" \
-    node_modules/.bin/vitest run --project all --no-file-parallelism --no-isolate verbs/conformance native state-machines \
+    node_modules/.bin/vitest run --project all --pool=threads --no-file-parallelism --no-isolate verbs/conformance native state-machines \
       app/session/explain-backends.test.ts
   if has_script lessons:check; then
     step "lessons:check (native backend)" npm run -s lessons:check -- --backend native

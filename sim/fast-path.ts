@@ -325,7 +325,7 @@ export function trainPacket(world: SimWorld, t: Packet, i: number): Packet {
  * returns true; otherwise changes nothing and returns false (the caller splits the train).
  */
 export function receiveTrain(qp: SimQp, t: Packet): boolean {
-  if (qp.qp_type !== IBV_QPT_RC || qp.world.packetLog) return false;
+  if (qp.qp_type !== IBV_QPT_RC || qp.world.perPacket) return false;
   if (t.psn !== qp.respPsn) return false;
   if (!opcodeSequenceOk(qp, t) || !opcodeAllowed(qp, t)) return false;
   const n = quietCount(t);
@@ -449,7 +449,7 @@ function hits(b: ArrayBufferLike, dst: ArrayBufferLike | null, dsts: ArrayBuffer
  * caller runs the reference responder).
  */
 export function respondPlain(qp: SimQp, pkt: Packet): boolean {
-  if (qp.qp_type !== IBV_QPT_RC || qp.world.packetLog || qp.gotoError) return false;
+  if (qp.qp_type !== IBV_QPT_RC || qp.world.perPacket || qp.gotoError) return false;
   if (pkt.psn !== qp.respPsn) return false;
   if (!opcodeSequenceOk(qp, pkt) || !opcodeAllowed(qp, pkt)) return false;
   const m = pkt.mask;
@@ -607,7 +607,7 @@ export function respondSendRun(qp: SimQp, t: Packet, i: number, n: number): numb
  * false, having changed nothing, for anything else.
  */
 export function completePlainAck(qp: SimQp, pkt: Packet): boolean {
-  if (pkt.opcode !== RC_ACKNOWLEDGE || (pkt.syndrome & AETH_TYPE_MASK) !== AETH_ACK || qp.world.packetLog) return false;
+  if (pkt.opcode !== RC_ACKNOWLEDGE || (pkt.syndrome & AETH_TYPE_MASK) !== AETH_ACK || qp.world.perPacket) return false;
   const w = qp.sq.head();
   if (
     w === null ||

@@ -5,6 +5,7 @@
 import { IBV_EVENT_GID_CHANGE, IBV_EVENT_PORT_ACTIVE, IBV_EVENT_PORT_ERR } from "../verbs/constants.js";
 import type { PacketLog, PacketLogEntry, VerbsBackend } from "../verbs/backend.js";
 import { fail } from "../verbs/errors.js";
+import { applyLinkFaults, copyLink, type LabLink, type LinkFaults, type LinkState } from "../verbs/lab.js";
 import type { DeviceInfo, Wc } from "../verbs/types.js";
 import { describe } from "./check.js";
 import { checkWait, waitFor } from "./clock.js";
@@ -36,6 +37,8 @@ export interface SimBackendOptions {
 
 export interface SimBackend extends VerbsBackend {
   readonly kind: "sim";
+  /** Faults on the wire between rxe0 and rxe1 (sim/faults.ts), seeded. */
+  readonly lab: LabLink;
   /** The connection manager (librdmacm over rdma_cm and the IB CM, sim/cm.ts). */
   readonly cm: SimCm;
   /** The per-packet log, oldest first (empty when the log is off). */
@@ -78,6 +81,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
   const rxe0 = new SimDevice("rxe0", randomMac(world), 3, "veth0", world.profile);
   const rxe1 = new SimDevice("rxe1", randomMac(world), 4, "veth1", world.profile);
   world.devices = [rxe0, rxe1];
+  world.faults.init(rxe0, rxe1);
   rxe0.addGid(v4MappedGid("10.77.0.1")!);
   rxe1.addGid(v4MappedGid("10.77.0.2")!);
 
@@ -154,6 +158,17 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
       const i = d.addGid(gid);
       world.raiseAsync(d, { event_type: IBV_EVENT_GID_CHANGE, port_num: 1 });
       return i;
+    },
+    lab: {
+      setLink(faults: LinkFaults): LinkState {
+        world.setLink(applyLinkFaults(world.faults.state, faults));
+        return copyLink(world.faults.state);
+      },
+      clearLink(): LinkState {
+        world.setLink(world.faults.clean);
+        return copyLink(world.faults.state);
+      },
+      getLink: () => copyLink(world.faults.state),
     },
     netdev(device: string) {
       const d = dev("netdev", device);

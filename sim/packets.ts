@@ -115,6 +115,38 @@ export function psnCompare(a: number, b: number): number {
   return ((a - b) << 8) | 0;
 }
 
+/** RXE_ROCE_V2_SPORT (= IB_ROCE_UDP_ENCAP_VALID_PORT_MIN): the base of the UDP source ports rxe picks. */
+const RXE_ROCE_V2_SPORT = 0xc000;
+/** GOLDEN_RATIO_32 of the kernel's hash_32_generic (include/linux/hash.h). */
+const GOLDEN_RATIO_32 = 0x61c88647;
+
+/** rdma_calc_flow_label (ib_verbs.h): the flow label ib_core derives from two QP numbers. */
+function calcFlowLabel(lqpn: number, rqpn: number): number {
+  let v = BigInt(lqpn) * BigInt(rqpn);
+  v ^= v >> 20n;
+  v ^= v >> 40n;
+  return Number(v & 0xfffffn);
+}
+
+/** rdma_flow_label_to_udp_sport (ib_verbs.h). */
+function flowLabelToUdpSport(fl: number): number {
+  return ((fl & 0x3fff) ^ ((fl & 0xfc000) >>> 14)) | RXE_ROCE_V2_SPORT;
+}
+
+/**
+ * The UDP source port of a QP's packets (its requests and its responses alike), as rxe keeps
+ * it in `qp->src_port`: rxe_qp_init_req starts it at `RXE_ROCE_V2_SPORT +
+ * (hash_32(qp_num, 14) & 0x3fff)`, and rxe_modify_qp with an AV (IB_QP_AV, a GRH) sets it to
+ * `rdma_get_udp_sport(flow_label, qp_num, dest_qp_num)`: from the flow label, or from
+ * qp_num × dest_qp_num when the flow label is 0. So a connected pair's two QPs use one port
+ * (measured in the lab VM: QPs 0x11↔0x11 sent from 49441 = 0xc000 | 289 both ways).
+ * `av` is the connected QP's (null for a QP never given one: UD).
+ */
+export function rxeUdpSourcePort(qpNum: number, av: { flowLabel: number; destQpNum: number } | null): number {
+  if (!av) return RXE_ROCE_V2_SPORT + ((Math.imul(qpNum, GOLDEN_RATIO_32) >>> 18) & 0x3fff);
+  return flowLabelToUdpSport(av.flowLabel || calcFlowLabel(qpNum, av.destQpNum));
+}
+
 /** Where a packet's payload bytes come from (never copied until they land). */
 export const SRC_NONE = 0;
 /** Gathered from the send WQE's SGEs starting at `srcOff` bytes into the message. */

@@ -23,6 +23,7 @@ import {
   IBV_WC_SUCCESS,
 } from "../verbs/constants.js";
 import { completer } from "./completer.js";
+import { CNT_SEND_ERR } from "./counters.js";
 import { sendRun, sendTrain } from "./fast-path.js";
 import { COPY_EFAULT, COPY_OK, gatherCheck } from "./dma.js";
 import {
@@ -249,14 +250,16 @@ function requesterLoop(qp: SimQp): void {
         continue;
       }
       // Long RC messages with the log off: the quiet packets ahead go out as one train.
-      if (rc && !world.packetLog && sendTrain(qp, wqe, opcode, windowEnd)) continue;
+      if (rc && !world.perPacket && sendTrain(qp, wqe, opcode, windowEnd)) continue;
       payload = mtu;
     }
     // One-packet RC SENDs with the log off: those that follow each other go out as one run.
-    if (opcode === RC_SEND_ONLY && !world.packetLog && sendRun(qp, wqe, windowEnd)) continue;
+    if (opcode === RC_SEND_ONLY && !world.perPacket && sendRun(qp, wqe, windowEnd)) continue;
     const mask = OPCODE_MASK[opcode];
     // finish_packet: the payload's SGEs are checked now (the bytes move when the packet lands).
     const msgOff = dma.length - dma.resid;
+    // rollback_state's copy of the data cursor, should the packet not leave (below).
+    const cur = { sge: dma.curSge, off: dma.sgeOffset, resid: dma.resid, noack: qp.noackPkts };
     if (payload > 0 && !wqe.inline) {
       const r = gatherCheck(qp.device, qp.pd, dma, payload);
       if (r !== 0) {
@@ -316,6 +319,20 @@ function requesterLoop(qp: SimQp): void {
       pkt.sgid = qp.sgidBytes;
       pkt.dgid = qp.dgidBytes;
       dest = qp.destDev;
+    }
+    if (dest !== qp.device && world.faults.active && dest && world.faults.refusedAtSender(qp.device, dest, pkt)) {
+      // rxe_xmit_packet: the datagram was refused on its way out (above the sender's netdev
+      // MTU, or the peer veth's), so rxe_send gave -EAGAIN. rxe counts send_err, rolls the WQE back
+      // and runs the requester again, for as long as the QP lives: no retry timer, no
+      // completion (sim/RXE-FACTS.md §10). Here the next try comes SEND_AGAIN_MS later.
+      dma.curSge = cur.sge;
+      dma.sgeOffset = cur.off;
+      dma.resid = cur.resid;
+      qp.noackPkts = cur.noack;
+      qp.device.counters[CNT_SEND_ERR]++;
+      world.recycle(pkt);
+      world.faults.sendAgain(qp, world.clock, () => world.kickRequester(qp));
+      return;
     }
     // update_wqe_state / update_wqe_psn
     if (mask & M_END) {

@@ -24,13 +24,18 @@ import {
   OPCODE_NAMES,
   PSN_MASK,
   RC_ACKNOWLEDGE,
+  UD_SEND_ONLY,
   Packet,
   aethText,
+  rxeUdpSourcePort,
 } from "./packets.js";
+import { formatGid } from "./gid.js";
 import type { PacketLogEntry } from "../verbs/backend.js";
+import type { LinkState } from "../verbs/lab.js";
 import type { CmMad } from "../verbs/cm.js";
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
+import { WireFaults } from "./faults.js";
 import { completer } from "./completer.js";
 import {
   completeAckTrain,
@@ -72,6 +77,11 @@ function addToTrain(t: Packet, msn: number): boolean {
   return true;
 }
 
+/** What rxe_modify_qp derived the QP's UDP source port from when its AV was set. */
+function avOf(qp: SimQp): { flowLabel: number; destQpNum: number } {
+  return { flowLabel: qp.attr.ah_attr.grh.flow_label, destQpNum: qp.attr.dest_qp_num };
+}
+
 export class SimWorld {
   /** Which device the simulator imitates (sim/profile.ts); rxe unless createSimBackend says otherwise. */
   profile: SimProfile = simProfile("rxe");
@@ -79,7 +89,21 @@ export class SimWorld {
   readonly rng: Rng;
   readonly memory: AddressSpace;
   devices: SimDevice[] = [];
-  packetLog: boolean;
+  /** The lab link's faults between the two devices (sim/faults.ts). */
+  readonly faults: WireFaults;
+  private logOn: boolean;
+  /**
+   * Every packet goes through the reference path one by one: while the log is on (each is
+   * logged) or a fault may touch any of them (sim/faults.ts). The fast paths check this.
+   */
+  perPacket: boolean;
+  get packetLog(): boolean {
+    return this.logOn;
+  }
+  set packetLog(on: boolean) {
+    this.logOn = on;
+    this.perPacket = on || this.faults.active;
+  }
   /**
    * The packet log as a ring: once full, each packet overwrites the oldest (O(1); trimming the
    * front of an array per packet made a full log ~100× slower). `packets` reads it in order.
@@ -122,7 +146,9 @@ export class SimWorld {
   constructor(seed: number, packetLog: boolean, root: boolean) {
     this.rng = new Rng(seed);
     this.memory = new AddressSpace(this.rng);
-    this.packetLog = packetLog;
+    this.faults = new WireFaults(seed);
+    this.logOn = packetLog;
+    this.perPacket = packetLog;
     this.root = root;
     this.clock.afterFire = () => this.run();
   }
@@ -160,12 +186,13 @@ export class SimWorld {
     from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
       const why = destDev ? "link down" : "no route to the destination GID";
-      if (this.packetLog) this.log(from, destDev, pkt, why);
+      if (this.packetLog) this.log(from, destDev, pkt, why, false);
       if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${from.name} could not send: ${why}`;
       this.recycle(pkt);
       return false;
     }
     pkt.destDev = destDev;
+    if (from !== destDev && this.faults.active && this.faulted(from, destDev, pkt)) return true;
     if (
       pkt.opcode === RC_ACKNOWLEDGE &&
       this.joinAck(pkt.srcQp!, destDev, pkt.destQpn, pkt.syndrome, pkt.sgid, pkt.dgid, pkt.psn, pkt.msn)
@@ -175,6 +202,34 @@ export class SimWorld {
     }
     this.queue.push(pkt);
     return true;
+  }
+
+  /**
+   * A packet between the two devices meets the link's faults (sim/faults.ts): true when they
+   * took it (dropped, logged with why, or held back by the delay and queued when it is over).
+   * The sender cannot tell: to rxe a packet netem or the peer dropped was sent.
+   */
+  private faulted(from: SimDevice, to: SimDevice, pkt: Packet): boolean {
+    const fate = this.faults.fate(from, to, pkt);
+    if (fate === null) return false;
+    if ("drop" in fate) {
+      if (this.packetLog) this.log(from, to, pkt, fate.drop);
+      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${to.name} never got its packets: ${fate.drop}`;
+      this.recycle(pkt);
+      return true;
+    }
+    this.faults.hold(this.clock, pkt, fate.delayMs, (p) => this.queue.push(p));
+    return true;
+  }
+
+  /** Applies the lab link's new state (verbs/lab.ts) to the wire and the devices' netdev MTUs. */
+  setLink(next: LinkState): void {
+    const [rxe0, rxe1] = this.devices;
+    this.faults.set(next, rxe0!, rxe1!, this.clock, (p) => {
+      if (this.packetLog) this.log(p.srcQp ? p.srcQp.device : p.destDev!, p.destDev, p, "purged with the netem qdisc");
+      this.recycle(p);
+    });
+    this.perPacket = this.logOn || this.faults.active;
   }
 
   /** The FIFO's last record when it is a packet not yet taken, else null. */
@@ -213,7 +268,7 @@ export class SimWorld {
     msn: number,
   ): boolean {
     const q = this.queue;
-    if (this.packetLog || q.length <= this.qHead) return false;
+    if (this.perPacket || q.length <= this.qHead) return false;
     const t = q[q.length - 1];
     if (
       !(t instanceof Packet) ||
@@ -419,7 +474,7 @@ export class SimWorld {
     const qp = this.destQp(t);
     if (
       qp &&
-      !this.packetLog &&
+      !this.perPacket &&
       qp.typeOfOpcode(t.opcode) === qp.qp_type &&
       qp.respReady &&
       qp.pathMatches(t.sgid, t.dgid) &&
@@ -509,7 +564,8 @@ export class SimWorld {
     } else completer(qp, pkt, false);
   }
 
-  private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string): void {
+  /** `onWire`: false for a packet dropped before it left `from` (no IP/UDP layer then). */
+  private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string, onWire = true): void {
     const m = p.mask;
     const e: PacketLogEntry = {
       seq: this.logSeq++,
@@ -517,6 +573,7 @@ export class SimWorld {
       src: from.name,
       dst: to ? to.name : "?",
       opcode: OPCODE_NAMES[p.opcode] ?? `0x${p.opcode.toString(16)}`,
+      bth_opcode: p.opcode,
       psn: p.psn,
       src_qpn: p.srcQp ? p.srcQp.qp_num : 0,
       dest_qpn: p.destQpn,
@@ -532,6 +589,7 @@ export class SimWorld {
     if (m & M_ATMACK) e.atomic_ack_eth = { orig: p.orig };
     if (m & M_DETH) e.deth = { qkey: p.qkey, src_qpn: p.srcQpn };
     if (dropped) e.dropped = dropped;
+    if (onWire) e.ip = this.ipLayer(p);
     // A delivered packet is logged once, at delivery; a dropped one where it was dropped.
     if (this.ring.length < MAX_LOG) this.ring.push(e);
     else {
@@ -539,6 +597,20 @@ export class SimWorld {
       this.ringHead = (this.ringHead + 1) % MAX_LOG;
     }
     this.ordered = null;
+  }
+
+  /** The IP/UDP fields rxe_prepare takes from the sending QP's AV (a UD WQE's AH) and its UDP source port. */
+  private ipLayer(p: Packet): NonNullable<PacketLogEntry["ip"]> {
+    const qp = p.srcQp;
+    // A UD packet's AV is its WQE's AH (known here when the payload is gathered; rxe's AVs all hold hop_limit 64).
+    const grh = p.mask & M_DETH ? p.srcWqe?.ah?.av.attr.grh : qp?.attr.ah_attr.grh;
+    return {
+      sgid: formatGid(p.sgid),
+      dgid: formatGid(p.dgid),
+      traffic_class: grh?.traffic_class ?? 0,
+      hop_limit: grh?.hop_limit ?? 64,
+      udp_sport: qp ? rxeUdpSourcePort(qp.qp_num, qp.qp_type === IBV_QPT_UD ? null : avOf(qp)) : 0,
+    };
   }
 
   /**
@@ -558,6 +630,7 @@ export class SimWorld {
       src: from.name,
       dst: to ? to.name : "?",
       opcode: "UD_SEND_ONLY",
+      bth_opcode: UD_SEND_ONLY,
       psn,
       src_qpn: 1,
       dest_qpn: 1,

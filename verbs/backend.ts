@@ -30,6 +30,7 @@ import type {
   Sge,
   Wc,
 } from "./types.js";
+import type { LabLink } from "./lab.js";
 import type { CmBackend, CmMad } from "./cm.js";
 
 export interface VerbsBackend {
@@ -51,6 +52,11 @@ export interface VerbsBackend {
    * the contract asks for this capability, never which backend it has.
    */
   readonly packetLog?: PacketLog;
+  /**
+   * Faults on the lab link between rxe0 and rxe1 (verbs/lab.ts): the simulator's wire, or the
+   * lab VM's veth pair. Absent where a backend cannot inject any.
+   */
+  readonly lab?: LabLink;
   /**
    * The connection manager (librdmacm's rdma_cm, verbs/cm.ts), if this backend has one:
    * the simulator always; native when the addon was built with librdmacm.
@@ -76,6 +82,8 @@ export interface PacketLogEntry {
   dst: string;
   /** BTH opcode name, e.g. "RC_SEND_ONLY", "RC_ACKNOWLEDGE". */
   opcode: string;
+  /** The BTH opcode byte itself (0x04 for RC_SEND_ONLY), for writing the packet out (a pcap). */
+  bth_opcode?: number;
   psn: number;
   src_qpn: number;
   dest_qpn: number;
@@ -92,6 +100,11 @@ export interface PacketLogEntry {
   deth?: { qkey: number; src_qpn: number };
   /** Set when the packet was dropped, with why. */
   dropped?: string;
+  /**
+   * The RoCE v2 IP/UDP layer the packet went on the wire in (absent for a packet that never
+   * left its device: no route, link down). GIDs as IPv6 text: IPv4-mapped ones mean IPv4.
+   */
+  ip?: { sgid: string; dgid: string; traffic_class: number; hop_limit: number; udp_sport: number };
   /** For a MAD on QP1 (a UD_SEND_ONLY to or from QPN 1): the CM message it carries. */
   mad?: CmMad;
 }

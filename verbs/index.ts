@@ -5,4 +5,5 @@ export * from "./types.js";
 export type * from "./backend.js";
 export * from "./qp-transitions.js";
 export * from "./cq-events.js";
+export * from "./lab.js";
 export * from "./cm.js";

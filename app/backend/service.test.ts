@@ -106,6 +106,12 @@ describe("backend service", () => {
       // The downloaded C file's build line names the file it is saved as.
       if (format === "c") expect(out.content).toContain(`cc ${out.filename} -libverbs`);
     }
+    // The packets: binary, as base64 (this program sent none: a pcap header and no frame).
+    const pcap = await ask("transcript.export", { format: "pcap" });
+    expect(pcap.filename.endsWith(".pcap")).toBe(true);
+    expect(pcap.encoding).toBe("base64");
+    const bytes = Buffer.from(pcap.content, "base64");
+    expect([bytes.length, bytes.readUInt32LE(0), bytes.readUInt32LE(20)]).toEqual([24, 0xa1b2c3d4, 1]);
     const json = (await ask("transcript.export", { format: "json" })).content;
     const imported = await ask("transcript.import", { content: json });
     expect(imported.events.map((e) => e.kind)).toEqual(["verb", "verb", "end"]);

@@ -33,6 +33,7 @@ import {
   type RequestResults,
   type SessionInfo,
 } from "../bridge/contract.js";
+import { transcriptPcap } from "../session/export/pcap-replay.js";
 import { createSnapshotDeltas, type SnapshotDeltas } from "../bridge/snapshot-deltas.js";
 import { defaultKind, listBackends, nativeOrReason, type BackendProvider } from "./backends.js";
 import type { BackendInit } from "./protocol.js";
@@ -334,11 +335,17 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
       imported = importTranscript(content);
       return { header: imported.header, events: imported.events };
     },
-    "transcript.export": ({ format }) => {
+    "transcript.export": async ({ format }) => {
       const t = currentTranscript();
       if (!t) throw named("NoTranscriptError", "nothing has been recorded yet");
-      const f = EXPORT_FORMATS[format];
       const base = `verbslab-${t.header.program ? t.header.program.replace(/[^\w.-]+/g, "-") + "-" : ""}${t.header.created.replace(/[:.]/g, "-")}`;
+      if (format === "pcap") {
+        // Replayed on a fresh simulator (the transcript's seed), whichever backend recorded it.
+        const { bytes } = await transcriptPcap(t, deps.provider.sim(t.header.seed ?? seed));
+        const content = Buffer.from(bytes).toString("base64");
+        return { filename: `${base}.pcap`, mime: "application/vnd.tcpdump.pcap", content, encoding: "base64" as const };
+      }
+      const f = EXPORT_FORMATS[format];
       const filename = base + f.extension;
       return { filename, mime: f.mime, content: exportTranscript(t, format, { fileName: filename }) };
     },

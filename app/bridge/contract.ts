@@ -180,7 +180,7 @@ export interface LessonSummary {
   steps: number;
 }
 
-export type ExportFormat = "md" | "html" | "json" | "c";
+export type ExportFormat = "md" | "html" | "json" | "c" | "pcap";
 
 export interface HostInfo {
   host: "electron" | "web";
@@ -194,7 +194,7 @@ export interface HostInfo {
 
 const id = s.string({ min: 1, max: 200 });
 const backendKind = s.literal("sim", "native");
-const exportFormat = s.literal("md", "html", "json", "c");
+const exportFormat = s.literal("md", "html", "json", "c", "pcap");
 const empty = s.object({});
 
 /**
@@ -291,7 +291,10 @@ export const requestSchemas = {
   "lessons.code.save": s.object({ key: s.string({ min: 1, max: 300 }), code: s.string({ max: 1_000_000 }) }),
   /** The transcript so far (after a reload or a backend restart). `sinceSeq` returns only later events. */
   "transcript.get": s.object({ sinceSeq: s.optional(s.number({ integer: true, min: 0 })) }),
-  /** The transcript exported: Markdown, self-contained HTML, JSON, or a standalone C program. */
+  /**
+   * The transcript exported: Markdown, self-contained HTML, JSON, a standalone C program, or its
+   * packets as a pcap (replayed on the simulator; binary, so `content` is base64).
+   */
   "transcript.export": s.object({ format: exportFormat }),
   /** Load a transcript (JSON or JSONL text, as exported) to show and replay it. */
   "transcript.import": s.object({
@@ -333,7 +336,8 @@ export interface RequestResults {
   "lessons.place.save": { saved: true };
   "lessons.code.save": { saved: true };
   "transcript.get": { header: TranscriptHeader | null; events: TranscriptEvent[] };
-  "transcript.export": { filename: string; mime: string; content: string };
+  /** `encoding` "base64": `content` is the file's bytes in base64 (the pcap). */
+  "transcript.export": { filename: string; mime: string; content: string; encoding?: "base64" };
   "transcript.import": { header: TranscriptHeader; events: TranscriptEvent[] };
   /** Events replayed, and where the replay's outcome differed from the recording. */
   "transcript.replay": { events: number; divergences: Divergence[] };

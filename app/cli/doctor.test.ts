@@ -18,12 +18,17 @@ function machine(opts: {
   uid?: number;
   native?: Partial<NativeProbe>;
   links?: Record<string, string>;
+  stats?: Record<string, { mode: number; uid: number; gid: number }>;
+  groups?: number[];
 }): SystemProbe {
   const files = opts.files ?? {};
   const dirs = opts.dirs ?? {};
   return {
     kernel: "6.1.0-56-amd64",
     uid: opts.uid ?? 1000,
+    user: "alice",
+    groups: opts.groups ?? [1000],
+    stat: (p) => opts.stats?.[p] ?? null,
     readFile: (p) => files[p] ?? null,
     listDir: (p) => dirs[p] ?? null,
     exists: (p) => p in files || p in dirs,
@@ -184,6 +189,115 @@ describe("verbslab doctor", () => {
     expect(f.find((x) => x.title.startsWith("memlock"))).toMatchObject({
       status: "ok",
       title: "memlock limit unlimited",
+    });
+  });
+
+  describe("the pain points of a RoCE setup", () => {
+    const UV = "/dev/infiniband/uverbs0";
+    const withUverbs = (mode: number, gid: number, groups: number[], uid = 1000) =>
+      doctor(
+        machine({
+          uid,
+          groups,
+          dirs: { "/dev/infiniband": ["uverbs0", "rdma_cm"] },
+          stats: { [UV]: { mode: 0o20000 | mode, uid: 0, gid } },
+        }),
+      ).find((x) => x.title.startsWith(UV))!;
+
+    it("uverbs device files: 0666 is ok for anyone; 0660 needs the group (usermod line); 0600 fails for non-root", () => {
+      expect(withUverbs(0o666, 0, [1000])).toMatchObject({ status: "ok", title: expect.stringContaining("any user") });
+      expect(withUverbs(0o660, 107, [1000, 107]).status).toBe("ok");
+      const notMember = withUverbs(0o660, 107, [1000]);
+      expect(notMember).toMatchObject({ status: "warn", fix: expect.stringContaining("usermod -aG") });
+      expect(notMember.fix).toContain("alice");
+      const rootOnly = withUverbs(0o600, 0, [1000]);
+      expect(rootOnly).toMatchObject({ status: "fail", title: expect.stringContaining("EACCES") });
+      expect(rootOnly.fix).toContain('KERNEL=="uverbs*", MODE="0666"');
+    });
+
+    it("memlock as non-root: the exact limits.conf line for this user", () => {
+      const f = doctor(machine({ files: { "/proc/self/limits": LIMITS("8388608") } })).find((x) =>
+        x.title.startsWith("memlock"),
+      )!;
+      expect(f.status).toBe("warn");
+      expect(f.fix).toContain("'alice  -  memlock  unlimited'");
+      expect(f.fix).toContain("/etc/security/limits.conf");
+    });
+
+    it("a firewall rule on UDP 4791 is shown with the RETRY_EXC_ERR it causes; none: ok; unreadable: says it needs root", () => {
+      const ruleset =
+        'table inet verbslab_lab {\n\tchain input {\n\t\tudp dport 4791 counter packets 3 bytes 252 drop comment "VerbsLab"\n\t}\n}\n';
+      const hit = doctor(machine({ commands: { nft: { status: 0, stdout: ruleset } } })).find((x) =>
+        x.title.includes("4791"),
+      )!;
+      expect(hit.status).toBe("warn");
+      expect(hit.title).toContain("IBV_WC_RETRY_EXC_ERR");
+      expect(hit.detail).toEqual(['nft: udp dport 4791 counter packets 3 bytes 252 drop comment "VerbsLab"']);
+      const none = doctor(
+        machine({
+          commands: { nft: { status: 0, stdout: "table inet filter {\n}\n" }, "iptables-save": { status: 0 } },
+        }),
+      ).find((x) => x.title.includes("4791"))!;
+      expect(none.status).toBe("ok");
+      const denied = doctor(
+        machine({ commands: { nft: { status: 1, stderr: "Operation not permitted (you must be root)" } } }),
+      ).find((x) => x.title.includes("firewall"))!;
+      expect(denied).toMatchObject({ status: "info", fix: expect.stringContaining("sudo nft list ruleset") });
+    });
+
+    const twoDevices = (mtu0: string, mtu1: string, types = ["RoCE v2", "RoCE v2"]) => {
+      const files: Record<string, string> = {};
+      const dirs: Record<string, string[]> = { "/sys/class/infiniband": ["rxe0", "rxe1"] };
+      let devinfo = "";
+      ["rxe0", "rxe1"].forEach((dev, i) => {
+        const port = `/sys/class/infiniband/${dev}/ports/1`;
+        dirs[`/sys/class/infiniband/${dev}/ports`] = ["1"];
+        dirs[`${port}/gids`] = ["0", "1"];
+        files[`${port}/state`] = "4: ACTIVE\n";
+        files[`${port}/link_layer`] = "Ethernet\n";
+        files[`${port}/gids/0`] = `fe80:0000:0000:0000:0000:0000:0000:000${i}\n`;
+        files[`${port}/gid_attrs/types/0`] = `${types[0]}\n`;
+        files[`${port}/gid_attrs/ndevs/0`] = `veth${i}\n`;
+        files[`${port}/gids/1`] = `0000:0000:0000:0000:0000:ffff:0a4d:000${i + 1}\n`;
+        files[`${port}/gid_attrs/types/1`] = `${types[1]}\n`;
+        files[`${port}/gid_attrs/ndevs/1`] = `veth${i}\n`;
+        const mtu = i === 0 ? mtu0 : mtu1;
+        files[`/sys/class/net/veth${i}/mtu`] = `${mtu}\n`;
+        const active = Number(mtu) >= 4176 ? "4096 (5)" : "1024 (3)";
+        devinfo += `hca_id:\t${dev}\n\tport:\t1\n\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\tactive_mtu:\t\t${active}\n\t\tlink_layer:\t\tEthernet\n`;
+      });
+      return doctor(machine({ files, dirs, commands: { ibv_devinfo: { status: 0, stdout: devinfo } } }));
+    };
+
+    it("GID types per index: RoCE v2 and v1 indexes listed; no v2 at all is a warning", () => {
+      const v2 = twoDevices("1500", "1500").find((x) => x.title.startsWith("rxe0 port 1 GID types"))!;
+      expect(v2).toMatchObject({
+        status: "info",
+        title: "rxe0 port 1 GID types: RoCE v2 at index 0, 1; RoCE v1 at index none",
+      });
+      const v1 = twoDevices("1500", "1500", ["IB/RoCE v1", "IB/RoCE v1"]).find((x) =>
+        x.title.startsWith("rxe1 port 1 GID types"),
+      )!;
+      expect(v1).toMatchObject({
+        status: "warn",
+        title: "rxe1 port 1 GID types: RoCE v2 at index none; RoCE v1 at index 0, 1",
+      });
+    });
+
+    it("netdev MTU vs active_mtu per port, and a mismatch between devices with the path_mtu it breaks", () => {
+      const same = twoDevices("1500", "1500");
+      expect(same.find((x) => x.title.startsWith("rxe0 port 1: active_mtu"))?.title).toBe(
+        "rxe0 port 1: active_mtu 1024 on veth0 with MTU 1500; MTU 2128 or more on veth0 would give 2048",
+      );
+      expect(same.some((x) => x.title.startsWith("netdev MTUs differ"))).toBe(false);
+      const differ = twoDevices("9000", "1500");
+      expect(differ.find((x) => x.title.startsWith("rxe0 port 1: active_mtu"))?.title).toBe(
+        "rxe0 port 1: active_mtu 4096 on veth0 with MTU 9000",
+      );
+      const m = differ.find((x) => x.title.startsWith("netdev MTUs differ"))!;
+      expect(m).toMatchObject({ status: "warn", title: "netdev MTUs differ: veth0 9000, veth1 1500" });
+      expect(m.detail?.[0]).toContain("rxe1's active_mtu (1024)");
+      expect(m.fix).toBe("set one MTU on both sides (sudo ip link set veth1 mtu 9000), or use path_mtu ≤ 1024");
     });
   });
 

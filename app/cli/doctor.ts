@@ -4,8 +4,8 @@
  * a machine without RDMA, one with rxe, and so on.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { networkInterfaces, release } from "node:os";
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { networkInterfaces, release, userInfo } from "node:os";
 import { ADDON_PATH, loadAddon } from "../../native/addon.js";
 import { driverOf, loadNativeBackend } from "../../native/index.js";
 import { loadCourse } from "../../lessons/load.js";
@@ -15,6 +15,11 @@ import type { Lesson } from "../../lessons/schema.js";
 export interface SystemProbe {
   kernel: string;
   uid: number;
+  /** The user's name and supplementary groups (who would open /dev/infiniband as non-root). */
+  user: string;
+  groups: number[];
+  /** stat(2) of a path: mode bits, owner and group (null: missing). */
+  stat(path: string): { mode: number; uid: number; gid: number } | null;
   readFile(path: string): string | null;
   listDir(path: string): string[] | null;
   /** Where a symbolic link points (null: not a link, or missing). */
@@ -54,6 +59,22 @@ export function systemProbe(): SystemProbe {
   return {
     kernel: release(),
     uid: process.getuid?.() ?? -1,
+    user: (() => {
+      try {
+        return userInfo().username;
+      } catch {
+        return process.env.USER ?? "<user>";
+      }
+    })(),
+    groups: process.getgroups?.() ?? [],
+    stat: (p) => {
+      try {
+        const st = statSync(p);
+        return { mode: st.mode, uid: st.uid, gid: st.gid };
+      } catch {
+        return null;
+      }
+    },
     readFile: (p) => {
       try {
         return readFileSync(p, "utf8");
@@ -360,23 +381,182 @@ export function doctor(p: SystemProbe, lessons: Lesson[] = loadCourse().lessons)
       fix: "sudo modprobe ib_uverbs",
     });
 
+  f.push(...uverbsPermissions(p, uverbs));
+  f.push(...roceFirewall(p));
+  f.push(...gidTypeFindings(p, devs));
+  f.push(...mtuFindings(p, devs, ports));
+
   // memlock.
   const limits = p.readFile("/proc/self/limits") ?? "";
   const m = /Max locked memory\s+(\S+)\s+(\S+)/.exec(limits);
   const soft = m?.[1];
   const bytes = soft === "unlimited" ? Infinity : Number(soft ?? NaN);
   if (p.uid === 0) {
-    f.push({ status: "ok", title: `memlock limit ${fmtBytes(bytes)} (root: the limit does not apply to ibv_reg_mr)` });
+    f.push({
+      status: "ok",
+      title: `memlock limit ${fmtBytes(bytes)} (root: the limit does not apply to ibv_reg_mr)`,
+      detail: [
+        `a non-root user is held to their own limit (ENOMEM past it, EPERM at 0): give them the line '${memlockLine("<user>")}' in /etc/security/limits.conf`,
+      ],
+    });
   } else if (Number.isFinite(bytes) && bytes < 64 * 1024 * 1024) {
     f.push({
       status: "warn",
       title: `memlock limit ${fmtBytes(bytes)}: ibv_reg_mr fails with ENOMEM past it (EPERM if 0)`,
-      fix: "raise it: add '* - memlock unlimited' to /etc/security/limits.conf and log in again, or run `ulimit -l unlimited` as root",
+      fix: `raise it: add the line '${memlockLine(p.user)}' to /etc/security/limits.conf (or a file in /etc/security/limits.d/), then log in again`,
     });
   } else {
     f.push({ status: "ok", title: `memlock limit ${fmtBytes(bytes)}` });
   }
   return f;
+}
+
+/** The limits.conf line that lifts the memlock limit for `user` (both soft and hard: "-"). */
+export function memlockLine(user: string): string {
+  return `${user}  -  memlock  unlimited`;
+}
+
+/**
+ * Can a non-root user open the uverbs device files? libibverbs opens /dev/infiniband/uverbsN
+ * read-write; Debian's rdma-core udev rule makes them 0666, other setups 0660 group rdma.
+ */
+export function uverbsPermissions(p: SystemProbe, uverbs: string[]): Finding[] {
+  const out: Finding[] = [];
+  for (const n of uverbs) {
+    const path = `/dev/infiniband/${n}`;
+    const st = p.stat(path);
+    if (!st) continue;
+    const mode = (st.mode & 0o777).toString(8).padStart(4, "0");
+    const others = (st.mode & 0o006) === 0o006;
+    const group = (st.mode & 0o060) === 0o060;
+    const owner = (st.mode & 0o600) === 0o600;
+    const forUser = p.uid === 0 || others || (group && p.groups.includes(st.gid)) || (owner && st.uid === p.uid);
+    if (others) out.push({ status: "ok", title: `${path} is mode ${mode}: any user can open it` });
+    else if (group)
+      out.push({
+        status: forUser ? "ok" : "warn",
+        title: `${path} is mode ${mode}, group ${st.gid}: only members of that group (and root) can open it${p.uid === 0 ? "" : forUser ? ", you are one" : "; you are not"}`,
+        ...(!forUser && {
+          fix: `sudo usermod -aG $(getent group ${st.gid} | cut -d: -f1) ${p.user}, then log in again`,
+        }),
+      });
+    else
+      out.push({
+        status: p.uid === 0 ? "warn" : "fail",
+        title: `${path} is mode ${mode}: only root can open it (ibv_open_device fails with EACCES for anyone else)`,
+        fix: `sudo chmod 0666 ${path}, or for good: a udev rule KERNEL=="uverbs*", MODE="0666" in /etc/udev/rules.d/90-rdma.rules`,
+      });
+  }
+  return out;
+}
+
+/** Firewall rules that mention UDP 4791 (RoCE v2): a DROP there is "Connection timed out" (RETRY_EXC_ERR). */
+export function roceFirewall(p: SystemProbe): Finding[] {
+  const sources: [string, string[]][] = [
+    ["nft", ["list", "ruleset"]],
+    ["iptables-save", []],
+    ["ip6tables-save", []],
+  ];
+  const hits: string[] = [];
+  const unread: string[] = [];
+  let read = 0;
+  for (const [cmd, args] of sources) {
+    const r = p.run(cmd, args);
+    if (r === null) continue;
+    if (r.status !== 0) {
+      unread.push(
+        `${cmd}${args.length ? " " + args.join(" ") : ""}: ${(r.stderr || r.stdout).trim().split("\n")[0] || `exit ${r.status}`}`,
+      );
+      continue;
+    }
+    read++;
+    for (const line of r.stdout.split("\n")) if (/\b4791\b/.test(line)) hits.push(`${cmd}: ${line.trim()}`);
+  }
+  if (hits.length)
+    return [
+      {
+        status: "warn",
+        title: `a firewall rule mentions UDP 4791 (RoCE v2): if it drops, RC work fails with IBV_WC_RETRY_EXC_ERR after timeout × (retry_cnt + 1)`,
+        detail: hits,
+        fix: "let RoCE v2 in: e.g. sudo nft insert rule inet filter input udp dport 4791 accept (or remove the rule)",
+      },
+    ];
+  if (read === 0 && unread.length)
+    return [
+      {
+        status: "info",
+        title:
+          "could not read the firewall rules (reading them needs root): a rule dropping UDP 4791 would not show here",
+        detail: unread,
+        fix: "sudo nft list ruleset | grep 4791; sudo iptables-save | grep 4791",
+      },
+    ];
+  if (read === 0) return [];
+  return [
+    { status: "ok", title: "no firewall rule mentions UDP 4791 (RoCE v2)", ...(unread.length && { detail: unread }) },
+  ];
+}
+
+/** Which GID indexes are RoCE v1 and which v2, per port: both ends must use the same type (and a v2 index for IPv4/UDP). */
+export function gidTypeFindings(p: SystemProbe, devs: string[]): Finding[] {
+  const out: Finding[] = [];
+  for (const dev of devs) {
+    for (const port of (p.listDir(`${IB}/${dev}/ports`) ?? []).map(Number).sort((a, b) => a - b)) {
+      const gids = gidTable(p, dev, port);
+      if (!gids.length) continue;
+      const v2 = gids.filter((g) => /v2/i.test(g.type)).map((g) => g.index);
+      const v1 = gids.filter((g) => /v1|^IB\/RoCE$/i.test(g.type) && !/v2/i.test(g.type)).map((g) => g.index);
+      out.push({
+        status: v2.length ? "info" : "warn",
+        title: `${dev} port ${port} GID types: RoCE v2 at index ${v2.join(", ") || "none"}; RoCE v1 at index ${v1.join(", ") || "none"}`,
+        detail: [
+          "both ends of a connection must use GIDs of one type; v2 travels as UDP port 4791, v1 as raw Ethernet (ethertype 0x8915) that no IP router passes",
+        ],
+        ...(!v2.length && { fix: "use a RoCE v2 GID index (rxe makes only v2 GIDs; check the netdev's addresses)" }),
+      });
+    }
+  }
+  return out;
+}
+
+const IB_MTUS = [256, 512, 1024, 2048, 4096];
+
+/**
+ * Each port's active_mtu next to its netdev's MTU (rxe: the largest IB MTU that fits the
+ * netdev MTU less its headers), and devices on one machine whose netdev MTUs differ: a path_mtu
+ * above the smaller side's loses every full-size packet at that side (sim/RXE-FACTS.md §11).
+ */
+export function mtuFindings(p: SystemProbe, devs: string[], ports: Map<string, PortInfo[]>): Finding[] {
+  const out: Finding[] = [];
+  const seen: { dev: string; ndev: string; mtu: number; active: number }[] = [];
+  for (const dev of devs) {
+    for (const info of ports.get(dev) ?? []) {
+      const ndev = gidTable(p, dev, info.port)[0]?.ndev;
+      const mtu = Number(p.readFile(`/sys/class/net/${ndev}/mtu`)?.trim() ?? NaN);
+      const active = Number(info.activeMtu ? (MTU_NAMES[info.activeMtu] ?? info.activeMtu) : NaN);
+      if (!ndev || !Number.isFinite(mtu) || !Number.isFinite(active)) continue;
+      seen.push({ dev, ndev, mtu, active });
+      const fits = IB_MTUS.filter((m) => m + 80 <= mtu).at(-1) ?? 256;
+      out.push({
+        status: active > fits ? "warn" : "info",
+        title: `${dev} port ${info.port}: active_mtu ${active} on ${ndev} with MTU ${mtu}${active > fits ? ` (bigger than ${mtu} bytes less RoCE's headers take: packets will not fit)` : fits === active && fits < 4096 ? `; MTU ${IB_MTUS.filter((m) => m > active).map((m) => m + 80)[0]} or more on ${ndev} would give ${IB_MTUS[IB_MTUS.indexOf(active) + 1]}` : ""}`,
+        detail: ["a QP's path_mtu should not exceed the active_mtu of either end (ibv_query_port on both)"],
+      });
+    }
+  }
+  const mtus = new Set(seen.map((s) => s.mtu));
+  if (mtus.size > 1) {
+    const low = seen.reduce((a, b) => (b.mtu < a.mtu ? b : a));
+    out.push({
+      status: "warn",
+      title: `netdev MTUs differ: ${seen.map((s) => `${s.ndev} ${s.mtu}`).join(", ")}`,
+      detail: [
+        `a QP whose path_mtu exceeds ${low.dev}'s active_mtu (${low.active}) loses its full-size packets at ${low.ndev}: the sender retries, then IBV_WC_RETRY_EXC_ERR`,
+      ],
+      fix: `set one MTU on both sides (sudo ip link set ${low.ndev} mtu ${Math.max(...mtus)}), or use path_mtu ≤ ${low.active}`,
+    });
+  }
+  return out;
 }
 
 /** Whether the native addon is built, loads, and finds a device; if not, why and what to do. */

@@ -163,6 +163,25 @@ describe("verbslab export", () => {
     expect(existsSync(join(work, "loopback"))).toBe(true);
   });
 
+  it("writes the packets as a pcap (from -o's .pcap or --format pcap), and refuses stdout for it", async () => {
+    const t = join(dir, "pcap.jsonl");
+    expect(await main(["run", example, "--quiet", "--transcript", t], io())).toBe(0);
+    const file = join(dir, "run.pcap");
+    const o = io();
+    expect(await main(["export", t, "-o", file], o)).toBe(0);
+    const bytes = readFileSync(file);
+    expect(bytes.readUInt32LE(0)).toBe(0xa1b2c3d4);
+    expect(bytes.readUInt32LE(20)).toBe(1); // LINKTYPE_ETHERNET
+    // rc-loopback: a SEND and a WRITE between two QPs of rxe0, each ACKed.
+    const packets = Number(/\((?:pcap), (\d+) packets/.exec(o.stdout)?.[1]);
+    expect(packets).toBe(4);
+    expect(await main(["export", t, "--format", "pcap", "-o", join(dir, "other.out")], io())).toBe(0);
+    expect(readFileSync(join(dir, "other.out")).equals(bytes)).toBe(true);
+    const s = io();
+    expect(await main(["export", t, "--format", "pcap"], s)).toBe(2);
+    expect(s.stderr).toContain("a pcap is binary: name the file to write with -o");
+  });
+
   it("reports a bad transcript by line and field", async () => {
     const t = join(dir, "broken.jsonl");
     writeFileSync(

@@ -13,7 +13,7 @@ import { EXPORT_FORMATS, exportTranscript, type ExportFormat } from "../session/
 import { createSession } from "../session/session.js";
 import type { PendingCall, Session, TranscriptSink } from "../session/session-types.js";
 import { appendFileSink } from "../session/transcript-file.js";
-import { importTranscript, TranscriptError, type TranscriptEvent } from "../session/transcript.js";
+import { importTranscript, TranscriptError, type Transcript, type TranscriptEvent } from "../session/transcript.js";
 import type { Verbs } from "../session/verbs-api.js";
 import { formatCall } from "../session/describe.js";
 import { doctor, formatFindings, systemProbe } from "./doctor.js";
@@ -78,17 +78,22 @@ const HELP: Record<Command, CommandHelp> = {
   },
   export: {
     synopsis: "verbslab export <transcript.jsonl> [options]",
-    short: "a transcript as Markdown, HTML, JSON or C",
-    what: "Renders a transcript as Markdown, HTML, JSON or a standalone C program over libibverbs.",
+    short: "a transcript as Markdown, HTML, JSON, C or its packets as a pcap",
+    what: "Renders a transcript as Markdown, HTML, JSON, a standalone C program over libibverbs, or its packets as a pcap for Wireshark.",
     options: [
       {
         names: ["format"],
-        value: "md|html|json|c",
+        value: "md|html|json|c|pcap",
         text: "the format (default: from -o's extension; needed when printing to stdout)",
       },
-      { names: ["o", "output"], value: "FILE", text: "write to FILE (default: stdout; - is stdout too)" },
+      {
+        names: ["o", "output"],
+        value: "FILE",
+        text: "write to FILE (default: stdout; - is stdout too; pcap needs a FILE)",
+      },
     ],
     example: "verbslab export /tmp/run.jsonl -o /tmp/run.c   # then: cc /tmp/run.c -libverbs -o /tmp/run",
+    more: "pcap: the transcript is replayed on the simulator (its seed) and the packets it sends are written\nas rxe puts them on the wire (Ethernet/IP/UDP 4791/BTH; payload bytes are zeros). Open it in\nWireshark or: tshark -r run.pcap. Only rxe0<->rxe1 traffic crosses a real wire: packets between\ntwo QPs of one device are looped inside rxe, and tcpdump on real rxe never sees them.",
   },
   replay: {
     synopsis: "verbslab replay <transcript.jsonl> [options]",
@@ -339,9 +344,14 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
   const out = o === "-" ? undefined : o;
   let format = flags.format as string | undefined;
   if (!format && out) format = Object.entries(EXPORT_FORMATS).find(([, f]) => f.extension === extname(out))?.[0];
+  if (!format && out && extname(out) === ".pcap") format = "pcap";
   if (!format)
-    throw new UsageError("say which format: --format md|html|json|c (or an -o file ending in .md, .html, .json or .c)");
-  if (!(format in EXPORT_FORMATS)) throw new UsageError(`--format must be md, html, json or c, not "${format}"`);
+    throw new UsageError(
+      "say which format: --format md|html|json|c|pcap (or an -o file ending in .md, .html, .json, .c or .pcap)",
+    );
+  if (!(format in EXPORT_FORMATS) && format !== "pcap")
+    throw new UsageError(`--format must be md, html, json, c or pcap, not "${format}"`);
+  if (format === "pcap" && !out) throw new UsageError("a pcap is binary: name the file to write with -o run.pcap");
   let text: string;
   try {
     text = readFileSync(pos[0]!, "utf8");
@@ -351,6 +361,7 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
   if (out && resolve(out) === resolve(pos[0]!))
     throw new UsageError(`-o ${out} is the transcript being read: name another file`);
   const t = importTranscript(text);
+  if (format === "pcap") return exportPcap(t, out!, io);
   // The C program's build line names the file it is saved as.
   const rendered = exportTranscript(t, format as ExportFormat, out ? { fileName: basename(out) } : {});
   if (out) {
@@ -362,6 +373,29 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
     io.out(`wrote ${out} (${format}, ${t.events.length} events)\n`);
     if (format === "c") io.out(`build it with: ${cBuild(out).command}\n`);
   } else io.out(rendered);
+  return 0;
+}
+
+/** `--format pcap`: the transcript replayed on the simulator, its packets written to `out`. */
+async function exportPcap(t: Transcript, out: string, io: CliIo): Promise<number> {
+  const { transcriptPcap } = await import("../session/export/pcap-replay.js");
+  const sim = await openBackend("sim", t.header.seed ?? 1);
+  const r = await transcriptPcap(t, sim);
+  try {
+    writeFileSync(out, r.bytes);
+  } catch (e) {
+    throw new UsageError(`cannot write ${out}: ${(e as Error).message}`);
+  }
+  io.out(`wrote ${out} (pcap, ${r.packets} packets as the simulator sends them; open it in Wireshark)\n`);
+  if (t.header.backend !== "sim")
+    io.out(
+      `note: recorded on ${t.header.backend}: these are the simulator's packets for the same calls (real rxe's: capture the veth, scripts/pcap-rxe.sh)\n`,
+    );
+  if (r.lost) io.out(`note: the simulator's log kept only the last packets: the first ${r.lost} are not in the file\n`);
+  if (r.skipped)
+    io.out(`note: ${r.skipped} packet(s) never left their device (no route, link down) and are not in the file\n`);
+  if (r.divergences)
+    io.out(`note: the replay differed from the recording in ${r.divergences} result(s) (verbslab replay lists them)\n`);
   return 0;
 }
 

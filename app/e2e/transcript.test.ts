@@ -5,7 +5,7 @@
  * clear message while the transcript on screen stays as it was.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -132,6 +132,19 @@ describe.skipIf(!hasChromium)("the transcript: record, inspect, export, import, 
     } finally {
       await view.close();
     }
+  }, 60_000);
+
+  it("exports the packets as a pcap, saying where a capture on real rxe sees them", async () => {
+    const button = page.locator("button[data-export=pcap]");
+    expect(await button.getAttribute("title")).toContain("looped inside rxe");
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 30_000 }), button.click()]);
+    expect(download.suggestedFilename()).toMatch(/\.pcap$/);
+    const bytes = readFileSync((await download.path())!);
+    expect(bytes.readUInt32LE(0)).toBe(0xa1b2c3d4);
+    expect(bytes.readUInt32LE(20)).toBe(1); // LINKTYPE_ETHERNET
+    // At least one frame: the program's SENDs and their ACKs.
+    expect(bytes.length).toBeGreaterThan(24 + 16 + 60);
+    await page.locator(".transcript .toolbar").screenshot({ path: "test-results/transcript-export-toolbar.png" });
   }, 60_000);
 
   it("exports a C program with the same verbs that compiles against <infiniband/verbs.h>", async () => {

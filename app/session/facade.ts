@@ -98,6 +98,7 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
 
   const root = objectFor({ $handle: ROOT_HANDLE, type: "verbs" }) as Record<string, unknown>;
   root.kind = kind;
+  root.lab = { setLink: root.setLink, clearLink: root.clearLink, getLink: root.getLink };
   // rdma_cm: its calls fail (no such handle) on a backend without a connection manager.
   root.cm = objectFor({ $handle: CM_HANDLE, type: "cm" });
   return root as unknown as Verbs;

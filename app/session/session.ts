@@ -17,7 +17,8 @@ import {
   ibv_wc_status,
   nameOf,
 } from "../../verbs/constants.js";
-import { errorToData } from "../../verbs/errors.js";
+import { errnos, errorToData, VerbsError } from "../../verbs/errors.js";
+import { SET_LINK_VERB, type LinkFaults } from "../../verbs/lab.js";
 import type { Context, Mr, Pd, Qp } from "../../verbs/backend.js";
 import type { CmEvent, CmId, CmQpTransition } from "../../verbs/cm.js";
 import type { QpAttr, QpAttrInput, SendWr, Wc } from "../../verbs/types.js";
@@ -634,6 +635,13 @@ export function createSession(options: SessionOptions): Session {
       return (entry.obj as { regMr: (m: unknown, a: unknown) => unknown }).regMr(mem, access);
     }
     if (entry.type === "verbs" && method === "sleep") return backend.sleep(args[0] as number);
+    if (entry.type === "verbs" && (method === "setLink" || method === "clearLink" || method === "getLink")) {
+      if (!backend.lab)
+        throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, {
+          reason: "this backend cannot inject faults on its link",
+        });
+      return method === "setLink" ? backend.lab.setLink(args[0] as LinkFaults) : backend.lab[method]();
+    }
     const fn = obj[method];
     if (typeof fn !== "function") throw new TypeError(`${entry.type} has no method "${method}"`);
     return await fn.apply(entry.obj, args);

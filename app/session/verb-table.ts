@@ -41,7 +41,8 @@ interface Contract {
 
 /** The session's own methods on an object, beside the contract's. */
 interface SessionMethods {
-  verbs: "log";
+  /** `setLink`/`clearLink`/`getLink` reach the backend's lab link (verbs/lab.ts; the facade also offers them as `verbs.lab.*`). */
+  verbs: "log" | "setLink" | "clearLink" | "getLink";
   mr: "read" | "write";
 }
 /** Contract methods the facade answers itself, without a call (`mr.sge` builds an SGE from props). */
@@ -65,6 +66,9 @@ export const VERBS: VerbTable = {
     now: { verb: "verbslab_now", ungated: true },
     sleep: { verb: "verbslab_sleep", traffic: true },
     log: { verb: "verbslab_log", ungated: true },
+    setLink: { verb: "verbslab_set_link" },
+    clearLink: { verb: "verbslab_clear_link" },
+    getLink: { verb: "verbslab_get_link" },
   },
   context: {
     queryDevice: { verb: "ibv_query_device" },

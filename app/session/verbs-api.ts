@@ -22,6 +22,7 @@ import type {
   Sge,
   Wc,
 } from "../../verbs/types.js";
+import type { LinkFaults, LinkState } from "../../verbs/lab.js";
 import type {
   AddrInfo,
   AddrInfoHints,
@@ -45,8 +46,23 @@ export interface Verbs {
   sleep(ms: number): Promise<void>;
   /** Writes a line into the transcript (and the console of whoever runs the program). */
   log(...args: unknown[]): Promise<void>;
+  /** Faults on the lab link between rxe0 and rxe1 (verbs/lab.ts): the same calls as `setLink`, `clearLink`, `getLink`. */
+  readonly lab: VerbsLab;
+  /** Applies faults on the lab link (loss, delay, reorder, per-side MTU, UDP 4791 blocked); returns the new state. */
+  setLink(faults: LinkFaults): Promise<LinkState>;
+  /** Removes every fault from the lab link. */
+  clearLink(): Promise<LinkState>;
+  /** The lab link's faults now. */
+  getLink(): Promise<LinkState>;
   /** librdmacm's connection manager (verbs/cm.ts): event channels, ids, and rdma_getaddrinfo. */
   readonly cm: VerbsCm;
+}
+
+/** `verbs.lab`: the lab link's faults, on the simulator's wire or the lab VM's veth pair. */
+export interface VerbsLab {
+  setLink(faults: LinkFaults): Promise<LinkState>;
+  clearLink(): Promise<LinkState>;
+  getLink(): Promise<LinkState>;
 }
 
 /** The rdma_cm entry points (verbs/cm.ts CmBackend). */

@@ -27,9 +27,11 @@ modroot="$(sed -n 's/^VM_MODROOT=//p' "$job/boot.env")"
 mount --bind "$H$modroot/lib/modules" /lib/modules || fail "cannot bind the kernel modules"
 
 # crc32_generic first: rxe computes its ICRC with the crc32 hash; without it
-# 'rdma link add' fails with ENOENT. CM modules are included for librdmacm.
+# 'rdma link add' fails with ENOENT. CM modules are included for librdmacm. sch_netem and
+# nf_tables serve the lab link's faults (native/lab-link.ts): the kernel cannot autoload them,
+# since its modprobe helper runs outside the chroot, where these modules are not.
 t0="$(ts)"
-for m in crc32_generic udp_tunnel ip6_udp_tunnel ib_core ib_uverbs rdma_rxe veth configfs ib_cm iw_cm rdma_cm rdma_ucm; do
+for m in crc32_generic udp_tunnel ip6_udp_tunnel ib_core ib_uverbs rdma_rxe veth configfs ib_cm iw_cm rdma_cm rdma_ucm sch_netem crc32c_generic nfnetlink nf_tables; do
   modprobe "$m" || fail "modprobe $m failed"
 done
 log "rdma modules loaded in $(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')s"

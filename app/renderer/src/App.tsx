@@ -265,7 +265,10 @@ function Lab({
   const onExport = useCallback(
     async (format: ExportFormat) => {
       const out = await bridge.request("transcript.export", { format });
-      download(out.filename, out.mime, out.content);
+      // The pcap is binary: it crosses the bridge as base64.
+      const content =
+        out.encoding === "base64" ? Uint8Array.from(atob(out.content), (c) => c.charCodeAt(0)) : out.content;
+      download(out.filename, out.mime, content);
     },
     [bridge],
   );

@@ -67,6 +67,9 @@ const en = {
   logEmpty: "verbs.log(…) lines appear here.",
   exportLabel: "Export",
   exportC: "C program",
+  exportPcap: "pcap",
+  exportPcapTitle:
+    "The packets as the simulator sends them (the program replayed on it), as rxe puts them on the wire: open the file in Wireshark. On real rxe only traffic between rxe0 and rxe1 crosses the veth a capture can see: packets between two QPs of one device are looped inside rxe and never reach it.",
   importReplay: "Import & replay…",
   transcriptEmpty: "Run or step through the program: every verb call lands here.",
   colVerb: "verb",
@@ -194,6 +197,9 @@ const zh: Strings = {
   logEmpty: "verbs.log(…) 输出的行会显示在这里。",
   exportLabel: "导出",
   exportC: "C 程序",
+  exportPcap: "pcap",
+  exportPcapTitle:
+    "模拟器发出的数据包（在模拟器上重放该程序），按 rxe 放到线路上的格式写出：用 Wireshark 打开。在真实的 rxe 上，只有 rxe0 与 rxe1 之间的流量会经过抓包可见的 veth；同一设备上两个 QP 之间的数据包在 rxe 内部回环，永远不会到达 veth。",
   importReplay: "导入并重放…",
   transcriptEmpty: "运行或单步执行程序：每一次 verb 调用都会记录在这里。",
   colVerb: "verb",

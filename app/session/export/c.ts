@@ -360,6 +360,15 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
       return;
     case "verbs.now":
       return;
+    case "verbs.setLink":
+    case "verbs.clearLink":
+      // Faults are made outside verbs: say what the lab VM ran (native/lab-link.ts).
+      w.line(
+        `/* ${comment(e.verb)}(${comment(JSON.stringify(args[0] ?? {}))}): outside C, as root on the lab's veth pair: tc qdisc … netem (loss, delay, reorder), ip link set veth0|veth1 mtu N, nft (UDP 4791 dropped) */`,
+      );
+      return;
+    case "verbs.getLink":
+      return;
     case "context.queryDevice": {
       const v = w.tmp("dattr");
       w.line(`struct ibv_device_attr ${v};`);

@@ -1,11 +1,11 @@
-/** Every verb the program called, with its outcome; export in four formats, import a transcript to replay. */
+/** Every verb the program called, with its outcome; export in four formats and its packets as a pcap, import a transcript to replay. */
 import { useStrings } from "../i18n.js";
 import { memo, useRef } from "react";
 import type { TranscriptRow } from "../model/view.js";
 import type { SourceSite } from "../../../session/transcript.js";
 import { useChunkWindow } from "./TranscriptWindow.js";
 
-export type ExportFormat = "md" | "html" | "json" | "c";
+export type ExportFormat = "md" | "html" | "json" | "c" | "pcap";
 
 export interface TranscriptPaneProps {
   rows: TranscriptRow[];
@@ -27,9 +27,15 @@ export const TranscriptPane = memo(function TranscriptPane({
     <div className="transcript">
       <div className="toolbar" style={{ padding: "0 0 6px", border: "none" }}>
         <span className="muted">{t.exportLabel}</span>
-        {(["md", "html", "json", "c"] as const).map((f) => (
-          <button key={f} onClick={() => onExport?.(f)} disabled={!onExport || rows.length === 0} data-export={f}>
-            {f === "md" ? "Markdown" : f === "c" ? t.exportC : f.toUpperCase()}
+        {(["md", "html", "json", "c", "pcap"] as const).map((f) => (
+          <button
+            key={f}
+            onClick={() => onExport?.(f)}
+            disabled={!onExport || rows.length === 0}
+            data-export={f}
+            title={f === "pcap" ? t.exportPcapTitle : undefined}
+          >
+            {f === "md" ? "Markdown" : f === "c" ? t.exportC : f === "pcap" ? t.exportPcap : f.toUpperCase()}
           </button>
         ))}
         <span style={{ flex: 1 }} />

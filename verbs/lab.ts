@@ -1,0 +1,139 @@
+/**
+ * The lab network's faults: one API for the learner and the lessons, on both backends.
+ *
+ * The lab is two rxe devices, rxe0 on veth0 and rxe1 on veth1, joined by the veth pair.
+ * Faults act on that pair only, so they touch traffic between rxe0 and rxe1; traffic from a
+ * device to itself is looped inside rxe and never reaches the veth (sim/RXE-FACTS.md §11).
+ *
+ * - native (the lab VM only): `tc qdisc … netem` on each veth's egress for loss, delay and
+ *   reorder, `ip link set … mtu` per side, and an nftables rule dropping UDP 4791 (RoCE v2).
+ * - simulator: the same faults on its wire (sim/faults.ts), drawn from its seeded generator.
+ */
+import { VerbsError, errnos } from "./errors.js";
+
+/** The verb name faults are recorded and refused under (as a C helper would be called). */
+export const SET_LINK_VERB = "verbslab_set_link";
+
+/** The netdev MTUs of the two lab devices, in bytes. */
+export interface LabMtu {
+  rxe0: number;
+  rxe1: number;
+}
+
+/** What `setLink` may change; a field left out keeps its current value. */
+export interface LinkFaults {
+  /** Fraction of packets dropped, 0..1, independently per packet and per direction (netem `loss`). */
+  loss?: number;
+  /** Extra one-way delay in ms, 0..10000 (netem `delay`). */
+  delay?: number;
+  /**
+   * Fraction of packets, 0..1, sent at once while the others wait `delay` (netem `reorder`;
+   * needs a delay), so later packets overtake earlier ones.
+   */
+  reorder?: number;
+  /** Netdev MTU per side, 576..9000 (`ip link set veth0 mtu N`); rxe's active_mtu follows it. */
+  mtu?: Partial<LabMtu>;
+  /** Drop every UDP packet to port 4791 (RoCE v2) arriving at either side (an nftables rule). */
+  blockRoceUdp?: boolean;
+}
+
+/** The lab link as it is now. */
+export interface LinkState {
+  loss: number;
+  delay: number;
+  reorder: number;
+  mtu: LabMtu;
+  blockRoceUdp: boolean;
+}
+
+/** The link with no fault: the lab VM's veth pair as it boots. */
+export const CLEAN_LINK: LinkState = Object.freeze({
+  loss: 0,
+  delay: 0,
+  reorder: 0,
+  mtu: Object.freeze({ rxe0: 1500, rxe1: 1500 }),
+  blockRoceUdp: false,
+}) as LinkState;
+
+/** Bounds of each fault (a veth accepts MTU 68..65535; below 576 IPv6 stops, above 9000 is no lab's). */
+export const MTU_MIN = 576;
+export const MTU_MAX = 9000;
+export const DELAY_MAX_MS = 10_000;
+
+/**
+ * The lab link's faults, an optional backend capability (`VerbsBackend.lab`): absent where a
+ * backend cannot inject faults; present but refusing (EPERM, with why) on a native machine that
+ * is not VerbsLab's own lab network.
+ */
+export interface LabLink {
+  /** Applies `faults` on top of the current state; returns the new state. EINVAL for bad values, EPERM off the lab. */
+  setLink(faults: LinkFaults): LinkState;
+  /** Removes every fault (MTUs back to their original values). */
+  clearLink(): LinkState;
+  /** The current state. */
+  getLink(): LinkState;
+}
+
+function bad(attribute: string, reason: string): never {
+  throw new VerbsError(SET_LINK_VERB, errnos.EINVAL, { attribute, reason });
+}
+
+function fraction(name: string, v: unknown): number {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1)
+    bad(name, `${name} must be a fraction from 0 to 1 (0.01 is 1%), got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function mtu(side: string, v: unknown): number {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < MTU_MIN || v > MTU_MAX)
+    bad(
+      `mtu.${side}`,
+      `mtu.${side} must be a whole number of bytes from ${MTU_MIN} to ${MTU_MAX}, got ${JSON.stringify(v)}`,
+    );
+  return v;
+}
+
+/**
+ * `faults` applied on `current`, checked: every error names the field (EINVAL). Unknown fields
+ * are refused too, so a misspelt `los: 0.1` does not silently inject nothing.
+ */
+export function applyLinkFaults(current: LinkState, faults: unknown): LinkState {
+  if (typeof faults !== "object" || faults === null || Array.isArray(faults))
+    bad("faults", `setLink takes an object such as { loss: 0.01 }, got ${JSON.stringify(faults)}`);
+  const f = faults as Record<string, unknown>;
+  const known = ["loss", "delay", "reorder", "mtu", "blockRoceUdp"];
+  for (const k of Object.keys(f))
+    if (!known.includes(k)) bad(k, `setLink has no fault named ${JSON.stringify(k)} (it knows ${known.join(", ")})`);
+  const next: LinkState = { ...current, mtu: { ...current.mtu } };
+  if (f.loss !== undefined) next.loss = fraction("loss", f.loss);
+  if (f.reorder !== undefined) next.reorder = fraction("reorder", f.reorder);
+  if (f.delay !== undefined) {
+    const d = f.delay;
+    if (typeof d !== "number" || !Number.isFinite(d) || d < 0 || d > DELAY_MAX_MS)
+      bad("delay", `delay must be a number of ms from 0 to ${DELAY_MAX_MS}, got ${JSON.stringify(d)}`);
+    next.delay = d;
+  }
+  if (f.mtu !== undefined) {
+    const m = f.mtu as Record<string, unknown>;
+    if (typeof m !== "object" || m === null || Array.isArray(m))
+      bad("mtu", `mtu must be an object such as { rxe1: 1200 }, got ${JSON.stringify(m)}`);
+    for (const k of Object.keys(m))
+      if (k !== "rxe0" && k !== "rxe1")
+        bad(`mtu.${k}`, `mtu is set per device: rxe0 or rxe1, not ${JSON.stringify(k)}`);
+    if (m.rxe0 !== undefined) next.mtu.rxe0 = mtu("rxe0", m.rxe0);
+    if (m.rxe1 !== undefined) next.mtu.rxe1 = mtu("rxe1", m.rxe1);
+  }
+  if (f.blockRoceUdp !== undefined) {
+    if (typeof f.blockRoceUdp !== "boolean")
+      bad("blockRoceUdp", `blockRoceUdp must be true or false, got ${JSON.stringify(f.blockRoceUdp)}`);
+    next.blockRoceUdp = f.blockRoceUdp;
+  }
+  if (next.reorder > 0 && next.delay === 0)
+    bad("reorder", "reorder needs a delay: the packets not reordered wait `delay` ms while the others overtake them");
+  return next;
+}
+
+/** The link state as a deep copy (callers may keep it). */
+export function copyLink(s: LinkState): LinkState {
+  return { ...s, mtu: { ...s.mtu } };
+}
