@@ -421,7 +421,8 @@ export function createSession(options: SessionOptions): Session {
     if (!failed && spec.creates === "qp" && result) adoptContext((result as Qp).pd.context);
     if (!failed && spec.creates === "qp" && result && registry.handleOf((result as Qp).pd) === undefined)
       register((result as Qp).pd as Pd, "pd");
-    if (entry.type === "cmId") adoptId(entry.obj as CmId);
+    // A destroyed id has nothing left to adopt (and on native its fields can no longer be read).
+    if (entry.type === "cmId" && !(spec.destroys && !failed)) adoptId(entry.obj as CmId);
     if (!failed && spec.creates && result && typeof result === "object") {
       created.push(register(result, spec.creates));
       if (spec.creates === "context") watch.opened(result as Context);
