@@ -67,6 +67,7 @@ export async function replayProgram(
     await Promise.race([run, new Promise((r) => setTimeout(r, 1000))]);
   }
   clearTimeout(timer);
+  session.release();
   const transcript = session.transcript();
   const record = recordFromTranscript(transcript.events);
   if (first === "timeout" && !record.thrown)

@@ -25,6 +25,7 @@ import type {
   QpQuery,
 } from "../verbs/types.js";
 import type { VerbsError } from "../verbs/errors.js";
+import type { ConnParamEvent, UdParamEvent } from "../verbs/cm.js";
 
 export interface NativeContext {
   queryDevice(): DeviceAttr;
@@ -165,19 +166,9 @@ export interface NativeCmEvent {
   /** CONNECT_REQUEST only: the listening id (`id` is the new child id). */
   readonly listen_id?: NativeCmId;
   /** event->param.conn for RDMA_PS_TCP ids, every field as librdmacm filled it. */
-  readonly conn?: {
-    private_data: Uint8Array;
-    private_data_len: number;
-    responder_resources: number;
-    initiator_depth: number;
-    flow_control: number;
-    retry_count: number;
-    rnr_retry_count: number;
-    srq: number;
-    qp_num: number;
-  };
+  readonly conn?: ConnParamEvent;
   /** event->param.ud for RDMA_PS_UDP ids and multicast events. */
-  readonly ud?: { private_data: Uint8Array; private_data_len: number; ah_attr: AhAttr; qp_num: number; qkey: number };
+  readonly ud?: UdParamEvent;
   /** EINVAL ("already destroyed") the second time. */
   ack(): void;
 }

@@ -31,10 +31,14 @@ const LAB_NET = [10, 77, 0];
 /** The kernel's ephemeral port range (ip_local_port_range), from which rdma_cm picks a free port. */
 export const EPHEMERAL_LOW = 32768;
 export const EPHEMERAL_HIGH = 60999;
-/** CMA_IBOE_PACKET_LIFETIME (Linux 6.1 cma.c): RoCE paths carry packet_life_time 16. */
-export const IBOE_PACKET_LIFETIME = 16;
-/** iboe_get_rate for a veth (ethtool speed 10000): IB_RATE_10_GBPS. */
-export const VETH_RATE = 3;
+/**
+ * CMA_IBOE_PACKET_LIFETIME (Linux 6.1 cma.c; later kernels lowered it to 16): every RoCE path
+ * carries packet_life_time 18 (measured, RXE-FACTS §10.1). The CM's timeouts follow from it
+ * (sim/cm-protocol.ts): the QPs' ACK timeout 19, timewait 2048 ms, 6144 ms per unanswered REQ.
+ */
+export const IBOE_PACKET_LIFETIME = 18;
+/** cma_resolve_iboe_route: rate IB_RATE_PORT_CURRENT (0), measured. */
+export const IB_RATE_PORT_CURRENT = 0;
 /** ip4_dst_hoplimit: the default TTL. */
 export const DEFAULT_HOP_LIMIT = 64;
 
@@ -120,7 +124,7 @@ export function iboePath(dev: SimDevice, src: Ip4, dst: Ip4): CmPathRec {
     dgid: formatGid(ipGid(dst.bytes)),
     pkey: 0xffff,
     mtu: iboeMtu(dev.netdevMtu),
-    rate: VETH_RATE,
+    rate: IB_RATE_PORT_CURRENT,
     packet_life_time: IBOE_PACKET_LIFETIME,
     sl: 0,
     traffic_class: 0,

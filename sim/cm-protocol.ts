@@ -2,17 +2,21 @@
  * The IB CM of the simulated rdma_cm (Linux 6.1 drivers/infiniband/core/cm.c as rdma_cm drives
  * it): one CmConn per connection end (an ib_cm_id), its states, and the MADs it sends on QP1 —
  * REQ, MRA, REP, RTU, REJ, DREQ, DREP, SIDR_REQ, SIDR_REP — with their timeouts and retries on
- * the virtual clock. The numbers are rdma_cm's: CMA_CM_RESPONSE_TIMEOUT 20 and
- * CMA_MAX_CM_RETRIES 15; a RoCE path's packet_life_time 16; cm_convert_to_ms(t) = 2^(t−8) ms.
+ * the virtual clock. Every time follows, as in cm.c, from the path's packet_life_time (18 on
+ * RoCE: sim/cm-addr.ts), rxe's local_ca_ack_delay (15), CMA_CM_RESPONSE_TIMEOUT 20 and
+ * CMA_MAX_CM_RETRIES 15, with cm_convert_to_ms(t) = 2^(t−8) ms:
  *
- * - REQ: resent every 2·2^(16−8) + 2^(20−8) = 4608 ms, 15 times; an MRA from the passive side
- *   (rdma_cm sends one as soon as the request is queued for the program) stretches the wait to
- *   2^(24−8) + 2^(17−8) = 66 048 ms. Out of retries: UNREACHABLE, status −ETIMEDOUT.
- * - REP: the same, 4096 ms × 15 (the REQ's local response timeout); the active side answers a
+ * - av.timeout (the QP's local ACK timeout): packet_life_time + 1 on the active side until the
+ *   REP (cm_init_av_by_path), then cm_ack_timeout(the REP's target ACK delay, av.timeout − 1);
+ *   on the passive side cm_ack_timeout(its own ACK delay, packet_life_time). 19 either way.
+ * - REQ: resent every 2·2^(18−8) + 2^(20−8) = 6144 ms, 15 times (UNREACHABLE −ETIMEDOUT after
+ *   16 waits, 98.3 s: measured 98–102 s). An MRA from the passive side (rdma_cm sends one as soon
+ *   as the request is queued for the program) stretches each wait to 2^(24−8) + 2^(19−8) ms.
+ * - REP: 2^(20−8) = 4096 ms × 15 (the REQ's local response timeout); the active side answers a
  *   REP with an MRA too, and the RTU only once the program got CONNECT_RESPONSE (librdmacm).
  * - DREQ: resent like the REQ; the DREP comes only when the peer's program calls
- *   rdma_disconnect (or destroys its id). Both ends then wait in timewait 2^(17−8) = 512 ms and
- *   report TIMEWAIT_EXIT.
+ *   rdma_disconnect (or destroys its id). Both ends then wait in timewait 2^(19−8) = 2048 ms
+ *   (measured 2.2 s) and report TIMEWAIT_EXIT.
  * - A REQ for a port nobody listens on is answered with REJ IB_CM_REJ_INVALID_SERVICE_ID (8);
  *   a SIDR_REQ with SIDR_REP IB_SIDR_UNSUPPORTED (1).
  */
@@ -64,8 +68,6 @@ const MAX_CM_RETRIES = 15;
 const MRA_SERVICE_TIMEOUT = 24;
 /** rdma_cm's header in front of a REQ's and a SIDR_REQ's private data (struct cma_hdr). */
 const CMA_HDR = 36;
-/** rxe's local_ca_ack_delay: what a REP's target ACK delay carries. */
-const RXE_CA_ACK_DELAY = 15;
 export const IB_CM_REJ_TIMEOUT = 4;
 
 const ATTR_ID: Record<string, number> = {
@@ -120,6 +122,8 @@ interface Mad {
   req?: ReqInfo;
   rep?: RepInfo;
   reason?: number;
+  /** REP: the sender's local_ca_ack_delay (the REP's target ACK delay). */
+  targetAckDelay?: number;
   /** SIDR_REP */
   qpn?: number;
   qkey?: number;
@@ -161,7 +165,8 @@ export class CmConn {
   initiatorDepth = 0;
   retryCount = 0;
   rnrRetryCount = 0;
-  ackTimeout = 0;
+  /** av.timeout: the QP's local ACK timeout, and what timewait and an MRA's wait are made of. */
+  avTimeout = 0;
   get pathMtu(): number {
     return this.path.mtu;
   }
@@ -191,7 +196,7 @@ export class CmConn {
     c.responderResources = req.responderResources;
     c.initiatorDepth = req.initiatorDepth;
     c.retryCount = req.retryCount;
-    c.ackTimeout = ackTimeout(RXE_CA_ACK_DELAY, c.path.packet_life_time);
+    c.avTimeout = c.path.packet_life_time + 1;
     c.timeoutMs = 2 * convertToMs(c.path.packet_life_time) + convertToMs(CM_RESPONSE_TIMEOUT);
     c.state = "REQ_SENT";
     const mad = c.mad("REQ", {
@@ -232,14 +237,33 @@ export class CmConn {
   rep(rep: RepInfo): void {
     this.cancelRetry();
     this.state = "REP_SENT";
-    this.sendRetried(this.mad("REP", { rep, privateData: rep.privateData }), this.timeoutMs, () => this.unreachable());
+    const targetAckDelay = this.dev.deviceAttr().local_ca_ack_delay;
+    this.sendRetried(this.mad("REP", { rep, targetAckDelay, privateData: rep.privateData }), this.timeoutMs, () =>
+      this.unreachable(),
+    );
   }
 
-  /** ib_send_cm_rej with `reason` (rdma_reject: IB_CM_REJ_CONSUMER_DEFINED). */
+  /**
+   * ib_send_cm_rej with `reason` (rdma_reject: IB_CM_REJ_CONSUMER_DEFINED): only while a
+   * connection is being set up; EINVAL once it was answered, established or is going away
+   * (measured: a second rdma_reject, a reject on an established id). After a REP it waits out
+   * timewait, before it goes idle.
+   */
   rej(reason: number, privateData: Uint8Array | undefined): void {
+    const settingUp = ["REQ_SENT", "MRA_REQ_RCVD", "REQ_RCVD", "MRA_REQ_SENT", "REP_RCVD", "MRA_REP_SENT"];
+    const repSent = this.state === "REP_SENT" || this.state === "MRA_REP_RCVD";
+    if (!settingUp.includes(this.state) && !repSent)
+      throw new VerbsError("rdma_reject", errnos.EINVAL, {
+        reason:
+          this.state === "IDLE"
+            ? "this connection request was already answered"
+            : `the connection is ${this.state}: only one being set up can be rejected`,
+        attribute: "id",
+      });
     this.cancelRetry();
     this.send(this.mad("REJ", { reason, privateData }));
-    this.state = "IDLE";
+    if (repSent) this.enterTimewait();
+    else this.state = "IDLE";
   }
 
   /** ib_send_cm_sidr_rep: status 0 (rdma_accept) or IB_SIDR_REJECT (rdma_reject). */
@@ -344,7 +368,7 @@ export class CmConn {
         else if (this.state === "REP_SENT") this.state = "MRA_REP_RCVD";
         else return;
         // The sender will answer within its service timeout: wait that long (cm_mra_handler).
-        this.stretchRetry(convertToMs(MRA_SERVICE_TIMEOUT) + convertToMs(this.ackTimeout));
+        this.stretchRetry(convertToMs(MRA_SERVICE_TIMEOUT) + convertToMs(this.avTimeout));
         return;
       case "REP": {
         if (this.state !== "REQ_SENT" && this.state !== "MRA_REQ_RCVD") return;
@@ -356,7 +380,7 @@ export class CmConn {
         this.initiatorDepth = rep.responderResources;
         this.responderResources = rep.initiatorDepth;
         this.rnrRetryCount = rep.rnrRetryCount;
-        this.ackTimeout = ackTimeout(RXE_CA_ACK_DELAY, this.path.packet_life_time);
+        this.avTimeout = ackTimeout(m.targetAckDelay!, this.avTimeout - 1);
         this.state = "REP_RCVD";
         // rdma_cm acknowledges the REP at once (the program's RTU may take a while).
         this.send(this.mad("MRA", {}));
@@ -469,7 +493,7 @@ export class CmConn {
 
   private enterTimewait(): void {
     this.state = "TIMEWAIT";
-    this.timewait = schedule(this.cm.world.clock, convertToMs(this.ackTimeout), () => {
+    this.timewait = schedule(this.cm.world.clock, convertToMs(this.avTimeout), () => {
       this.timewait = undefined;
       this.state = "IDLE";
       this.cm.conns.delete(this.localId);
@@ -534,7 +558,8 @@ export class CmConn {
     c.peerGid = parseGid(m.path!.sgid)!;
     // The path as the passive side sees it (cm_format_paths_from_req).
     c.path = { ...m.path!, sgid: m.path!.dgid, dgid: m.path!.sgid };
-    child.path = c.path;
+    // An RC child arrives routed (num_paths 1); a SIDR child has no path (num_paths 0, measured).
+    if (m.attr === "REQ") child.path = c.path;
     child.conn = c;
     child.state = "connect";
     c.timeoutMs = convertToMs(CM_RESPONSE_TIMEOUT);
@@ -563,7 +588,7 @@ export class CmConn {
     c.initiatorDepth = r.responderResources;
     c.retryCount = r.retryCount;
     c.rnrRetryCount = r.rnrRetryCount;
-    c.ackTimeout = ackTimeout(RXE_CA_ACK_DELAY, c.path.packet_life_time);
+    c.avTimeout = ackTimeout(dev.deviceAttr().local_ca_ack_delay, c.path.packet_life_time);
     child.respRes = r.initiatorDepth;
     child.initDepth = r.responderResources;
     c.state = "REQ_RCVD";

@@ -79,10 +79,13 @@ describe("sim rdma_cm protocol", () => {
     expect(reqPkt.mad).toMatchObject({ service_id: "0x0000000001061d2f", private_data_len: 36 + 5, retry: 0 });
     // rxe0 sent REQ, MRA, RTU, DREQ.
     expect(b.openDevice("rxe0").queryCounters().sent_pkts - before).toBe(4);
+    const tw = b.now();
     await next(cch, RDMA_CM_EVENT_TIMEWAIT_EXIT);
+    // Timewait: cm_convert_to_ms(ACK timeout 19) after the DREP.
+    expect(b.now() - tw).toBe(2048);
   });
 
-  it("a REQ nobody answers (link down) is resent every 4608 ms, 15 times, then UNREACHABLE -ETIMEDOUT", async () => {
+  it("a REQ nobody answers (link down) is resent every 6144 ms, 15 times, then UNREACHABLE -ETIMEDOUT (98.3 s)", async () => {
     const b = createSimBackend({ seed: 4 });
     const cch = b.cm.createEventChannel();
     const c = await client(b, cch, 7472);
@@ -91,13 +94,17 @@ describe("sim rdma_cm protocol", () => {
     c.connect({ responder_resources: 1, initiator_depth: 1 });
     const e = await next(cch, RDMA_CM_EVENT_UNREACHABLE);
     expect(e.status).toBe(-110);
-    expect(b.now() - t0).toBe(16 * 4608);
+    // 2 × 2^(18−8) for the path's packet life time + 2^(20−8) for the CM response timeout.
+    expect(b.now() - t0).toBe(16 * 6144);
+    expect(b.packets.filter((p) => p.mad?.attr === "REQ").map((p) => p.time)).toEqual(
+      [...Array(16).keys()].map((i) => t0 + i * 6144),
+    );
     const reqs = b.packets.filter((p) => p.mad?.attr === "REQ");
     expect(reqs.map((p) => p.mad!.retry)).toEqual([...Array(16).keys()]);
     expect(reqs.every((p) => p.dropped === "link down")).toBe(true);
   });
 
-  it("the MRA stretches the client's wait: a server that never accepts makes it UNREACHABLE only after 66 s", async () => {
+  it("the MRA stretches the client's wait: a server that never accepts makes it UNREACHABLE only after 18 min", async () => {
     const b = createSimBackend({ seed: 5 });
     const sch = b.cm.createEventChannel();
     const cch = b.cm.createEventChannel();
@@ -110,7 +117,7 @@ describe("sim rdma_cm protocol", () => {
     await next(sch, RDMA_CM_EVENT_CONNECT_REQUEST);
     const e = await next(cch, RDMA_CM_EVENT_UNREACHABLE, 10_000_000);
     expect(e.status).toBe(-110);
-    // After the MRA: 15 more tries of 65 536 + 512 ms each, then the last wait runs out.
-    expect(b.now() - t0).toBe(16 * (65536 + 512));
+    // After the MRA each wait is 2^(24−8) + 2^(19−8) ms (service timeout + ACK timeout 19).
+    expect(b.now() - t0).toBe(16 * (65536 + 2048));
   });
 });

@@ -29,6 +29,7 @@ import {
   RDMA_PS_UDP,
   RDMA_UDP_QKEY,
   RAI_PASSIVE,
+  ib_cm_sidr_status,
   rdmaEventStr,
   unackedCmEventsError,
   type AddrInfo,
@@ -436,6 +437,8 @@ export class SimCmId implements CmId {
   /** ucma's connect_error: set when librdmacm could not finish a CONNECT_RESPONSE. */
   connectError = false;
   private addrTimer: { cancel(): void } | undefined;
+  /** dev_addr.bound_dev_if: the netdev (as its device) of the last specific address bound, even by a bind that failed. */
+  private boundNetdev: SimDevice | undefined;
 
   constructor(
     readonly channel: SimCmChannel,
@@ -458,8 +461,9 @@ export class SimCmId implements CmId {
     return this.device && this.verbsKnown ? 1 : 0;
   }
 
+  /** id->qp: unset by rdma_destroy_qp and by destroying the QP itself (as the native backend reports it). */
   get qp(): Qp | undefined {
-    return this.qpObj;
+    return this.qpObj && !this.qpObj.destroyed ? this.qpObj : undefined;
   }
 
   get route(): CmRoute {
@@ -501,11 +505,21 @@ export class SimCmId implements CmId {
     let dev: SimDevice | undefined;
     if (!anyOrLoopback(a.bytes)) {
       dev = deviceOfIp(this.cm.world, a.bytes) ?? undefined;
-      if (!dev)
+      if (this.boundNetdev) {
+        // rdma_translate_ip takes the netdev a failed bind left on the id (bound_dev_if), and
+        // cma_acquire_dev_by_src_ip finds no device with this address's GID on it.
+        if (dev !== this.boundNetdev)
+          fail(verb, "ENODEV", {
+            reason: `an earlier rdma_bind_addr that failed left the id on ${this.boundNetdev.name}'s netdev, which does not have ${ipText(a.bytes)}: use a new id`,
+            attribute: "addr",
+          });
+      } else if (!dev)
         fail(verb, "EADDRNOTAVAIL", {
           reason: `no RDMA device has the address ${ipText(a.bytes)} (rxe0 has 10.77.0.1, rxe1 10.77.0.2)`,
           attribute: "addr",
         });
+      // The kernel keeps the netdev on the id even when the port below is refused (RXE-FACTS §10.1).
+      this.boundNetdev = dev;
     }
     let port = a.port;
     if (port === 0) port = this.cm.anyPort(this.ps);
@@ -767,7 +781,7 @@ export class SimCmId implements CmId {
         attr: {
           qp_state: st,
           sq_psn: c.sqPsn,
-          timeout: c.ackTimeout,
+          timeout: c.avTimeout,
           retry_cnt: c.retryCount,
           rnr_retry: c.rnrRetryCount,
           max_rd_atomic: c.initiatorDepth,
@@ -893,8 +907,19 @@ export class SimCmId implements CmId {
         : p.responder_resources;
     const c = this.conn;
     if (this.ps === RDMA_PS_UDP) {
-      tooLong(verb, p?.private_data, RDMA_CM_PRIVATE_DATA_MAX.udpAccept, "an RDMA_PS_UDP SIDR_REP");
-      c.sidrRep(0, this.qpObj ? this.qpObj.qp_num : (p?.qp_num ?? 0), p?.private_data);
+      try {
+        if (p?.private_data && p.private_data.length > RDMA_CM_PRIVATE_DATA_MAX.udpAccept) {
+          // The kernel refuses the SIDR_REP and rejects the request itself (rdma_accept's
+          // reject path: IB_SIDR_REJECT, no private data): the client gets UNREACHABLE 2.
+          if (c.state === "SIDR_REQ_RCVD") c.sidrRep(ib_cm_sidr_status.IB_SIDR_REJECT, 0, undefined);
+          tooLong(verb, p.private_data, RDMA_CM_PRIVATE_DATA_MAX.udpAccept, "an RDMA_PS_UDP SIDR_REP");
+        }
+        c.sidrRep(0, this.qpObj ? this.qpObj.qp_num : (p?.qp_num ?? 0), p?.private_data);
+      } catch (e) {
+        // librdmacm's rdma_accept: whatever the kernel refused, the QP goes to ERR (ucma_modify_qp_err).
+        this.modifyErr(verb);
+        throw e;
+      }
       return;
     }
     if (!c.canRtr()) fail(verb, "EINVAL", { reason: `the connection is ${c.state}`, attribute: "id" });
@@ -933,7 +958,7 @@ export class SimCmId implements CmId {
     if (!this.conn) fail(verb, "EINVAL", { reason: "the id has no connection request to reject", attribute: "id" });
     if (this.ps === RDMA_PS_UDP) {
       tooLong(verb, private_data, RDMA_CM_PRIVATE_DATA_MAX.udpAccept, "an RDMA_PS_UDP SIDR_REP");
-      this.conn.sidrRep(2, 0, private_data);
+      this.conn.sidrRep(ib_cm_sidr_status.IB_SIDR_REJECT, 0, private_data);
       return;
     }
     tooLong(verb, private_data, RDMA_CM_PRIVATE_DATA_MAX.reject, "a REJ");

@@ -104,6 +104,7 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     unsubscribe = [];
     // Still shown (and exportable) until the next session begins.
     if (session) reopened = session.transcript();
+    session?.release();
     session = null;
   }
 

@@ -37,7 +37,7 @@ describe("parseRequest (host-side validation)", () => {
       ["backend.choose", { kind: "sim", seed: -1 }, "params.seed"],
       ["backend.choose", { kind: "sim", seed: 1.5 }, "params.seed"],
       ["verbs.call", { handle: "cq1", method: "poll", args: [] }, "params.handle"],
-      ["verbs.call", { handle: -1, method: "poll", args: [] }, "params.handle"],
+      ["verbs.call", { handle: -2, method: "poll", args: [] }, "params.handle"],
       ["verbs.call", { handle: 2, method: "", args: [] }, "params.method"],
       ["verbs.call", { handle: 2, method: "poll", args: "1" }, "params.args"],
       ["verbs.call", { handle: 2, method: "poll" }, "params.args"],

@@ -32,4 +32,17 @@ describe("the session with rdma_cm", () => {
     const polls = evs.filter((e) => e.verb === "verbslab_poll_wait");
     expect(polls.map((e) => e.completions?.[0]?.wc.status)).toEqual([0, 0]);
   });
+
+  it("a run's rdma_cm ids are released when its session ends, so the next run can bind the same port", async () => {
+    const backend = createSimBackend({ seed: 3 });
+    const first = createSession({ backend });
+    await first.run(lesson17 as never);
+    const second = createSession({ backend });
+    // Not released: the first run's listener still holds the port, as on a real device.
+    expect((await second.run(lesson17 as never)).error).toMatchObject({ code: "EADDRINUSE" });
+    first.release();
+    second.release();
+    const third = createSession({ backend });
+    expect(await third.run(lesson17 as never)).toEqual({ outcome: "ok" });
+  });
 });

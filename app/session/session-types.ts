@@ -127,6 +127,14 @@ export interface Session extends CallSurface {
   end(outcome: "ok" | "error" | "stopped", error?: unknown): void;
   /** Appends a "log" event (what `verbs.log` does). */
   log(message: string): void;
+  /**
+   * Lets go of the rdma_cm objects the program left open, when the session ends: on a real
+   * device an id keeps its port bound until destroyed, so the next run's `rdma_bind_addr` on
+   * the same port would fail with EADDRINUSE. Unacknowledged events are acknowledged first
+   * (librdmacm would otherwise wait for ever). Verbs objects are left to their finalizers.
+   * Not recorded: the program did not do it.
+   */
+  release(): void;
 }
 
 /** Thrown into learner code when the step gate is stopped. */

@@ -20,7 +20,7 @@ import {
 import { errnos, errorToData, VerbsError } from "../../verbs/errors.js";
 import { SET_LINK_VERB, type LinkFaults } from "../../verbs/lab.js";
 import type { Context, Mr, Pd, Qp } from "../../verbs/backend.js";
-import type { CmEvent, CmId, CmQpTransition } from "../../verbs/cm.js";
+import type { CmEvent, CmEventChannel, CmId, CmQpTransition } from "../../verbs/cm.js";
 import type { QpAttr, QpAttrInput, SendWr, Wc } from "../../verbs/types.js";
 import {
   predictModify,
@@ -101,6 +101,15 @@ function isZeroed(v: unknown): boolean {
         ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
         : undefined;
   return bytes !== undefined && bytes.every((b) => b === 0);
+}
+
+/** Runs `f`; an object already gone, or a refusal, leaves nothing more to release. */
+function attempt(f: () => void): void {
+  try {
+    f();
+  } catch {
+    // nothing to do: see Session.release
+  }
 }
 
 export function createSession(options: SessionOptions): Session {
@@ -412,7 +421,8 @@ export function createSession(options: SessionOptions): Session {
     if (!failed && spec.creates === "qp" && result) adoptContext((result as Qp).pd.context);
     if (!failed && spec.creates === "qp" && result && registry.handleOf((result as Qp).pd) === undefined)
       register((result as Qp).pd as Pd, "pd");
-    if (entry.type === "cmId") adoptId(entry.obj as CmId);
+    // A destroyed id has nothing left to adopt (and on native its fields can no longer be read).
+    if (entry.type === "cmId" && !(spec.destroys && !failed)) adoptId(entry.obj as CmId);
     if (!failed && spec.creates && result && typeof result === "object") {
       created.push(register(result, spec.creates));
       if (spec.creates === "context") watch.opened(result as Context);
@@ -729,6 +739,12 @@ export function createSession(options: SessionOptions): Session {
         }
       }
       return out;
+    },
+    release() {
+      const live = (type: string) => registry.all().filter((e) => e.type === type && !e.destroyed);
+      for (const e of live("cmEvent")) attempt(() => (e.obj as CmEvent).ack());
+      for (const e of live("cmId").reverse()) attempt(() => (e.obj as CmId).destroy());
+      for (const e of live("cmChannel").reverse()) attempt(() => (e.obj as CmEventChannel).destroy());
     },
     async run(program) {
       try {

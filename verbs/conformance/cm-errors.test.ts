@@ -50,6 +50,7 @@ cmSuite("rdma_cm failures", () => {
     const e = await expectEvent(ch, RDMA_CM_EVENT_REJECTED, 5000);
     expect(e.status).toBe(IB_CM_REJ_INVALID_SERVICE_ID);
     expect(e.param.conn!.private_data_len).toBe(148);
+    expect(e.param.conn!.private_data.every((b) => b === 0)).toBe(true);
     // librdmacm moves the QP to ERR when it hands out REJECTED.
     expectState(c.qp, IBV_QPS_ERR);
   });
@@ -104,7 +105,22 @@ cmSuite("rdma_cm failures", () => {
     req.ack();
     expectVerbsError(() => req.id.reject(new Uint8Array(149)), "EINVAL");
     req.id.reject(new Uint8Array(148));
+    // The request is answered: a second reject (or an accept) has nothing to answer.
+    expectVerbsError(() => req.id.reject(), "EINVAL");
+    expectVerbsError(() => req.id.accept(PARAM), "EINVAL");
     (await expectEvent(cch, RDMA_CM_EVENT_REJECTED)).ack();
+    await expectNoEvent(cch, 100);
+  });
+
+  it("rdma_reject on an established connection is EINVAL on both sides, and the connection stays up", async () => {
+    const s = scope();
+    const { sch, cch, client, server } = await connectPair(s);
+    expectVerbsError(() => client.id.reject(), "EINVAL");
+    expectVerbsError(() => server.id.reject(), "EINVAL");
+    expectState(client.qp, IBV_QPS_RTS);
+    expectState(server.qp, IBV_QPS_RTS);
+    await expectNoEvent(cch, 100);
+    await expectNoEvent(sch, 100);
   });
 
   it("rdma_accept with 197 bytes: EINVAL, the server's QP in ERR, and the client REJECTED with status 28", async () => {
@@ -192,5 +208,21 @@ cmSuite("rdma_cm failures", () => {
     listen(ch, port, { addr: RXE1_IP });
     expectVerbsError(() => createId(ch).bindAddr({ addr: RXE1_IP, port }), "EADDRINUSE");
     expectVerbsError(() => createId(ch).bindAddr({ addr: NOBODY_IP, port: 0 }), "EADDRNOTAVAIL");
+  });
+
+  it("an id whose bind failed with EADDRINUSE keeps that netdev: binding it to an address nobody has is ENODEV", () => {
+    const s = scope();
+    const ch = channel(s);
+    const port = freshPort();
+    listen(ch, port, { addr: RXE1_IP });
+    const id = createId(ch);
+    expectVerbsError(() => id.bindAddr({ addr: RXE1_IP, port }), "EADDRINUSE");
+    // The kernel left rxe1's netdev on the id (dev_addr.bound_dev_if): no device has this
+    // address's GID on it. A fresh id gets EADDRNOTAVAIL for the same call.
+    expectVerbsError(() => id.bindAddr({ addr: NOBODY_IP, port }), "ENODEV");
+    // rxe0's address is not on rxe1's netdev either; the same address on a fresh id binds.
+    expectVerbsError(() => id.bindAddr({ addr: RXE0_IP, port }), "ENODEV");
+    expectVerbsError(() => createId(ch).bindAddr({ addr: NOBODY_IP, port }), "EADDRNOTAVAIL");
+    createId(ch).bindAddr({ addr: RXE0_IP, port });
   });
 });

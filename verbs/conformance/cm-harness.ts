@@ -19,6 +19,7 @@ import {
   type ConnParam,
 } from "../cm.js";
 import { IBV_QPT_RC, IBV_QPT_UD } from "../constants.js";
+import { VerbsError } from "../errors.js";
 import { B, DEFAULT_CAP, type Scope } from "./harness.js";
 
 /** The lab VM's addresses (scripts/rxe-vm/guest-job.sh), which the simulator mirrors. */
@@ -40,7 +41,27 @@ export function freshPort(): number {
   return nextPort++;
 }
 
-/** A channel destroyed (with its ids, events acknowledged first) after the test. */
+/**
+ * Runs a cleanup step, tolerating only an object the test already destroyed or acknowledged
+ * ("… was already destroyed" / "already acknowledged", EINVAL). Anything else (EBUSY: a
+ * child still alive) is rethrown as a plain Error, which Scope does not swallow: on native
+ * such an object would leak.
+ */
+function unlessGone(what: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    if (
+      e instanceof VerbsError &&
+      e.code === "EINVAL" &&
+      /already (destroyed|deallocated|acknowledged)/.test(e.message)
+    )
+      return;
+    throw new Error(`cleanup failed (${what}): ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** A channel destroyed after the test: its events acknowledged, then each id's QP, then the ids. */
 export function channel(s: Scope): CmEventChannel {
   const ch = CM().createEventChannel();
   const ids: CmId[] = [];
@@ -48,26 +69,14 @@ export function channel(s: Scope): CmEventChannel {
   const tracked = ch as CmEventChannel & { __ids?: CmId[]; __events?: CmEvent[] };
   tracked.__ids = ids;
   tracked.__events = events;
-  s.defer(() => ch.destroy());
+  s.defer(() => unlessGone("rdma_destroy_event_channel", () => ch.destroy()));
   s.defer(() => {
-    for (const e of events) {
-      try {
-        e.ack();
-      } catch {
-        // acknowledged by the test
-      }
-    }
+    for (const e of events) unlessGone("rdma_ack_cm_event", () => e.ack());
     for (const id of ids.reverse()) {
-      try {
-        id.qp?.destroy();
-      } catch {
-        // destroyed by the test
-      }
-      try {
-        id.destroy();
-      } catch {
-        // destroyed by the test
-      }
+      unlessGone("rdma_destroy_qp", () => {
+        if (id.qp) id.destroyQp();
+      });
+      unlessGone("rdma_destroy_id", () => id.destroy());
     }
   });
   return ch;
@@ -113,20 +122,25 @@ export interface CmEnd {
   qp: Qp;
 }
 
+/**
+ * rdma_create_qp with a PD and one CQ of the id's context. After the test the QP goes first
+ * (through its id when the id still holds it), then the CQ and the PD it used: this runs
+ * before the channel's cleanup (scope cleanups run last-registered first).
+ */
 export function createCmQp(s: Scope, id: CmId, qp_type: number = IBV_QPT_RC): CmEnd {
   const ctx = id.verbs!;
   const pd = ctx.allocPd();
   const cq = ctx.createCq(32);
   const qp = id.createQp(pd, { send_cq: cq, recv_cq: cq, qp_type, cap: DEFAULT_CAP, sq_sig_all: 1 });
-  // Destroyed in order after the ids (scope cleanups run last-registered first).
   s.defer(() => {
-    try {
-      pd.dealloc();
-    } catch {
-      // still in use: the QP went with its id
-    }
+    let held = false;
+    unlessGone("id.qp", () => {
+      held = id.qp === qp;
+    });
+    unlessGone("ibv_destroy_qp", () => (held ? id.destroyQp() : qp.destroy()));
+    unlessGone("ibv_destroy_cq", () => cq.destroy());
+    unlessGone("ibv_dealloc_pd", () => pd.dealloc());
   });
-  s.defer(() => cq.destroy());
   return { id, pd, cq, qp };
 }
 

@@ -12,9 +12,17 @@ import {
   RDMA_UDP_QKEY,
   ib_cm_sidr_status,
 } from "../cm.js";
-import { IBV_QPS_RTS, IBV_QPT_UD, IBV_WC_GRH, IBV_WC_RECV, IBV_WC_SUCCESS, IBV_WR_SEND } from "../constants.js";
+import {
+  IBV_QPS_ERR,
+  IBV_QPS_RTS,
+  IBV_QPT_UD,
+  IBV_WC_GRH,
+  IBV_WC_RECV,
+  IBV_WC_SUCCESS,
+  IBV_WR_SEND,
+} from "../constants.js";
 import { PARAM, RXE1_IP, bytes, channel, createCmQp, expectEvent, freshPort, listen, resolve } from "./cm-harness.js";
-import { B, expectState, scope, suite, waitWc } from "./harness.js";
+import { B, expectState, expectVerbsError, scope, suite, waitWc } from "./harness.js";
 
 const cmSuite = (title: string, body: () => void) =>
   suite(title, () => {
@@ -44,6 +52,9 @@ cmSuite("rdma_cm UD (RDMA_PS_UDP)", () => {
     id.connect({ ...PARAM, private_data: bytes("udp hello") });
     const req = await expectEvent(sch, RDMA_CM_EVENT_CONNECT_REQUEST);
     expect(req.param.ud!.private_data_len).toBe(180);
+    // A SIDR request's id arrives bound to rxe1 but without a path (RC children have one).
+    expect(req.id.verbs?.device.name).toBe("rxe1");
+    expect(req.id.route.num_paths).toBe(0);
     expect(new TextDecoder().decode(req.param.ud!.private_data.subarray(0, 9))).toBe("udp hello");
     const v = createCmQp(s, req.id, IBV_QPT_UD);
     req.ack();
@@ -93,6 +104,31 @@ cmSuite("rdma_cm UD (RDMA_PS_UDP)", () => {
     id.connect(PARAM);
     const e = await expectEvent(ch, RDMA_CM_EVENT_UNREACHABLE, 5000);
     expect(e.status).toBe(ib_cm_sidr_status.IB_SIDR_UNSUPPORTED);
+    expect(e.param.ud!.private_data_len).toBe(136);
+    expect(e.param.ud!.private_data.every((b) => b === 0)).toBe(true);
+  });
+
+  it("rdma_accept with 137 bytes: EINVAL, the server's QP in ERR, the client UNREACHABLE 2; the request is gone", async () => {
+    const s = scope();
+    const sch = channel(s);
+    const cch = channel(s);
+    const port = freshPort();
+    listen(sch, port, { ps: RDMA_PS_UDP });
+    const id = await resolve(cch, port, { ps: RDMA_PS_UDP });
+    const c = createCmQp(s, id, IBV_QPT_UD);
+    id.connect(PARAM);
+    const req = await expectEvent(sch, RDMA_CM_EVENT_CONNECT_REQUEST);
+    const v = createCmQp(s, req.id, IBV_QPT_UD);
+    req.ack();
+    expectVerbsError(() => req.id.accept({ private_data: new Uint8Array(137) }), "EINVAL");
+    // librdmacm moves the QP to ERR whenever the kernel refuses an accept (ucma_modify_qp_err).
+    expectState(v.qp, IBV_QPS_ERR);
+    const e = await expectEvent(cch, RDMA_CM_EVENT_UNREACHABLE);
+    expect(e.status).toBe(ib_cm_sidr_status.IB_SIDR_REJECT);
+    expect(e.param.ud!.private_data.every((b) => b === 0)).toBe(true);
+    // The kernel rejected the request: a fitting accept finds nothing to answer.
+    expectVerbsError(() => req.id.accept({ private_data: new Uint8Array(136) }), "EINVAL");
+    expectState(c.qp, IBV_QPS_RTS);
   });
 
   it("rdma_reject: UNREACHABLE with status IB_SIDR_REJECT (2) and the server's private data", async () => {
@@ -102,14 +138,17 @@ cmSuite("rdma_cm UD (RDMA_PS_UDP)", () => {
     const port = freshPort();
     listen(sch, port, { ps: RDMA_PS_UDP });
     const id = await resolve(cch, port, { ps: RDMA_PS_UDP });
-    createCmQp(s, id, IBV_QPT_UD);
+    const c = createCmQp(s, id, IBV_QPT_UD);
     id.connect(PARAM);
     const req = await expectEvent(sch, RDMA_CM_EVENT_CONNECT_REQUEST);
     req.ack();
     req.id.reject(bytes("full"));
     const e = await expectEvent(cch, RDMA_CM_EVENT_UNREACHABLE);
     expect(e.status).toBe(ib_cm_sidr_status.IB_SIDR_REJECT);
+    expect(e.param.ud!.private_data_len).toBe(136);
     expect(new TextDecoder().decode(e.param.ud!.private_data.subarray(0, 4))).toBe("full");
-    void B;
+    expect(e.param.ud!.private_data.subarray(4).every((b) => b === 0)).toBe(true);
+    // A UD reject leaves the client's QP alone (librdmacm modifies no QP on UNREACHABLE).
+    expectState(c.qp, IBV_QPS_RTS);
   });
 });

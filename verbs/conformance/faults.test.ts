@@ -217,45 +217,52 @@ suite("Faults on the lab link (§11)", () => {
     expect(db.rcvd_pkts ?? 0).toBe(0);
   });
 
+  // On real rxe (Linux 6.1) a full-size packet over the smaller side's MTU makes the requester
+  // retry in the kernel for ever: measured once as a soft lockup of the posting thread that hung
+  // the lab VM for 15 minutes (it passed in two earlier boots). The simulator keeps the scenario;
+  // on native it is not run until it can be run without risking the VM.
   for (const pairing of [CROSS, PAIRINGS[3]])
-    it(`MTU 9000 on rxe0, 1500 on rxe1 (${pairing.name}): active_mtu follows each netdev; path_mtu 4096 from rxe0: a packet that fits passes; a full one never leaves (send_err for ever, no completion)`, async (ctx) => {
-      if (!lab) return ctx.skip();
-      const s = scope();
-      lab.setLink({ mtu: { rxe0: 9000 } });
-      const { a, b } = pair(s, pairing, { path_mtu: IBV_MTU_4096, a_rts: { timeout: 12, retry_cnt: 1 } });
-      expect(a.ctx.queryPort(1).active_mtu).toBe(IBV_MTU_4096);
-      expect(b.ctx.queryPort(1).active_mtu).toBe(IBV_MTU_1024);
-      const ca = counters(a.ctx);
-      const cb = counters(b.ctx);
-      b.qp.postRecv({ wr_id: 1, sg_list: [b.mr.sge(0, 8192)] });
-      b.qp.postRecv({ wr_id: 2, sg_list: [b.mr.sge(0, 8192)] });
-      // 1400 bytes of payload: one packet that fits a 1500-byte MTU with its headers.
-      a.qp.postSend({ wr_id: 5, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 1400)] });
-      const small = await a.scq.pollWait(1, 5000);
-      a.qp.postSend({ wr_id: 6, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 4096)] });
-      const big = await a.scq.pollWait(1, 3000);
-      const da = await ca();
-      const db = await cb();
-      measured(`mtu rxe0 9000 / rxe1 1500, 4096 from rxe0, ${pairing.name}`, {
-        small: small.map((w) => nameOf(ibv_wc_status, w.status)),
-        big: big.map((w) => nameOf(ibv_wc_status, w.status)),
-        a_state: a.qp.query().attr.qp_state,
-        requester: da,
-        responder: db,
-        recvs: (await b.rcq.pollWait(2, 10)).map((w) => [nameOf(ibv_wc_status, w.status), w.byte_len]),
-      });
-      expect(small.map((w) => w.status)).toEqual([IBV_WC_SUCCESS]);
-      // Measured: the veth's drop reaches rxe as a failed send (-EAGAIN): the requester
-      // tries again and again (send_err), never times out, never completes; the QP stays RTS.
-      expect(big).toEqual([]);
-      expectState(a.qp, IBV_QPS_RTS);
-      expect(da.send_err).toBeGreaterThan(10);
-      expect(da.sent_pkts).toBe(1);
-      expect(da.retry_exceeded_err ?? 0).toBe(0);
-      expect(db.rcvd_pkts).toBe(1);
-      toState(a.qp, IBV_QPS_ERR);
-      expect((await a.scq.pollWait(1, 3000)).map((w) => w.status)).toEqual([IBV_WC_WR_FLUSH_ERR]);
-    });
+    it.skipIf(BACKEND_KIND === "native")(
+      `MTU 9000 on rxe0, 1500 on rxe1 (${pairing.name}): active_mtu follows each netdev; path_mtu 4096 from rxe0: a packet that fits passes; a full one never leaves (send_err for ever, no completion)`,
+      async (ctx) => {
+        if (!lab) return ctx.skip();
+        const s = scope();
+        lab.setLink({ mtu: { rxe0: 9000 } });
+        const { a, b } = pair(s, pairing, { path_mtu: IBV_MTU_4096, a_rts: { timeout: 12, retry_cnt: 1 } });
+        expect(a.ctx.queryPort(1).active_mtu).toBe(IBV_MTU_4096);
+        expect(b.ctx.queryPort(1).active_mtu).toBe(IBV_MTU_1024);
+        const ca = counters(a.ctx);
+        const cb = counters(b.ctx);
+        b.qp.postRecv({ wr_id: 1, sg_list: [b.mr.sge(0, 8192)] });
+        b.qp.postRecv({ wr_id: 2, sg_list: [b.mr.sge(0, 8192)] });
+        // 1400 bytes of payload: one packet that fits a 1500-byte MTU with its headers.
+        a.qp.postSend({ wr_id: 5, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 1400)] });
+        const small = await a.scq.pollWait(1, 5000);
+        a.qp.postSend({ wr_id: 6, opcode: IBV_WR_SEND, sg_list: [a.mr.sge(0, 4096)] });
+        const big = await a.scq.pollWait(1, 3000);
+        const da = await ca();
+        const db = await cb();
+        measured(`mtu rxe0 9000 / rxe1 1500, 4096 from rxe0, ${pairing.name}`, {
+          small: small.map((w) => nameOf(ibv_wc_status, w.status)),
+          big: big.map((w) => nameOf(ibv_wc_status, w.status)),
+          a_state: a.qp.query().attr.qp_state,
+          requester: da,
+          responder: db,
+          recvs: (await b.rcq.pollWait(2, 10)).map((w) => [nameOf(ibv_wc_status, w.status), w.byte_len]),
+        });
+        expect(small.map((w) => w.status)).toEqual([IBV_WC_SUCCESS]);
+        // Measured: the veth's drop reaches rxe as a failed send (-EAGAIN): the requester
+        // tries again and again (send_err), never times out, never completes; the QP stays RTS.
+        expect(big).toEqual([]);
+        expectState(a.qp, IBV_QPS_RTS);
+        expect(da.send_err).toBeGreaterThan(10);
+        expect(da.sent_pkts).toBe(1);
+        expect(da.retry_exceeded_err ?? 0).toBe(0);
+        expect(db.rcvd_pkts).toBe(1);
+        toState(a.qp, IBV_QPS_ERR);
+        expect((await a.scq.pollWait(1, 3000)).map((w) => w.status)).toEqual([IBV_WC_WR_FLUSH_ERR]);
+      },
+    );
 
   it("MTU 9000 on rxe0, 1500 on rxe1 with path_mtu 1024: every size gets through", async (ctx) => {
     if (!lab) return ctx.skip();
@@ -284,39 +291,43 @@ suite("Faults on the lab link (§11)", () => {
 });
 
 suite("Faults on the lab link: an oversized packet at its sender (§11)", () => {
-  it("path_mtu 4096 from rxe1 (MTU 1500) to rxe0 (MTU 9000): what the sender does with a packet above its own MTU", async (ctx) => {
-    const l = B().lab;
-    if (!l || noLab) return ctx.skip();
-    const s = scope();
-    l.setLink({ mtu: { rxe0: 9000 } });
-    try {
-      const { a, b } = pair(s, CROSS, { path_mtu: IBV_MTU_4096, b_rts: { timeout: 12, retry_cnt: 1 } });
-      const ca = counters(a.ctx);
-      const cb = counters(b.ctx);
-      a.qp.postRecv({ wr_id: 1, sg_list: [a.mr.sge(0, 8192)] });
-      b.qp.postSend({ wr_id: 9, opcode: IBV_WR_SEND, sg_list: [b.mr.sge(0, 4096)] });
-      const wcs = await b.scq.pollWait(1, 3000);
-      const da = await ca();
-      const db = await cb();
-      measured("mtu rxe1 1500 sends 4096", {
-        wcs: wcs.map((w) => nameOf(ibv_wc_status, w.status)),
-        receiver: da,
-        sender: db,
-        b_state: b.qp.query().attr.qp_state,
-      });
-      // Stop it: ERR flushes the WQE the requester keeps trying to send.
-      b.qp.modify({ qp_state: IBV_QPS_ERR }, IBV_QP_STATE);
-      const flushed = await b.scq.pollWait(1, 3000);
-      measured("mtu rxe1 1500 sends 4096, then ERR", {
-        wcs: flushed.map((w) => nameOf(ibv_wc_status, w.status)),
-        sender: await counters(b.ctx)(),
-      });
-      expect(wcs).toEqual([]);
-      expect(db.send_err).toBeGreaterThan(10);
-      expect(db.sent_pkts ?? 0).toBe(0);
-      expect(flushed.map((w) => w.status)).toEqual([IBV_WC_WR_FLUSH_ERR]);
-    } finally {
-      l.clearLink();
-    }
-  });
+  // The same kernel retry loop as above (a packet above the sender's own MTU): simulator only.
+  it.skipIf(BACKEND_KIND === "native")(
+    "path_mtu 4096 from rxe1 (MTU 1500) to rxe0 (MTU 9000): what the sender does with a packet above its own MTU",
+    async (ctx) => {
+      const l = B().lab;
+      if (!l || noLab) return ctx.skip();
+      const s = scope();
+      l.setLink({ mtu: { rxe0: 9000 } });
+      try {
+        const { a, b } = pair(s, CROSS, { path_mtu: IBV_MTU_4096, b_rts: { timeout: 12, retry_cnt: 1 } });
+        const ca = counters(a.ctx);
+        const cb = counters(b.ctx);
+        a.qp.postRecv({ wr_id: 1, sg_list: [a.mr.sge(0, 8192)] });
+        b.qp.postSend({ wr_id: 9, opcode: IBV_WR_SEND, sg_list: [b.mr.sge(0, 4096)] });
+        const wcs = await b.scq.pollWait(1, 3000);
+        const da = await ca();
+        const db = await cb();
+        measured("mtu rxe1 1500 sends 4096", {
+          wcs: wcs.map((w) => nameOf(ibv_wc_status, w.status)),
+          receiver: da,
+          sender: db,
+          b_state: b.qp.query().attr.qp_state,
+        });
+        // Stop it: ERR flushes the WQE the requester keeps trying to send.
+        b.qp.modify({ qp_state: IBV_QPS_ERR }, IBV_QP_STATE);
+        const flushed = await b.scq.pollWait(1, 3000);
+        measured("mtu rxe1 1500 sends 4096, then ERR", {
+          wcs: flushed.map((w) => nameOf(ibv_wc_status, w.status)),
+          sender: await counters(b.ctx)(),
+        });
+        expect(wcs).toEqual([]);
+        expect(db.send_err).toBeGreaterThan(10);
+        expect(db.sent_pkts ?? 0).toBe(0);
+        expect(flushed.map((w) => w.status)).toEqual([IBV_WC_WR_FLUSH_ERR]);
+      } finally {
+        l.clearLink();
+      }
+    },
+  );
 });
