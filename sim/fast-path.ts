@@ -95,11 +95,10 @@ function lastOf(opcode: number, imm: boolean): number {
  * returns true, or returns false (nothing changed) when fewer than two would.
  */
 export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: number): boolean {
-  // On one device each packet is answered before the next is built (requester.ts, rxe_loopback),
-  // and a refusal stops the message there. A receive can refuse any packet of a SEND, so a
-  // SEND goes packet by packet; a WRITE is refused at its first packet or not at all (its
-  // RETH covers the whole message), so only that packet goes alone.
-  if (qp.destDev === qp.device && (wqe.wrMask & WR_SEND || OPCODE_MASK[opcode] & M_START)) return false;
+  // On one device each packet is answered before the next is built (requester.ts, rxe_loopback):
+  // the requester goes on once the packet has crossed the loopback, so what it has sent when
+  // a timer fires or a refusal comes is what the packet-by-packet path has sent.
+  if (qp.destDev === qp.device) return false;
   const mtu = qp.mtu;
   const dma = wqe.dma;
   const resid = dma.resid;

@@ -204,7 +204,8 @@ export class SimWorld {
     const devs = this.devices;
     const i = devs.indexOf(from) * devs.length + devs.indexOf(to);
     if (this.links[i] === undefined) {
-      this.links[i] = new Link(`${from.name}→${to.name}`);
+      // A device's loopback crosses no network: its packets arrive as their hold ends.
+      this.links[i] = new Link(`${from.name}→${to.name}`, from === to ? 0 : this.wire.latencyNs);
       this.linkQ[i] = [];
       this.linkHead[i] = 0;
     }
@@ -252,6 +253,14 @@ export class SimWorld {
       this.recycle(pkt);
       return true;
     }
+    // rxe_loopback: an answer (ACK, NAK, READ response) to the sending device itself goes
+    // straight to rxe_rcv and its completer runs inline, within the responder's transmit.
+    if (from === destDev && !(pkt.mask & M_REQ)) {
+      this.lastSent = null;
+      this.flushCopyBefore(pkt);
+      this.deliver(pkt);
+      return true;
+    }
     return this.onLink(from, pkt, destDev);
   }
 
@@ -266,14 +275,15 @@ export class SimWorld {
     if (start - now > w.queuePackets * holdNs(w, 1024))
       return this.dropAtSender(from, destDev, pkt, `${link.name}'s transmit queue is full`);
     const hold = this.recordHoldNs(pkt);
-    pkt.lastNs = start + hold + w.latencyNs;
+    const lat = link.latencyNs;
+    pkt.lastNs = start + hold + lat;
     link.freeNs = start + hold + this.messagesIn(pkt) * w.perMessageNs;
     // A SEND run or an ACK train is received packet by packet; a train as one piece when its
     // last packet arrives (unless something else happens first: catchUpTrains).
-    pkt.atNs = pkt.sendRun ? start + holdNs(w, pkt.payloadLen) + w.latencyNs : pkt.lastNs;
+    pkt.atNs = pkt.sendRun ? start + holdNs(w, pkt.payloadLen) + lat : pkt.lastNs;
     if (pkt.count > 1 && !pkt.sendRun) {
       pkt.gapNs = holdNs(w, pkt.trainMtu);
-      pkt.firstNs = start + pkt.gapNs + w.latencyNs;
+      pkt.firstNs = start + pkt.gapNs + lat;
     }
     pkt.done = 0;
     pkt.runPsn = pkt.psn;
@@ -348,7 +358,7 @@ export class SimWorld {
     const link = this.links[li];
     const now = toNs(this.clock.now);
     const start = link.freeNs > now ? link.freeNs : now;
-    const at = start + holdNs(w, 0) + w.latencyNs;
+    const at = start + holdNs(w, 0) + link.latencyNs;
     const gap = at - t.lastNs;
     if (gap <= 0 || (t.count > 1 && gap !== t.gapNs)) return false;
     if (!addToTrain(t, msn)) return false;
@@ -501,17 +511,6 @@ export class SimWorld {
       this.running = false;
     }
     if (this.clock.pendingWaiters) this.clock.poke();
-  }
-
-  /**
-   * rxe_loopback: a packet for the sending device itself goes straight to rxe_rcv, and the
-   * responder and completer tasks, idle, run inline; so the requester builds its next packet
-   * only after this one was answered (a NAK that moves it to ERR stops the message there).
-   * Processes the FIFO now, also from inside run() (whose loop then finds it empty).
-   */
-  runNow(): void {
-    if (this.running) this.drain();
-    else this.run();
   }
 
   private drain(): void {
