@@ -197,6 +197,19 @@ export class Clock {
     return this.heap[0];
   }
 
+  /**
+   * When the next timer other than `t` fires (ms; Infinity if none). The heap's second
+   * smallest is one of the root's children, so this is O(1).
+   */
+  nextAtExcept(t: Timer): number {
+    const h = this.heap;
+    if (h.length === 0) return Infinity;
+    if (h[0] !== t) return h[0].at;
+    const a = h.length > 1 ? h[1].at : Infinity;
+    const b = h.length > 2 ? h[2].at : Infinity;
+    return a < b ? a : b;
+  }
+
   /** True while timers are firing (turn or step): a poll then must not let time run again. */
   busy = false;
 

@@ -13,6 +13,8 @@ import { CNT_RCVD_PKTS, CNT_SENT_PKTS } from "./counters.js";
 import type { SimDevice } from "./device.js";
 import { AddressSpace } from "./memory.js";
 import {
+  AETH_ACK,
+  AETH_TYPE_MASK,
   M_AETH,
   M_ATMACK,
   M_ATMETH,
@@ -77,6 +79,11 @@ function addToTrain(t: Packet, msn: number): boolean {
   } else if (msn !== ((t.msn + t.count * t.msnStep) & 0xffffff)) return false;
   t.count++;
   return true;
+}
+
+/** A positive ACK record (one ACK or an ACK train): it touches only its QP's completer, no memory. */
+function plainAck(p: Packet): boolean {
+  return p.opcode === RC_ACKNOWLEDGE && (p.syndrome & AETH_TYPE_MASK) === AETH_ACK;
 }
 
 /** What rxe_modify_qp derived the QP's UDP source port from when its AV was set. */
@@ -507,7 +514,7 @@ export class SimWorld {
     try {
       this.drain();
     } finally {
-      this.flushCopy();
+      if (!this.spinning) this.flushCopy();
       this.running = false;
     }
     if (this.clock.pendingWaiters) this.clock.poke();
@@ -573,7 +580,7 @@ export class SimWorld {
       this.receiveNext(best);
       this.run();
     }
-    this.flushCopy();
+    if (!this.spinning) this.flushCopy();
     this.armWire();
     if (this.clock.pendingWaiters) this.clock.poke();
   }
@@ -589,7 +596,93 @@ export class SimWorld {
     const clock = this.clock;
     if (clock.busy || this.running) return;
     const enough = want < cq.cqe ? want : cq.cqe;
-    while (cq.count < enough && this.inFlight > 0 && clock.step());
+    // The program sees memory only once the poll returns: WRITE block copies stay held until
+    // then (or until a packet that reads memory lands), as they do within one instant.
+    this.spinning = true;
+    try {
+      while (cq.count < enough && this.inFlight > 0) {
+        if (!this.perPacket && clock.pendingWaiters === 0 && this.runAhead(cq, enough)) continue;
+        if (!clock.step()) break;
+      }
+    } finally {
+      this.spinning = false;
+      this.flushCopy();
+    }
+  }
+  /** True while spinFor runs the wire (see there). */
+  private spinning = false;
+
+  /**
+   * spinFor's way through a SEND run to the polled CQ's QP, with no one else waiting: its
+   * packets are received one after the other, each at its arrival, without a clock step,
+   * while nothing but plain ACKs to the other device arrives in between (those cannot see
+   * the run's receiver: they touch their own QP's completer and no memory) and no timer is
+   * due; the ACKs that arrived meanwhile are then received, each at its own time. Stops as
+   * soon as `cq` holds `enough`, so the poll returns at the instant it would have. False
+   * when the next thing on the wire is not such a run.
+   */
+  private runAhead(cq: { readonly count: number }, enough: number): boolean {
+    let li = -1;
+    let t: Packet | null = null;
+    for (let i = 0; i < this.linkQ.length; i++) {
+      const q = this.linkQ[i];
+      if (q === undefined || this.linkHead[i] >= q.length) continue;
+      const h = q[this.linkHead[i]];
+      if (t === null || h.atNs < t.atNs) {
+        li = i;
+        t = h;
+      }
+    }
+    if (t === null || !t.sendRun || t.runSplit) return false;
+    const dev = t.destDev!;
+    if (t.srcQp!.device === dev) return false;
+    const qp = this.destQp(t);
+    if (qp === undefined || qp.recv_cq !== cq) return false;
+    // The first thing that could see the receiver: a timer, or another link's record that is not a plain ACK away from it.
+    let bound = toNs(this.clock.nextAtExcept(this.wireTimer));
+    for (let i = 0; i < this.linkQ.length; i++) {
+      const q = this.linkQ[i];
+      if (i === li || q === undefined) continue;
+      for (let k = this.linkHead[i]; k < q.length; k++) {
+        const h = q[k];
+        if (plainAck(h) && h.destDev !== dev) continue;
+        if (h.atNs < bound) bound = h.atNs;
+        break;
+      }
+    }
+    if (t.atNs >= bound) return false;
+    const clock = this.clock;
+    const q = this.linkQ[li];
+    let last = t.atNs;
+    // receiveNext recycles the run with its last packet; `t` is then no longer the head.
+    while (q[this.linkHead[li]] === t && t.atNs < bound && cq.count < enough && !t.runSplit) {
+      last = t.atNs;
+      clock.now = last / 1e6;
+      this.receiveNext(li);
+      this.run();
+    }
+    // The plain ACKs that arrived meanwhile, in arrival order, each at its own time.
+    for (;;) {
+      let best = -1;
+      let bestAt = 0;
+      for (let i = 0; i < this.linkQ.length; i++) {
+        const lq = this.linkQ[i];
+        if (i === li || lq === undefined || this.linkHead[i] >= lq.length) continue;
+        const h = lq[this.linkHead[i]];
+        if (h.atNs <= last && plainAck(h) && h.destDev !== dev && (best < 0 || h.atNs < bestAt)) {
+          best = i;
+          bestAt = h.atNs;
+        }
+      }
+      if (best < 0) break;
+      clock.now = bestAt / 1e6;
+      this.receiveNext(best);
+      this.run();
+    }
+    clock.now = last / 1e6;
+    this.armWire();
+    clock.checkWaiters();
+    return true;
   }
 
   /** Arms the wire timer at the earliest arrival still to come (or cancels it). */
@@ -717,11 +810,15 @@ export class SimWorld {
     if (this.running) return;
     const clock = this.clock;
     const now = clock.now;
+    const only = this.ackOnlyAt(atNs);
     for (let li = 0; li < this.linkQ.length; li++) {
       const q = this.linkQ[li];
       if (q === undefined || this.linkHead[li] >= q.length) continue;
       const t = q[this.linkHead[li]];
       if (t.count === 1 || t.sendRun || !(t.mask & M_REQ)) continue;
+      // Plain ACKs to other devices cannot see this train's receiver (they touch their own
+      // QP's completer, no memory; what they make the requester send queues behind it).
+      if (only !== undefined && only !== t.destDev) continue;
       let k = t.done;
       // Not yet arrived, or due whole at this very instant.
       if (k === 0 && (t.firstNs >= atNs || t.lastNs <= atNs)) continue;
@@ -736,6 +833,25 @@ export class SimWorld {
       t.atNs = this.trainArrival(t, k);
     }
     clock.now = now;
+  }
+
+  /**
+   * What happens at `atNs` when it is only plain ACKs arriving to one device (no timer but
+   * the wire's is due): that device (null: nothing arrives). Undefined when anything else
+   * happens then.
+   */
+  private ackOnlyAt(atNs: number): SimDevice | null | undefined {
+    if (toNs(this.clock.nextAtExcept(this.wireTimer)) <= atNs) return undefined;
+    let dev: SimDevice | null = null;
+    for (let li = 0; li < this.linkQ.length; li++) {
+      const q = this.linkQ[li];
+      if (q === undefined || this.linkHead[li] >= q.length) continue;
+      const h = q[this.linkHead[li]];
+      if (h.atNs > atNs) continue;
+      if (!plainAck(h) || (dev !== null && dev !== h.destDev)) return undefined;
+      dev = h.destDev;
+    }
+    return dev;
   }
 
   private deliverTrain(t: Packet): void {
