@@ -81,6 +81,17 @@ function addToTrain(t: Packet, msn: number): boolean {
   return true;
 }
 
+/** `d`'s place in `devs` (the two lab devices first: this runs for every packet). */
+function devIndex(devs: SimDevice[], d: SimDevice): number {
+  return d === devs[0] ? 0 : d === devs[1] ? 1 : devs.indexOf(d);
+}
+
+/** Empties `q` (popping a few entries is much cheaper than setting length, which runs per packet here). */
+function clear<T>(q: T[]): void {
+  if (q.length > 8) q.length = 0;
+  else while (q.length) q.pop();
+}
+
 /** A positive ACK record (one ACK or an ACK train): it touches only its QP's completer, no memory. */
 function plainAck(p: Packet): boolean {
   return p.opcode === RC_ACKNOWLEDGE && (p.syndrome & AETH_TYPE_MASK) === AETH_ACK;
@@ -209,7 +220,7 @@ export class SimWorld {
   /** The link from `from` to `to` (its index in `links`), created on first use. */
   private linkIndex(from: SimDevice, to: SimDevice): number {
     const devs = this.devices;
-    const i = devs.indexOf(from) * devs.length + devs.indexOf(to);
+    const i = devIndex(devs, from) * devs.length + devIndex(devs, to);
     if (this.links[i] === undefined) {
       // A device's loopback crosses no network: its packets arrive as their hold ends.
       this.links[i] = new Link(`${from.name}→${to.name}`, from === to ? 0 : this.wire.latencyNs);
@@ -536,7 +547,7 @@ export class SimWorld {
         this.qHead = 0;
       }
     }
-    q.length = 0;
+    clear(q);
     this.qHead = 0;
   }
 
@@ -716,7 +727,7 @@ export class SimWorld {
     q[this.linkHead[li]++] = undefined as unknown as Packet;
     this.inFlight--;
     if (this.linkHead[li] === q.length) {
-      q.length = 0;
+      clear(q);
       this.linkHead[li] = 0;
     } else if (this.linkHead[li] > 1024 && this.linkHead[li] * 2 > q.length) {
       q.splice(0, this.linkHead[li]);
