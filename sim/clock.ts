@@ -66,6 +66,8 @@ export class Timer {
   seq = 0;
   /** Position in the heap, or -1 when not armed. */
   heapIndex = -1;
+  /** What its firing can touch: one device of the world's (set by its owner), or null for anything. */
+  scope: unknown = null;
   constructor(readonly fire: () => void) {}
   get armed(): boolean {
     return this.heapIndex >= 0;
@@ -196,6 +198,31 @@ export class Clock {
   get next(): Timer | undefined {
     return this.heap[0];
   }
+
+  /**
+   * The scope (Timer.scope) the timers other than `except` due by `at` share: null when one of
+   * them may touch anything or two differ; undefined when none is due.
+   */
+  scopeBy(at: number, except: Timer): unknown {
+    let scope: unknown = undefined;
+    const h = this.heap;
+    const stack = this.scan;
+    stack.length = 0;
+    if (h.length) stack.push(0);
+    while (stack.length) {
+      const i = stack.pop()!;
+      const t = h[i];
+      if (t.at > at) continue;
+      if (t !== except) {
+        if (t.scope === null || (scope !== undefined && scope !== t.scope)) return null;
+        scope = t.scope;
+      }
+      if (2 * i + 1 < h.length) stack.push(2 * i + 1);
+      if (2 * i + 2 < h.length) stack.push(2 * i + 2);
+    }
+    return scope;
+  }
+  private scan: number[] = [];
 
   /**
    * When the next timer other than `t` fires (ms; Infinity if none). The heap's second

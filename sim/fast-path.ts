@@ -53,7 +53,8 @@ import {
   SRC_WQE,
   type Packet,
 } from "./packets.js";
-import { QS_READY, makeWc, type SimQp } from "./qp.js";
+import { IN_FLIGHT_HIGH, QS_READY, makeWc, type SimQp } from "./qp.js";
+import { toNs } from "./wire.js";
 import { completer, completerAgain, oldestWaits, syncRetransTimer } from "./completer.js";
 import { doComplete, opcodeAllowed, opcodeSequenceOk, responder, sendAck, writePayload } from "./responder.js";
 import { WQE_PENDING, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_SEND, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
@@ -107,8 +108,10 @@ export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: nu
   // packets go out before the one rxe marks ack_req (the 66th since the last).
   const room = ((windowEnd - qp.reqPsn) & PSN_MASK) + 1;
   const quiet = MAX_PKT_PER_ACK + 1 - qp.noackPkts;
-  const withEnd = left <= room && left - 1 <= quiet;
-  const n = withEnd ? left : Math.min(left - 1, room, quiet);
+  // The requester checks skb_out before each packet: at most 65 in flight (qp.ts inFlight).
+  const sendable = Math.min(room, IN_FLIGHT_HIGH + 1 - qp.inFlight(toNs(qp.world.clock.now)));
+  const withEnd = left <= sendable && left - 1 <= quiet;
+  const n = withEnd ? left : Math.min(left - 1, sendable, quiet);
   if (n < 2) return false;
   const total = withEnd ? resid : n * mtu;
   const msgOff = dma.length - resid;
@@ -197,11 +200,14 @@ export function sendRun(qp: SimQp, first: SendWqe, windowEnd: number): boolean {
   )
     return false;
   const world = qp.world;
+  // The requester checks skb_out before each packet: at most 65 in flight (qp.ts inFlight).
+  const most = IN_FLIGHT_HIGH + 1 - qp.inFlight(toNs(world.clock.now));
+  if (most < 2) return false;
   const t = world.newPacket();
   let n = 0;
   for (let idx = start; idx !== sq.prod; idx++) {
     const w = sq.at(idx);
-    if (n > 0 && (!runnable(qp, w) || psnCompare(qp.reqPsn, windowEnd) > 0)) break;
+    if (n > 0 && (n === most || !runnable(qp, w) || psnCompare(qp.reqPsn, windowEnd) > 0)) break;
     // finish_packet's gather check; a failing WQE ends the run (the requester then fails it).
     const dma = w.dma;
     const len = dma.length;

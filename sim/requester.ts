@@ -23,6 +23,7 @@ import {
   IBV_WC_SUCCESS,
 } from "../verbs/constants.js";
 import { completer } from "./completer.js";
+import { toNs } from "./wire.js";
 import { CNT_SEND_ERR } from "./counters.js";
 import { sendRun, sendTrain } from "./fast-path.js";
 import { COPY_EFAULT, COPY_OK, gatherCheck } from "./dma.js";
@@ -55,7 +56,7 @@ import {
   UD_SEND_ONLY_IMM,
   psnCompare,
 } from "./packets.js";
-import { MAX_UNACKED_PSNS, QS_DRAIN, QS_DRAINED, QS_ERROR, QS_RESET, type SimQp } from "./qp.js";
+import { IN_FLIGHT_HIGH, MAX_UNACKED_PSNS, QS_DRAIN, QS_DRAINED, QS_ERROR, QS_RESET, type SimQp } from "./qp.js";
 import {
   WQE_DONE,
   WQE_ERROR,
@@ -214,6 +215,11 @@ function requesterLoop(qp: SimQp): void {
     const windowEnd = (qp.compPsn + MAX_UNACKED_PSNS) & PSN_MASK;
     if (rc && psnCompare(qp.reqPsn, windowEnd) > 0) {
       qp.waitPsn = true;
+      return;
+    }
+    // Limit the number of inflight SKBs per QP (rxe_requester): more than 64 not yet freed.
+    if (qp.inFlight(toNs(world.clock.now)) > IN_FLIGHT_HIGH) {
+      qp.waitForSkbs();
       return;
     }
     // RDMA READ and atomics need an initiator credit (max_rd_atomic): none means waiting forever.

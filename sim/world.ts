@@ -283,7 +283,7 @@ export class SimWorld {
   }
 
   /** Queues `pkt` on the link from `from` to `destDev` (timing, bounded queue, wire timer). */
-  private onLink(from: SimDevice, pkt: Packet, destDev: SimDevice): boolean {
+  private onLink(from: SimDevice, pkt: Packet, destDev: SimDevice, counted = true): boolean {
     const li = this.linkIndex(from, destDev);
     const link = this.links[li];
     const w = this.wire;
@@ -306,12 +306,31 @@ export class SimWorld {
     pkt.done = 0;
     pkt.runPsn = pkt.psn;
     pkt.runSplit = false;
+    if (counted && lat !== 0 && pkt.mask & M_REQ && pkt.srcQp !== null) this.countInFlight(pkt);
     this.linkQ[li].push(pkt);
     this.lastSent = pkt;
     this.lastSentLink = li;
     this.inFlight++;
     if (!this.wireTimer.armed || pkt.atNs < toNs(this.wireTimer.at)) this.clock.arm(this.wireTimer, pkt.atNs / 1e6);
     return true;
+  }
+
+  /** Tells the sending QP when each packet of request record `pkt` arrives (its skb_out). */
+  private countInFlight(pkt: Packet): void {
+    const qp = pkt.srcQp!;
+    const n = pkt.count;
+    if (n === 1) qp.sentAt(pkt.lastNs);
+    else if (pkt.sendRun) {
+      const w = this.wire;
+      let at = pkt.atNs;
+      for (let i = 0; i < n; i++) {
+        if (i > 0) at += holdNs(w, qp.sq.at(pkt.runWqe + i).dma.length) + w.perMessageNs;
+        qp.sentAt(at);
+      }
+    } else {
+      for (let i = 0; i < n - 1; i++) qp.sentAt(pkt.firstNs + i * pkt.gapNs);
+      qp.sentAt(pkt.lastNs);
+    }
   }
 
   /** A packet that never reached the wire: logged with the reason, told to the requester's retries. */
@@ -336,7 +355,8 @@ export class SimWorld {
       this.recycle(pkt);
       return true;
     }
-    this.faults.hold(this.clock, pkt, fate.delayMs, (p) => this.onLink(p.srcQp!.device, p, p.destDev!));
+    // netem orphans a packet it delays (skb_orphan_partial): it no longer counts as in flight.
+    this.faults.hold(this.clock, pkt, fate.delayMs, (p) => this.onLink(p.srcQp!.device, p, p.destDev!, false));
     return true;
   }
 
@@ -847,13 +867,18 @@ export class SimWorld {
   }
 
   /**
-   * What happens at `atNs` when it is only plain ACKs arriving to one device (no timer but
-   * the wire's is due): that device (null: nothing arrives). Undefined when anything else
-   * happens then.
+   * What happens at `atNs` when it is only plain ACKs arriving to one device, or timers that
+   * touch only that device's requesters: that device (null: nothing arrives). Undefined when
+   * anything else happens then.
    */
   private ackOnlyAt(atNs: number): SimDevice | null | undefined {
-    if (toNs(this.clock.nextAtExcept(this.wireTimer)) <= atNs) return undefined;
     let dev: SimDevice | null = null;
+    if (toNs(this.clock.nextAtExcept(this.wireTimer)) <= atNs) {
+      // Timers that touch one device's requester alone (QP skbTimer) are like its plain ACKs.
+      const scope = this.clock.scopeBy(atNs / 1e6, this.wireTimer);
+      if (scope === null) return undefined;
+      dev = scope as SimDevice;
+    }
     for (let li = 0; li < this.linkQ.length; li++) {
       const q = this.linkQ[li];
       if (q === undefined || this.linkHead[li] >= q.length) continue;
