@@ -324,15 +324,37 @@ export function trainPacket(world: SimWorld, t: Packet, i: number): Packet {
 }
 
 /**
+ * receiveTrain's checks for train `t` at `qp`, without their effects: true when it would be
+ * taken whole (PSN and opcode sequence, and a receive WQE or an MR range that holds its
+ * quiet packets). Then `qp` answers nothing before the train's last packet.
+ */
+export function trainFits(qp: SimQp, t: Packet): boolean {
+  if (qp.qp_type !== IBV_QPT_RC || qp.world.perPacket) return false;
+  if (t.psn !== qp.respPsn) return false;
+  if (!opcodeSequenceOk(qp, t) || !opcodeAllowed(qp, t)) return false;
+  const total = quietCount(t) * t.trainMtu;
+  const m = t.mask;
+  if (m & M_SEND) {
+    const wqe = qp.rq.head();
+    return wqe !== null && scatterFits(qp, wqe.dma, total, null);
+  }
+  if (!(m & M_WRITE)) return false;
+  const reth = (m & M_RETH) !== 0;
+  const va = reth ? t.va : qp.respVa;
+  const resid = reth ? t.dmaLen : qp.respResid;
+  if (total > resid) return false;
+  const mr = lookupMr(qp.device, qp.pd, reth ? t.rkey : qp.respRkey, IBV_ACCESS_REMOTE_WRITE, true);
+  return mr !== null && inRange(mr, va, resid);
+}
+
+/**
  * The responder's side, after rxe_rcv's checks passed: executes the quiet packets of the
  * train if each would take the plain path (expected PSN, opcode in sequence, access
  * allowed, resources there, every byte in range), hands a last packet to the responder, and
  * returns true; otherwise changes nothing and returns false (the caller splits the train).
  */
 export function receiveTrain(qp: SimQp, t: Packet): boolean {
-  if (qp.qp_type !== IBV_QPT_RC || qp.world.perPacket) return false;
-  if (t.psn !== qp.respPsn) return false;
-  if (!opcodeSequenceOk(qp, t) || !opcodeAllowed(qp, t)) return false;
+  if (!trainFits(qp, t)) return false;
   const n = quietCount(t);
   const mtu = t.trainMtu;
   const total = n * mtu;

@@ -47,6 +47,7 @@ import {
   respondPlain,
   respondSendRun,
   sendRunPacket,
+  trainFits,
   trainPacket,
   trainStats,
 } from "./fast-path.js";
@@ -185,7 +186,9 @@ export class SimWorld {
     this.perPacket = packetLog;
     this.root = root;
     this.clock.afterFire = () => this.run();
-    this.clock.beforeFire = (at) => this.catchUpTrains(toNs(at));
+    // Within spinFor, with no one else waiting, nothing sees a train's receiver before the
+    // poll returns (spinFor catches every train up then): other devices' ACKs may pass it.
+    this.clock.beforeFire = (at) => this.catchUpTrains(toNs(at), this.spinning && this.clock.pendingWaiters === 0);
   }
 
   findDeviceByGid(gid: Uint8Array): SimDevice | null {
@@ -637,7 +640,9 @@ export class SimWorld {
       }
     } finally {
       this.spinning = false;
+      this.catchUpTrains(toNs(clock.now));
       this.flushCopy();
+      this.armWire();
     }
   }
   /** True while spinFor runs the wire (see there). */
@@ -835,21 +840,25 @@ export class SimWorld {
    * Before anything happens at `atNs` (a timer, another link's packet): the packets of
    * trains that arrived before it are received now, each at its own arrival time (nothing
    * happened since to see the difference), and those trains go on packet by packet. So a
-   * train is taken whole only when nothing else happens while it crosses the wire.
+   * train is taken whole only when nothing else happens while it crosses the wire. `scoped`
+   * (spinFor's steps, see beforeFire): what only another device's completer and requester
+   * see lets a train pass that its receiver will take whole.
    */
-  catchUpTrains(atNs: number): void {
+  catchUpTrains(atNs: number, scoped = false): void {
     if (this.running) return;
     const clock = this.clock;
     const now = clock.now;
-    const only = this.ackOnlyAt(atNs);
+    const only = scoped ? this.ackOnlyAt(atNs) : undefined;
     for (let li = 0; li < this.linkQ.length; li++) {
       const q = this.linkQ[li];
       if (q === undefined || this.linkHead[li] >= q.length) continue;
       const t = q[this.linkHead[li]];
       if (t.count === 1 || t.sendRun || !(t.mask & M_REQ)) continue;
-      // Plain ACKs to other devices cannot see this train's receiver (they touch their own
-      // QP's completer, no memory; what they make the requester send queues behind it).
-      if (only !== undefined && only !== t.destDev) continue;
+      // Plain ACKs to (and in-flight timers of) another device touch only its completer and
+      // requester, and no memory; what they make the requester send queues behind the train.
+      // So the train need not be received first if its receiver will take it whole: it then
+      // answers nothing before its last packet, and nothing it does can reach them earlier.
+      if (only !== undefined && only !== t.destDev && t.done === 0 && this.takesWhole(t)) continue;
       let k = t.done;
       // Not yet arrived, or due whole at this very instant.
       if (k === 0 && (t.firstNs >= atNs || t.lastNs <= atNs)) continue;
@@ -890,16 +899,27 @@ export class SimWorld {
     return dev;
   }
 
-  private deliverTrain(t: Packet): void {
+  /** Whether train `t`, arriving now, would be received whole (deliverTrain's checks, without their effects). */
+  private takesWhole(t: Packet): boolean {
+    const qp = this.trainReceiver(t);
+    return qp !== null && trainFits(qp, t);
+  }
+
+  /** The QP that takes train `t` whole if its own checks pass (rxe_rcv's pass for it), or null. */
+  private trainReceiver(t: Packet): SimQp | null {
     const qp = this.destQp(t);
-    if (
-      qp &&
+    return qp &&
       !this.perPacket &&
       qp.typeOfOpcode(t.opcode) === qp.qp_type &&
       qp.respReady &&
-      qp.pathMatches(t.sgid, t.dgid) &&
-      receiveTrain(qp, t)
-    ) {
+      qp.pathMatches(t.sgid, t.dgid)
+      ? qp
+      : null;
+  }
+
+  private deliverTrain(t: Packet): void {
+    const qp = this.trainReceiver(t);
+    if (qp !== null && receiveTrain(qp, t)) {
       this.recycle(t);
       return;
     }
