@@ -96,9 +96,8 @@ function lastOf(opcode: number, imm: boolean): number {
  * returns true, or returns false (nothing changed) when fewer than two would.
  */
 export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: number): boolean {
-  // On one device each packet is answered before the next is built (requester.ts, rxe_loopback):
-  // the requester goes on once the packet has crossed the loopback, so what it has sent when
-  // a timer fires or a refusal comes is what the packet-by-packet path has sent.
+  // On one device each packet is received and answered as it is sent (world.transmit,
+  // rxe_loopback), so a refusal stops the message where the packet-by-packet path stops it.
   if (qp.destDev === qp.device) return false;
   const mtu = qp.mtu;
   const dma = wqe.dma;
@@ -192,6 +191,7 @@ export function sendRun(qp: SimQp, first: SendWqe, windowEnd: number): boolean {
   const sq = qp.sq;
   const start = qp.reqWqeIndex;
   if (
+    qp.destDev === qp.device || // one device's packets are received as each is sent (world.transmit)
     qp.reqState !== QS_READY ||
     !runnable(qp, first) ||
     start + 1 === sq.prod ||

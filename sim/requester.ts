@@ -363,12 +363,8 @@ function requesterLoop(qp: SimQp): void {
     // rxe completes a UD/UC send once its packet is out, and rxe receives it within that
     // transmit (loopback) or right after (veth): the sender sees it complete once it arrived.
     else if (mask & M_END) world.afterArrival(sent, () => completer(qp, null, false));
-    // rxe_loopback: the responder answers this packet (inline, world.transmit) before the
-    // next one is built (§5); so the requester goes on once it has arrived and been answered.
-    if (rc && !(mask & M_END) && dest === qp.device) {
-      world.afterArrival(sent, () => world.kickRequester(qp));
-      return;
-    }
+    // rxe_loopback: world.transmit had the responder answer this packet, and the completer
+    // take that answer, before the next packet is built (§5): a NAK has stopped the QP here.
   }
 }
 

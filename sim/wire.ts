@@ -123,9 +123,5 @@ export function toNs(ms: number): number {
 /** One direction between two devices (or a device's loopback): when it is free again. */
 export class Link {
   freeNs = 0;
-  /** The profile's latencyNs between two devices; 0 on a device's loopback (rxe_loopback hands the packet to rxe_rcv inline). */
-  constructor(
-    readonly name: string,
-    readonly latencyNs: number,
-  ) {}
+  constructor(readonly name: string) {}
 }

@@ -225,8 +225,7 @@ export class SimWorld {
     const devs = this.devices;
     const i = devIndex(devs, from) * devs.length + devIndex(devs, to);
     if (this.links[i] === undefined) {
-      // A device's loopback crosses no network: its packets arrive as their hold ends.
-      this.links[i] = new Link(`${from.name}→${to.name}`, from === to ? 0 : this.wire.latencyNs);
+      this.links[i] = new Link(`${from.name}→${to.name}`);
       this.linkQ[i] = [];
       this.linkHead[i] = 0;
     }
@@ -274,9 +273,12 @@ export class SimWorld {
       this.recycle(pkt);
       return true;
     }
-    // rxe_loopback: an answer (ACK, NAK, READ response) to the sending device itself goes
-    // straight to rxe_rcv and its completer runs inline, within the responder's transmit.
-    if (from === destDev && !(pkt.mask & M_REQ)) {
+    // rxe_loopback: a packet to the sending device itself goes straight to rxe_rcv, whose
+    // responder (or completer) runs inline, within this transmit; rxe_post_send runs the
+    // requester in the posting process (rxe_run_task(&qp->req.task, 0)), so one device's
+    // traffic is done when the verb returns and takes no virtual time. Loopback packets are
+    // never trains or runs (fast-path.ts).
+    if (from === destDev && pkt.count === 1) {
       this.lastSent = null;
       this.flushCopyBefore(pkt);
       this.deliver(pkt);
@@ -296,7 +298,7 @@ export class SimWorld {
     if (start - now > w.queuePackets * holdNs(w, 1024))
       return this.dropAtSender(from, destDev, pkt, `${link.name}'s transmit queue is full`);
     const hold = this.recordHoldNs(pkt);
-    const lat = link.latencyNs;
+    const lat = w.latencyNs;
     pkt.lastNs = start + hold + lat;
     link.freeNs = start + hold + this.messagesIn(pkt) * w.perMessageNs;
     // A SEND run or an ACK train is received packet by packet; a train as one piece when its
@@ -309,7 +311,7 @@ export class SimWorld {
     pkt.done = 0;
     pkt.runPsn = pkt.psn;
     pkt.runSplit = false;
-    if (counted && lat !== 0 && pkt.mask & M_REQ && pkt.srcQp !== null) this.countInFlight(pkt);
+    if (counted && pkt.mask & M_REQ && pkt.srcQp !== null) this.countInFlight(pkt);
     this.linkQ[li].push(pkt);
     this.lastSent = pkt;
     this.lastSentLink = li;
@@ -399,7 +401,7 @@ export class SimWorld {
     const link = this.links[li];
     const now = toNs(this.clock.now);
     const start = link.freeNs > now ? link.freeNs : now;
-    const at = start + holdNs(w, 0) + link.latencyNs;
+    const at = start + holdNs(w, 0) + w.latencyNs;
     const gap = at - t.lastNs;
     if (gap <= 0 || (t.count > 1 && gap !== t.gapNs)) return false;
     if (!addToTrain(t, msn)) return false;
