@@ -4,7 +4,8 @@
  * different axis from the device profiles of sim/profile.ts (what the device answers): a wire
  * profile only says how fast the link and the packet processing are.
  *
- * Each direction of each device pair (and each device's loopback) is one link, a FIFO:
+ * Each direction between two devices is one link, a FIFO (a device's traffic to itself takes
+ * no time: world.ts transmit, as rxe_loopback runs it inline):
  *
  *   start    = max(now, the link's free time)        the bounded transmit queue
  *   free     = start + perPacketNs + (payload + headerBytes) × 8 / gbps
@@ -120,7 +121,7 @@ export function toNs(ms: number): number {
   return Math.round(ms * 1e6);
 }
 
-/** One direction between two devices (or a device's loopback): when it is free again. */
+/** One direction between two devices: when it is free again. */
 export class Link {
   freeNs = 0;
   constructor(readonly name: string) {}
