@@ -461,6 +461,7 @@ export class SimQp implements Qp {
     this.attr.qp_state = IBV_QPS_ERR;
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
+    this.world.clock.cancel(this.skbTimer);
     this.waitForRnrTimer = false;
   }
 
@@ -484,6 +485,7 @@ export class SimQp implements Qp {
     this.respState = QS_RESET;
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
+    this.world.clock.cancel(this.skbTimer);
     this.sq.clear();
     this.rq.clear();
     this.reqWqeIndex = this.sq.prod;
@@ -773,6 +775,7 @@ export class SimQp implements Qp {
     this.context.dropAsync((ev) => ev.qp_num === this.qp_num);
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
+    this.world.clock.cancel(this.skbTimer);
     this.device.qps.delete(this.qp_num);
     this.send_cq.qpRefs--;
     this.recv_cq.qpRefs--;
