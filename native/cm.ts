@@ -438,6 +438,12 @@ class NativeCmIdImpl implements CmId {
     const r = this.#h.initQpAttr(qp_state);
     return { attr: r.attr, mask: r.attr_mask };
   }
+  joinMulticast(addr: SockAddr): void {
+    this.#h.joinMulticast(nativeSockAddr("rdma_join_multicast", "addr", addr));
+  }
+  leaveMulticast(addr: SockAddr): void {
+    this.#h.leaveMulticast(nativeSockAddr("rdma_leave_multicast", "addr", addr));
+  }
   getLocalAddr(): SockAddr {
     return sockAddr(this.#h.info().src_addr);
   }
