@@ -442,7 +442,11 @@ class NativeCmIdImpl implements CmId {
     this.#h.joinMulticast(nativeSockAddr("rdma_join_multicast", "addr", addr));
   }
   leaveMulticast(addr: SockAddr): void {
-    this.#h.leaveMulticast(nativeSockAddr("rdma_leave_multicast", "addr", addr));
+    const a = nativeSockAddr("rdma_leave_multicast", "addr", addr);
+    // librdmacm waits (for ever) until the join's events are acknowledged.
+    const n = this.#h.unacked();
+    if (n > 0) throw unackedCmEventsError(n, "rdma_leave_multicast");
+    this.#h.leaveMulticast(a);
   }
   getLocalAddr(): SockAddr {
     return sockAddr(this.#h.info().src_addr);

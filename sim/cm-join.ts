@@ -108,13 +108,14 @@ export function joinMulticast(id: SimCmId, addr: SockAddr): void {
 export function leaveMulticast(id: SimCmId, addr: SockAddr): void {
   const verb = "rdma_leave_multicast";
   const a = sockAddr(verb, "addr", addr);
+  // VerbsLab's refusal first (librdmacm would block before anything else could be told).
+  if (id.unacked > 0) throw unackedCmEventsError(id.unacked, verb);
   const i = id.mcJoins.findIndex((j) => sameIp(j.addr.bytes, a.bytes) && j.addr.port === a.port);
   if (i < 0)
     fail(verb, "EADDRNOTAVAIL", {
       reason: `this id has not joined ${ipText(a.bytes)} (port ${a.port}): leave the address and port it joined`,
       attribute: "addr",
     });
-  if (id.unacked > 0) throw unackedCmEventsError(id.unacked, verb);
   const [join] = id.mcJoins.splice(i, 1);
   const world = id.cm.world;
   const qp = id.qp as SimQp | undefined;
