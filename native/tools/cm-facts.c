@@ -1,7 +1,7 @@
 // The rdma_cm facts of sim/RXE-FACTS.md §10, measured on real rxe in the lab VM:
 //   scripts/rxe-vm/probe.sh native/tools/cm-facts.c [scenario...]
 // Scenarios (default: all but "unreachable", which waits for the CM's retries):
-//   rc ud limits reject nolistener listenergone addr peerkill destroyunacked state mcast mcast2
+//   rc ud limits reject nolistener listenergone addr peerkill destroyunacked state mcast mcast2 mcast3
 //   getaddrinfo unreachable
 // Every line is "<scenario> <what>: <value>", with times in ms since the scenario began.
 // The server side runs on rxe1 (10.77.0.2), the client on rxe0 (10.77.0.1), one process,
@@ -1007,6 +1007,36 @@ static void mcast2(void) {
   CALL("a destroy_id", rdma_destroy_id(a.id));
 }
 
+// mcast2's source-derived rows, measured: resolving a group without a source, joining after
+// ROUTE_RESOLVED, leaving with another port than the join's.
+static void mcast3(void) {
+  begin("mcast3");
+  struct rdma_event_channel* ch = rdma_create_event_channel();
+  struct sockaddr_in m = addr4("239.1.2.4", 0), m2 = addr4("239.1.2.4", 99);
+  struct rdma_cm_id *a, *b, *c;
+  rdma_create_id(ch, &a, NULL, RDMA_PS_UDP);
+  CALL("resolve group without src", rdma_resolve_addr(a, NULL, (struct sockaddr*)&m, 2000));
+  ack(get_event("a", ch, 3000));
+  rdma_destroy_id(a);
+  rdma_create_id(ch, &b, NULL, RDMA_PS_UDP);
+  struct sockaddr_in src = addr4("10.77.0.1", 0), dst = addr4("10.77.0.2", 7499);
+  CALL("b resolve", rdma_resolve_addr(b, (struct sockaddr*)&src, (struct sockaddr*)&dst, 2000));
+  ack(get_event("b", ch, 3000));
+  CALL("b route", rdma_resolve_route(b, 2000));
+  ack(get_event("b", ch, 3000));
+  CALL("join after ROUTE_RESOLVED", rdma_join_multicast(b, (struct sockaddr*)&m, NULL));
+  ack(get_event("b", ch, 1000));
+  rdma_destroy_id(b);
+  rdma_create_id(ch, &c, NULL, RDMA_PS_UDP);
+  struct sockaddr_in sc = addr4("10.77.0.2", 0);
+  CALL("c bind", rdma_bind_addr(c, (struct sockaddr*)&sc));
+  CALL("c join port 0", rdma_join_multicast(c, (struct sockaddr*)&m, NULL));
+  ack(get_event("c", ch, 1000));
+  CALL("c leave port 99", rdma_leave_multicast(c, (struct sockaddr*)&m2));
+  CALL("c leave port 0", rdma_leave_multicast(c, (struct sockaddr*)&m));
+  rdma_destroy_id(c);
+}
+
 static void gai(void) {
   begin("getaddrinfo");
   struct rdma_addrinfo hints, *res;
@@ -1071,6 +1101,8 @@ int main(int argc, char** argv) {
       mcast();
     else if (!strcmp(s, "mcast2"))
       mcast2();
+    else if (!strcmp(s, "mcast3"))
+      mcast3();
     else if (!strcmp(s, "getaddrinfo"))
       gai();
     else if (!strcmp(s, "unreachable"))

@@ -21,7 +21,16 @@ import {
   type UdParamEvent,
 } from "../cm.js";
 import { VerbsError } from "../errors.js";
-import { IBV_QPS_RTS, IBV_QPT_UD, IBV_WC_GRH, IBV_WC_RECV, IBV_WC_SUCCESS, IBV_WR_SEND } from "../constants.js";
+import {
+  IBV_QPS_RTS,
+  IBV_QPT_UD,
+  IBV_WC_GRH,
+  IBV_WC_RECV,
+  IBV_WC_SEND,
+  IBV_WC_SUCCESS,
+  IBV_WR_SEND,
+} from "../constants.js";
+import type { Wc } from "../types.js";
 import {
   RXE0_IP,
   RXE1_IP,
@@ -31,6 +40,7 @@ import {
   createId,
   expectEvent,
   freshPort,
+  resolve,
   type CmEnd,
 } from "./cm-harness.js";
 import {
@@ -104,8 +114,18 @@ function receives(s: Scope, end: CmEnd, n = 4) {
   return mr;
 }
 
-/** One datagram "text" from `from` through the group's AH (a signaled send that completes). */
-async function sendTo(s: Scope, from: CmEnd, ud: UdParamEvent, text: string, o: { qpn?: number; qkey?: number } = {}) {
+/**
+ * One datagram "text" from `from` through the group's AH: a signaled send that completes.
+ * `ownRecv`: the sender is a member and gets the datagram too; its RECV is returned (on rxe it
+ * completes before the SEND, on the same CQ).
+ */
+async function sendTo(
+  s: Scope,
+  from: CmEnd,
+  ud: UdParamEvent,
+  text: string,
+  o: { qpn?: number; qkey?: number; ownRecv?: boolean } = {},
+): Promise<Wc[]> {
   const ah = from.pd.createAh(ud.ah_attr);
   s.defer(() => ah.destroy());
   const mr = from.pd.regMr(64, 1);
@@ -117,8 +137,10 @@ async function sendTo(s: Scope, from: CmEnd, ud: UdParamEvent, text: string, o: 
     sg_list: [mr.sge(0, text.length)],
     ud: { ah, remote_qpn: o.qpn ?? ud.qp_num, remote_qkey: o.qkey ?? ud.qkey },
   });
-  const [wc] = await waitWc(from.cq);
-  expect(wc.status).toBe(IBV_WC_SUCCESS);
+  const wcs = await waitWc(from.cq, o.ownRecv ? 2 : 1);
+  const send = wcs.find((w) => w.opcode === IBV_WC_SEND);
+  expect(send?.status).toBe(IBV_WC_SUCCESS);
+  return wcs.filter((w) => w !== send);
 }
 
 cmSuite("rdma_cm multicast (rdma_join_multicast)", () => {
@@ -242,8 +264,7 @@ cmSuite("rdma_cm multicast (rdma_join_multicast)", () => {
     await expectNoWc(a.cq, 300);
     join(s, ach, a.id, g);
     (await expectEvent(ach, RDMA_CM_EVENT_MULTICAST_JOIN)).ack();
-    await sendTo(s, a, ud, "member");
-    const [own] = await waitWc(a.cq);
+    const [own] = await sendTo(s, a, ud, "member", { ownRecv: true });
     expect([own.opcode, own.byte_len, own.src_qp]).toEqual([IBV_WC_RECV, 40 + 6, a.qp.qp_num]);
     expect(new TextDecoder().decode(amr.bytes.subarray(40, 46))).toBe("member");
     await waitWc(b.cq);
@@ -285,6 +306,20 @@ cmSuite("rdma_cm multicast (rdma_join_multicast)", () => {
     expectVerbsError(() => tcp.leaveMulticast(g), "EADDRNOTAVAIL");
     const ud = boundUdId(ch, RXE1_IP);
     expectVerbsError(() => ud.leaveMulticast(g), "EADDRNOTAVAIL");
+  });
+
+  it("refusals: no route to a group without a source address (ENETUNREACH); no join after ROUTE_RESOLVED (EINVAL); a leave names the joined port", async () => {
+    const s = scope();
+    const ch = channel(s);
+    const g = group();
+    expectVerbsError(() => createId(ch, RDMA_PS_UDP).resolveAddr(undefined, g, 2000), "ENETUNREACH");
+    const routed = await resolve(ch, freshPort(), { ps: RDMA_PS_UDP });
+    expectVerbsError(() => routed.joinMulticast(g), "EINVAL");
+    const id = boundUdId(ch, RXE1_IP);
+    join(s, ch, id, g);
+    (await expectEvent(ch, RDMA_CM_EVENT_MULTICAST_JOIN)).ack();
+    expectVerbsError(() => id.leaveMulticast({ addr: g.addr, port: 99 }), "EADDRNOTAVAIL");
+    id.leaveMulticast(g);
   });
 
   it("joining a unicast address with a QP: MULTICAST_ERROR with status -1 (ibv_attach_mcast refuses a non-multicast GID)", async () => {
