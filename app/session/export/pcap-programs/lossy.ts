@@ -15,7 +15,7 @@
  * an out-of-sequence NAK, which races rxe0's requester still sending the message. Measured with
  * PSN 101 dropped: in three captures the NAK stopped the requester before PSN 103 went out, in a
  * fourth run 103 went out first (the simulator always sends all four first). Here nothing
- * answers until every packet has gone out: the same twelve packets in each of three captures.
+ * answers until every packet has gone out: the same twelve packets in six captures, three boots.
  */
 import { IBV_SEND_SIGNALED, IBV_WR_RDMA_WRITE } from "../../learner.js";
 import type { Verbs } from "../../verbs-api.js";
