@@ -77,7 +77,9 @@ export default async function main(verbs: Verbs) {
     } finally {
       await verbs.lab.clearLink();
     }
-    await verbs.log(`scene ${found.length}`, { injected: fault, found: found[found.length - 1] });
+    // What the checklist said about this scene (scene_1 … scene_6), beside what was injected.
+    await verbs.log(`scene_${found.length}`, found[found.length - 1]);
+    await verbs.log(`injected_${found.length}`, fault);
   }
   await verbs.log("found", found);
 }
