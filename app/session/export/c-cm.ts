@@ -15,7 +15,7 @@ import { isUnackedCmEventsRefusal, rdma_cm_event_type, rdma_port_space } from ".
 import { ibv_qp_state } from "../../../verbs/constants.js";
 import { objectName, symbolize, type ObjectInfo, type Sym } from "../symbols.js";
 import type { Transcript, VerbEvent } from "../transcript.js";
-import { isRef, wireBytesLength, type HandleType, type WireBytes, type WireValue } from "../wire.js";
+import { isRef, type HandleType, type WireBytes, type WireValue } from "../wire.js";
 import {
   bytesList,
   cName,
@@ -243,15 +243,25 @@ export class CmObjects {
   }
 }
 
+/**
+ * How many bytes a recorded byte value holds: its `$length` where a long value kept only its
+ * first bytes, else its hex; 0 for anything else (a hand-edited file).
+ */
+function dataLength(v: unknown): number {
+  if (!v || typeof v !== "object" || !("$bytes" in v)) return 0;
+  const n = (v as WireBytes).$length;
+  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : hexOf(v).length / 2;
+}
+
 /** A ConnParam argument as struct rdma_conn_param `v`; undefined when it cannot be passed (private data over 255 bytes). */
 function emitConnParam(w: Writer, v: string, p: Obj, objects: Map<number, ObjectInfo>): boolean {
   const data = p.private_data as WireValue | undefined;
-  const len = data && typeof data === "object" && "$bytes" in data ? wireBytesLength(data as WireBytes) : 0;
+  const len = dataLength(data);
   if (len > 255) return false;
   w.line(`struct rdma_conn_param ${v};`);
   w.line(`memset(&${v}, 0, sizeof ${v});`);
   if (len > 0) {
-    const hexs = hexOf(data);
+    const hexs = hexOf(data).slice(0, 2 * len);
     // A long value keeps only its first bytes in a transcript: the rest were sent as zeros.
     w.line(`static const unsigned char ${v}_data[${len}] = { ${bytesList(hexs) || "0"} };`);
     w.line(`${v}.private_data = ${v}_data;`);
@@ -441,7 +451,7 @@ export function emitCmVerb(
     }
     case "cmId.reject": {
       const data = args[0] as WireValue | undefined;
-      const len = data && typeof data === "object" && "$bytes" in data ? wireBytesLength(data as WireBytes) : 0;
+      const len = dataLength(data);
       if (len > 255) {
         w.line(`/* Not called: more than 255 bytes of private data do not fit rdma_reject's uint8_t length. */`);
         w.line(`report(${step}, EINVAL);`);
@@ -452,7 +462,7 @@ export function emitCmVerb(
         return true;
       }
       const d = w.tmp("rej_data");
-      w.line(`static const unsigned char ${d}[${len}] = { ${bytesList(hexOf(data)) || "0"} };`);
+      w.line(`static const unsigned char ${d}[${len}] = { ${bytesList(hexOf(data).slice(0, 2 * len)) || "0"} };`);
       call(`rc = cm_rc(rdma_reject(${self}, ${d}, sizeof ${d}));`);
       return true;
     }
