@@ -2,7 +2,8 @@
  * VM only (`npm run test:rxe`): the C export of rdma_cm transcripts, compiled against
  * librdmacm and run on real rxe, server and client in one single-threaded process. The
  * transcripts are lesson 17's solution (listen, connect, accept, one SEND) and lesson 18's
- * (a server that rejects with private data), recorded on the simulator (fixtures/cm-*.sim.jsonl,
+ * (a server that rejects with private data), and cm-programs/tour.ts (rdma_getaddrinfo, addresses,
+ * rdma_init_qp_attr, disconnect and TIMEWAIT_EXIT, UD through the CM), recorded on the simulator (fixtures/cm-*.sim.jsonl,
  * kept equal to what the lessons record by c-cm.test.ts). Each program must exit 0 and print
  * what its transcript recorded: every event, its param and private data, the QP states
  * librdmacm made, the completions. Its output is kept in .vm/c-cm/ (the fixtures/cm-*.rxe.txt
@@ -58,6 +59,7 @@ describe.skipIf(!inVm)("exported rdma_cm programs on real rxe", () => {
   for (const [name, file] of [
     ["cm-connect", "cm-connect.sim.jsonl"],
     ["cm-reject", "cm-reject.sim.jsonl"],
+    ["cm-tour", "cm-tour.sim.jsonl"],
   ] as const) {
     it(`${name}: exits 0 and prints the events, states and completions its transcript recorded`, () => {
       const t = fixture(file);

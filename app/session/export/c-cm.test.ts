@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importProgram, replayProgram } from "../../../lessons/replay.js";
 import { createSimBackend } from "../../../sim/index.js";
-import { rdmaEventStr } from "../../../verbs/cm.js";
+import { RDMA_CM_EVENT_ESTABLISHED, rdmaEventStr } from "../../../verbs/cm.js";
 import { importTranscript, type Transcript, type VerbEvent } from "../transcript.js";
 import { usesCm } from "./c-cm.js";
 import { compareCOutput } from "./c-output.js";
@@ -59,7 +59,7 @@ function stepOf(c: string, seq: number): string {
   return c.slice(start, end < 0 ? undefined : end);
 }
 
-let recorded: Record<keyof typeof PROGRAMS, Transcript>;
+let recorded: Record<keyof typeof PROGRAMS | "tour", Transcript>;
 let dir: string;
 
 beforeAll(async () => {
@@ -72,7 +72,11 @@ beforeAll(async () => {
     });
     out[name] = r.transcript;
   }
-  recorded = out as typeof recorded;
+  const tour = await replayProgram(createSimBackend({ seed: 1 }), (await import("./cm-programs/tour.js")).default, [], {
+    name: "app/session/export/cm-programs/tour.ts",
+    seed: 1,
+  });
+  recorded = { ...(out as Record<keyof typeof PROGRAMS, Transcript>), tour: tour.transcript };
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -80,6 +84,27 @@ describe("the C export of rdma_cm programs", () => {
   it("the fixtures are what lessons 17 and 18 record now: the same calls, outcomes and events", () => {
     expect(outline(fixture("cm-connect.sim.jsonl"))).toEqual(outline(recorded["17-solution"]));
     expect(outline(fixture("cm-reject.sim.jsonl"))).toEqual(outline(recorded["18-solution"]));
+    expect(outline(fixture("cm-tour.sim.jsonl"))).toEqual(outline(recorded.tour));
+    expect(recorded.tour.events.at(-1)).toMatchObject({ kind: "end", outcome: "ok" });
+  });
+
+  it("UD through the CM: sends with the ah_attr, qp_num and qkey ESTABLISHED carried", () => {
+    const t = recorded.tour;
+    const c = toC(t);
+    const est = t.events.find((e): e is VerbEvent => {
+      const p = e.kind === "verb" ? (e.created?.[0]?.props as { event?: number; param?: { ud?: unknown } }) : undefined;
+      return p?.event === RDMA_CM_EVENT_ESTABLISHED && p.param?.ud !== undefined;
+    });
+    expect(est).toBeDefined();
+    expect(stepOf(c, est!.seq)).toContain("!= RDMA_CM_EVENT_ESTABLISHED) {");
+    // The server's QP number is its own object's here, whatever rxe numbers it.
+    expect(c).toMatch(/wr\.ud\.remote_qpn = qp\d+->qp_num;/);
+    expect(c).toContain("wr.ud.remote_qkey = 0x1234567;");
+    expect(c).toMatch(/inet_pton\(AF_INET6, "::ffff:10\.77\.0\.2", ah_attr\d+\.grh\.dgid\.raw\);/);
+    expect(c).toContain("rdma_create_id(cmch1, &cmid23, NULL, RDMA_PS_UDP)");
+    expect(c).toMatch(/rdma_getaddrinfo\("10\.77\.0\.2", "7472", &hints\d+, &ai\d+\)/);
+    expect(c).toContain("rdma_disconnect(cmid5)");
+    expect(c).toContain("rdma_destroy_event_channel(cmch1);");
   });
 
   it("calls librdmacm for each CM verb of lesson 17, with its arguments, and builds with -lrdmacm -libverbs", () => {
