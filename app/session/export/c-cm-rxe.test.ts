@@ -6,8 +6,8 @@
  * rdma_init_qp_attr, disconnect and TIMEWAIT_EXIT, UD through the CM), recorded on the simulator (fixtures/cm-*.sim.jsonl,
  * kept equal to what the lessons record by c-cm.test.ts). Each program must exit 0 and print
  * what its transcript recorded: every event, its param and private data, the QP states
- * librdmacm made, the completions. Its output is kept in .vm/c-cm/ (the fixtures/cm-*.rxe.txt
- * that c-cm.test.ts compares on any machine are copies of it).
+ * librdmacm made, the completions. Its output is kept in .vm/c-cm/ (fixtures/cm-connect.rxe.txt
+ * and cm-reject.rxe.txt, which c-cm.test.ts compares on any machine, are copies of it).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -97,8 +97,13 @@ describe("the C export of rdma_cm programs", () => {
     });
     expect(est).toBeDefined();
     expect(stepOf(c, est!.seq)).toContain("!= RDMA_CM_EVENT_ESTABLISHED) {");
-    // The server's QP number is its own object's here, whatever rxe numbers it.
-    expect(c).toMatch(/wr\.ud\.remote_qpn = qp\d+->qp_num;/);
+    // The server's QP by its own object, whatever rxe numbers it: on the simulator both ends'
+    // QPs are 0x12 (one per device), and the client must not send to itself.
+    const post = t.events.find(
+      (e): e is VerbEvent => e.kind === "verb" && e.method === "postSend" && e.target.$handle === 29,
+    );
+    expect(post).toBeDefined();
+    expect(stepOf(c, post!.seq)).toContain("wr.ud.remote_qpn = qp34->qp_num;");
     expect(c).toContain("wr.ud.remote_qkey = 0x1234567;");
     expect(c).toMatch(/inet_pton\(AF_INET6, "::ffff:10\.77\.0\.2", ah_attr\d+\.grh\.dgid\.raw\);/);
     expect(c).toContain("rdma_create_id(cmch1, &cmid23, NULL, RDMA_PS_UDP)");

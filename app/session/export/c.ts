@@ -505,7 +505,8 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>, cm:
       w.line(`report(${step}, ibv_destroy_comp_channel(${self}));`);
       return;
     case "qp.modify": {
-      const attr = (args[0] ?? {}) as Obj;
+      const attr = { ...((args[0] ?? {}) as Obj) };
+      if (attr.dest_qp_num !== undefined) attr.dest_qp_num = otherQp(attr.dest_qp_num, e, objects)!;
       const v = w.tmp("attr");
       w.line(`struct ibv_qp_attr ${v};`);
       w.line(`memset(&${v}, 0, sizeof ${v});`);
@@ -570,7 +571,7 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>, cm:
         const ud = x?.ud as Obj | undefined;
         if (ud) {
           w.line(`${wr}[${i}].wr.ud.ah = ${refName(ud.ah as WireValue)};`);
-          w.line(`${wr}[${i}].wr.ud.remote_qpn = ${n(ud.remote_qpn)};`);
+          w.line(`${wr}[${i}].wr.ud.remote_qpn = ${n(otherQp(ud.remote_qpn, e, objects))};`);
           w.line(`${wr}[${i}].wr.ud.remote_qkey = ${n(ud.remote_qkey)};`);
         }
       });
@@ -588,6 +589,26 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>, cm:
     default:
       w.line(`/* ${comment(e.target.type)}.${comment(e.method)}: no C equivalent */`);
   }
+}
+
+/**
+ * The QP a QP sends to or connects with, named by its number. QPNs are unique per device only:
+ * two QPs of one transcript can share one (rxe and the simulator number each device's QPs from
+ * 0x11, so lesson 17's client and server are both 0x11), and the number then names the first of
+ * them. The peer is not the QP itself: where the number names the caller, it names the other QP
+ * that has it.
+ */
+function otherQp(
+  v: WireValue | Sym | undefined,
+  e: VerbEvent,
+  objects: Map<number, ObjectInfo>,
+): WireValue | Sym | undefined {
+  if (!isSym(v) || v.$sym !== "qp_num" || v.handle !== e.target.$handle) return v;
+  const num = objects.get(v.handle)?.props.qp_num;
+  for (const o of objects.values())
+    if (o.type === "qp" && o.handle !== v.handle && o.createdAt < e.seq && o.props.qp_num === num)
+      return { $sym: "qp_num", handle: o.handle };
+  return v;
 }
 
 /** struct ibv_qp_init_attr `v` from a QpInitAttr argument (ibv_create_qp, rdma_create_qp). */
