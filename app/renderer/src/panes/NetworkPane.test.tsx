@@ -50,14 +50,7 @@ describe("NetworkView", () => {
     expect(t).toContain("Now: loss 7% · UDP 4791 blocked · MTU rxe0 1500 · rxe1 1200");
     expect(t).toContain("seeded, on the simulated wire between rxe0 and rxe1");
     expect(t).toContain("(rxe0 → rxe0) is looped inside rxe and never faulted");
-    for (const label of [
-      "Loss (%)",
-      "Delay (ms)",
-      "Reorder (%)",
-      "MTU rxe0 (bytes)",
-      "MTU rxe1 (bytes)",
-      "Block UDP 4791 (RoCE v2)",
-    ])
+    for (const label of ["Loss (%)", "Delay (ms)", "Reorder (%)", "MTU rxe0", "MTU rxe1", "Block UDP 4791 (RoCE v2)"])
       expect(t).toContain(label);
     expect(html).toMatch(/data-field="loss"[^>]*value="7"/);
     expect(html).toMatch(/data-field="mtu1"[^>]*value="1200"/);
@@ -90,7 +83,7 @@ describe("NetworkView", () => {
       { form, message: { kind: "problem", problem: problem as never } },
     );
     expect(html).toMatch(/aria-invalid="true"[^>]*data-field="mtu0"|data-field="mtu0"[^>]*aria-invalid="true"/);
-    expect(text(html)).toContain("MTU rxe0 (bytes): enter a whole number from 576 to 9000.");
+    expect(text(html)).toContain("MTU rxe0: enter a whole number of bytes from 576 to 9000.");
     const running = render({ backend: "sim", link: copyLink(CLEAN_LINK), faults: null }, { running: true });
     expect(running.match(/disabled=""/g)).toHaveLength(8);
     expect(text(running)).toContain("A program is running: change the link once it has ended.");

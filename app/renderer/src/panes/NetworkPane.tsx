@@ -3,7 +3,7 @@
  * controls that set or clear its faults (bridge `lab.set` / `lab.clear`, recorded as
  * verbslab_set_link). It says where the faults apply, and shows a backend's refusal as it came.
  */
-import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import type { Bridge } from "../../../bridge/client.js";
 import type { BackendKind, LabLinkInfo } from "../../../bridge/contract.js";
 import { useStrings, type Strings } from "../i18n.js";
@@ -121,6 +121,9 @@ export function NetworkView({
 }: NetworkViewProps) {
   const t = useStrings();
   const link = info?.link ?? null;
+  // The tab's body is short in a 1280×720 window: an answer below the fold would go unseen.
+  const said = useRef<HTMLParagraphElement>(null);
+  useEffect(() => said.current?.scrollIntoView?.({ block: "nearest" }), [message]);
   const bad = message?.kind === "problem" ? message.problem.field : undefined;
   const input = (field: Exclude<LinkField, "block">, step: string) =>
     form && (
@@ -159,17 +162,17 @@ export function NetworkView({
           {input("reorder", "1")}
           {input("mtu0", "1")}
           {input("mtu1", "1")}
-          <label className="net-check">
-            <input
-              type="checkbox"
-              data-field="block"
-              checked={form.block}
-              disabled={disabled}
-              onChange={(e) => onChange({ ...form, block: e.target.checked })}
-            />
-            <span>{t.netBlock}</span>
-          </label>
           <div className="net-actions">
+            <label>
+              <input
+                type="checkbox"
+                data-field="block"
+                checked={form.block}
+                disabled={disabled}
+                onChange={(e) => onChange({ ...form, block: e.target.checked })}
+              />
+              <span>{t.netBlock}</span>
+            </label>
             <button type="submit" data-action="net-apply" disabled={disabled}>
               {t.netApply}
             </button>
@@ -182,6 +185,8 @@ export function NetworkView({
       {running && <p className="muted">{t.netRunning}</p>}
       {message && (
         <p
+          ref={said}
+          aria-live="polite"
           className={message.kind === "nothing" ? "muted" : "mismatch"}
           data-testid="net-message"
           data-kind={message.kind}
@@ -189,8 +194,9 @@ export function NetworkView({
           {messageText(t, message)}
         </p>
       )}
-      <p className="muted net-note">{t.netLoopback}</p>
-      <p className="muted net-note">{t.netKept}</p>
+      <p className="muted net-note">
+        {t.netLoopback} {t.netKept}
+      </p>
     </div>
   );
 }
