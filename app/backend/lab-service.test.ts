@@ -115,6 +115,14 @@ describe("the Network panel's requests", () => {
     expect(first[0]).toBe("verbslab_set_link");
     expect(first.filter((v) => v === "verbslab_set_link")).toHaveLength(1);
 
+    // Exported and replayed, the run keeps its link: the replay ends the same way.
+    const json = (await ask("transcript.export", { format: "json" })).content;
+    await ask("transcript.import", { content: json });
+    expect((await ask("transcript.replay", {})).divergences).toEqual([]);
+    const replayed = (await ask("transcript.get", {})).events as VerbEvent[];
+    expect(replayed[0]!.verb).toBe("verbslab_set_link");
+    expect(replayed.flatMap((e) => e.completions ?? []).map((c) => c.wc.status)).toContain(IBV_WC_RETRY_EXC_ERR);
+
     // The next run gets a fresh session, which begins on the same link.
     expect(await sendAcross(ask)).toBe(IBV_WC_RETRY_EXC_ERR);
     const t = await ask("transcript.get", {});
