@@ -150,4 +150,18 @@ describe.skipIf(!hasChromium)("the Network panel in Chromium (web mode, simulato
     expect(await nowText(page)).toMatch(/no faults · MTU rxe0 1500 · rxe1 1500/);
     await screenshotOf(page, ".inspector-tabs", "network-bad-field");
   }, 60_000);
+
+  it("中文: the tab, its labels and notes in Chinese (1366×768)", async () => {
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await page.selectOption("select[aria-label=language]", "zh");
+    await page.click("[data-tab=network]");
+    await page.waitForSelector("[data-field=loss]");
+    expect(await page.locator("[data-tab=network]").textContent()).toBe("网络");
+    const text = (await page.locator(".network").textContent()) ?? "";
+    for (const zh of ["实验链路", "丢包率", "阻断 UDP 4791", "应用", "清除全部故障", "模拟线路", "rxe 内部回环"])
+      expect(text).toContain(zh);
+    expect(text).not.toMatch(/Loss|Apply|looped/);
+    await screenshotOf(page, ".inspector-tabs", "network-zh-1366x768");
+    await page.selectOption("select[aria-label=language]", "en");
+  }, 60_000);
 });
