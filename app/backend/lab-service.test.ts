@@ -151,6 +151,7 @@ describe("the Network panel's requests", () => {
       reorder: 0,
       mtu: { rxe0: 4000, rxe1: 1200 },
       blockRoceUdp: false,
+      dropPsn: null,
     });
     // The refused call is in the transcript too, as a failed verbslab_set_link.
     const last = (await ask("transcript.get", {})).events.at(-1) as VerbEvent;

@@ -72,6 +72,9 @@ describe("NetworkView", () => {
     expect(t).toContain("on the lab VM's veth pair only");
     expect(t).toContain(`The backend refused: ${refusal}`);
     expect(t).toContain("Now: no faults · MTU rxe0 1500 · rxe1 1500");
+    // A fault a program set that the panel has no field for still shows in what the link is now.
+    const dropped = text(render({ backend: "sim", link: { ...copyLink(CLEAN_LINK), dropPsn: 3 }, faults: null }));
+    expect(dropped).toContain("Now: drop PSN 3 · MTU rxe0 1500");
   });
 
   it("a bad field is marked and named; while a program runs the controls are disabled and say why", () => {
