@@ -56,7 +56,15 @@ import {
 import { IN_FLIGHT_HIGH, QS_READY, makeWc, type SimQp } from "./qp.js";
 import { toNs } from "./wire.js";
 import { completer, completerAgain, oldestWaits, syncRetransTimer } from "./completer.js";
-import { doComplete, opcodeAllowed, opcodeSequenceOk, responder, sendAck, writePayload } from "./responder.js";
+import {
+  doComplete,
+  endsMessage,
+  opcodeAllowed,
+  opcodeSequenceOk,
+  responder,
+  sendAck,
+  writePayload,
+} from "./responder.js";
 import { WQE_PENDING, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_SEND, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
 import type { SimWorld } from "./world.js";
 
@@ -536,16 +544,14 @@ function finishPlain(qp: SimQp, pkt: Packet): void {
   qp.respAckPsn = qp.respPsn;
   qp.respOpcode = pkt.opcode;
   qp.respStatus = IBV_WC_SUCCESS;
-  if (pkt.mask & M_COMP) {
-    qp.respMsn++;
-    doComplete(qp, pkt);
-  }
+  if (endsMessage(pkt.mask)) qp.respMsn++;
+  if (pkt.mask & M_COMP) doComplete(qp, pkt);
   if (pkt.ackReq) sendAck(qp, pkt, RC_ACKNOWLEDGE, AETH_ACK_UNLIMITED, pkt.psn);
   qp.respMr = null;
 }
 
 /**
- * The responder's side of a SEND run (world.ts deliverSendRun), from packet `i` on, after
+ * The responder's side of a SEND run (world.ts receiveRunPacket), from packet `i` on, after
  * packet `i - 1` took respondPlain's path: each next packet takes it too unless it finds no
  * receive WQE, a full CQ or a buffer its bytes do not fit. respondPlain's other checks hold
  * for the whole run once they held for one packet: the QP type and the log do not change,
@@ -659,7 +665,7 @@ export function completePlainAck(qp: SimQp, pkt: Packet): boolean {
 }
 
 /**
- * The ACKs of an ACK train for `qp`, in turn (world.ts deliverAckTrain, once rxe_rcv's
+ * The ACKs of an ACK train for `qp`, in turn (world.ts receiveAckOfTrain, once rxe_rcv's
  * per-train checks passed). An ACK that completePlainAck takes, on a QP in RTS with no
  * retry pending, is handled here with the completer's entry checks and its next run;
  * anything else goes through completer(). That next run, when the oldest WQE still waits,

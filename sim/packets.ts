@@ -1,3 +1,4 @@
+import type { PacketLogEntry } from "../verbs/backend.js";
 /**
  * What travels on the simulated wire: InfiniBand BTH opcodes (numbered and named as in
  * rxe_opcode.c), the header masks rxe derives from them, the in-flight Packet record (pooled:
@@ -220,6 +221,11 @@ export class Packet {
   wrId: number | undefined = undefined;
   /** Simulator only (no header field): why the responder sent this NAK or duplicate ACK (sim/explain.ts). */
   reason: string | undefined = undefined;
+  /**
+   * Its packet-log entry, made as it went onto the link (a capture on the sender's veth sees
+   * it then); the receiver adds why it dropped it, if it does (world.ts receive).
+   */
+  logEntry: PacketLogEntry | null = null;
 }
 const EMPTY = new Uint8Array(0);
 

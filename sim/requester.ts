@@ -312,6 +312,7 @@ function requesterLoop(qp: SimQp): void {
       pkt.compare = wqe.compare_add;
     }
     let dest;
+    let mcast = false;
     if (mask & M_DETH) {
       pkt.qkey = wqe.remote_qkey;
       pkt.srcQpn = qp.qp_num;
@@ -320,6 +321,7 @@ function requesterLoop(qp: SimQp): void {
       pkt.sgid = av.sgid;
       pkt.dgid = av.dgid;
       dest = av.destDev;
+      mcast = av.mcast;
     } else {
       pkt.destQpn = qp.attr.dest_qp_num;
       pkt.sgid = qp.sgidBytes;
@@ -358,7 +360,7 @@ function requesterLoop(qp: SimQp): void {
     qp.reqOpcode = opcode;
     if (mask & M_END) qp.reqWqeIndex++;
     if (!rc && mask & M_END) wqe.state = WQE_DONE;
-    const sent = world.transmit(qp.device, pkt, dest);
+    const sent = mcast ? world.transmitMcast(qp.device, pkt) : world.transmit(qp.device, pkt, dest);
     if (rc) qp.armRetransIfIdle();
     // rxe completes a UD/UC send once its packet is out, and rxe receives it within that
     // transmit (loopback) or right after (veth): the sender sees it complete once it arrived.

@@ -36,10 +36,11 @@ import {
 import { formatGid } from "./gid.js";
 import type { PacketLogEntry } from "../verbs/backend.js";
 import type { LinkState } from "../verbs/lab.js";
-import type { CmMad } from "../verbs/cm.js";
+import { IB_MULTICAST_QPN, type CmMad } from "../verbs/cm.js";
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
 import { WireFaults } from "./faults.js";
+import { McastGroups, isMulticastGid } from "./cm-mcast.js";
 import { completer } from "./completer.js";
 import {
   completeAckTrain,
@@ -114,6 +115,8 @@ export class SimWorld {
   devices: SimDevice[] = [];
   /** The lab link's faults between the two devices (sim/faults.ts). */
   readonly faults: WireFaults;
+  /** Multicast memberships and QP attachments (rdma_join_multicast, sim/cm-mcast.ts). */
+  readonly mcast = new McastGroups();
   private logOn: boolean;
   /**
    * Every packet goes through the reference path one by one: while the log is on (each is
@@ -217,6 +220,7 @@ export class SimWorld {
     p.destDev = null;
     p.wrId = undefined;
     p.reason = undefined;
+    p.logEntry = null;
     this.pool.push(p);
   }
 
@@ -257,9 +261,30 @@ export class SimWorld {
     return pkt.mask & M_END ? 1 : 0;
   }
 
-  /** rxe_xmit_packet: counts, logs and queues a packet on its link. False when it was dropped. */
-  transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null): boolean {
+  /**
+   * A UD datagram to a multicast GID (rxe_xmit_packet → rxe_send): one packet leaves the
+   * sender, and the IP stack hands a copy to every device whose netdev is a member of the
+   * group, the sender's own included (sim/cm-mcast.ts). Counted once, as rxe counts it.
+   */
+  transmitMcast(from: SimDevice, pkt: Packet): boolean {
+    const to = this.devices.filter((d) => this.mcast.isMember(d, pkt.dgid));
     from.counters[CNT_SENT_PKTS] += pkt.count;
+    if (to.length === 0) {
+      if (this.packetLog) this.log(from, null, pkt, "no netdev is a member of the multicast group");
+      this.recycle(pkt);
+      return false;
+    }
+    let sent = false;
+    to.forEach((d, i) => {
+      const p = i === to.length - 1 ? pkt : Object.assign(this.newPacket(), pkt);
+      if (this.transmit(from, p, d, false)) sent = true;
+    });
+    return sent;
+  }
+
+  /** rxe_xmit_packet: counts, logs and queues a packet on its link (one device's: receives it now). False when it was dropped. */
+  transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null, count = true): boolean {
+    if (count) from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
       const why = destDev ? "link down" : "no route to the destination GID";
       return this.dropAtSender(from, destDev, pkt, why);
@@ -311,6 +336,7 @@ export class SimWorld {
     pkt.done = 0;
     pkt.runPsn = pkt.psn;
     pkt.runSplit = false;
+    if (this.packetLog) pkt.logEntry = this.log(from, destDev, pkt);
     if (counted && pkt.mask & M_REQ && pkt.srcQp !== null) this.countInFlight(pkt);
     this.linkQ[li].push(pkt);
     this.lastSent = pkt;
@@ -355,8 +381,9 @@ export class SimWorld {
     const fate = this.faults.fate(from, to, pkt);
     if (fate === null) return false;
     if ("drop" in fate) {
-      if (this.packetLog) this.log(from, to, pkt, fate.drop);
       if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${to.name} never got its packets: ${fate.drop}`;
+      // Logged now, in its turn among the packets sent (a capture on the sender's veth).
+      if (this.packetLog) this.log(from, to, pkt, fate.drop, !fate.offWire);
       this.recycle(pkt);
       return true;
     }
@@ -993,6 +1020,10 @@ export class SimWorld {
   /** rxe_rcv for one packet (the caller recycles it). */
   private receive(pkt: Packet): void {
     const dev = pkt.destDev!;
+    if (pkt.destQpn === IB_MULTICAST_QPN && isMulticastGid(pkt.dgid)) {
+      this.receiveMcast(dev, pkt);
+      return;
+    }
     const qp = this.destQp(pkt);
     let drop: string | null = null;
     if (!qp) drop = `no QP 0x${pkt.destQpn.toString(16)} on ${dev.name}`;
@@ -1004,7 +1035,7 @@ export class SimWorld {
       drop = "Q_Key mismatch";
       dev.qkeyViolCntr++;
     }
-    if (this.packetLog) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, drop ?? undefined);
+    if (this.packetLog) this.logArrival(dev, pkt, drop ?? undefined);
     if (drop !== null || !qp) {
       // What the requester's retries will meet (its RETRY_EXC_ERR says so, sim/explain.ts).
       if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${dev.name} dropped its packets: ${drop}`;
@@ -1016,8 +1047,34 @@ export class SimWorld {
     } else completer(qp, pkt, false);
   }
 
-  /** `onWire`: false for a packet dropped before it left `from` (no IP/UDP layer then). */
-  private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string, onWire = true): void {
+  /**
+   * rxe_rcv_mcast_pkt: a datagram for IB_MULTICAST_QPN goes to each QP of the device attached
+   * to its group, each checking its Q_Key as for a unicast datagram; logged once.
+   */
+  private receiveMcast(dev: SimDevice, pkt: Packet): void {
+    const qps = this.mcast.qpsOn(dev, pkt.dgid).filter((qp) => qp.qp_type === IBV_QPT_UD && qp.respReady);
+    const taking = qps.filter((qp) => pkt.qkey === qp.attr.qkey);
+    dev.qkeyViolCntr += qps.length - taking.length;
+    const drop =
+      qps.length === 0
+        ? `no QP of ${dev.name} is attached to the group`
+        : taking.length === 0
+          ? "Q_Key mismatch"
+          : undefined;
+    if (this.packetLog) this.logArrival(dev, pkt, drop);
+    if (taking.length === 0) return;
+    dev.counters[CNT_RCVD_PKTS]++;
+    for (const qp of taking) if (!respondPlain(qp, pkt)) responder(qp, pkt);
+  }
+
+  /** `onWire`: false for a packet dropped before it left `from`, or lost in its qdisc (no IP/UDP layer then). */
+  /** A packet reached `dev`: its entry (made as it was sent) learns why `dev` dropped it; one never sent on a link (a device's own) is logged now. */
+  private logArrival(dev: SimDevice, pkt: Packet, dropped: string | undefined): void {
+    if (pkt.logEntry === null) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, dropped);
+    else if (dropped) pkt.logEntry.dropped = dropped;
+  }
+
+  private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string, onWire = true): PacketLogEntry {
     const m = p.mask;
     const e: PacketLogEntry = {
       seq: this.logSeq++,
@@ -1042,13 +1099,15 @@ export class SimWorld {
     if (m & M_DETH) e.deth = { qkey: p.qkey, src_qpn: p.srcQpn };
     if (dropped) e.dropped = dropped;
     if (onWire) e.ip = this.ipLayer(p);
-    // A delivered packet is logged once, at delivery; a dropped one where it was dropped.
+    // A packet is logged once, as it goes onto its link (a device's own, as it is received), in
+    // the order a capture on the sender's veth shows; one dropped before that where it was dropped.
     if (this.ring.length < MAX_LOG) this.ring.push(e);
     else {
       this.ring[this.ringHead] = e;
       this.ringHead = (this.ringHead + 1) % MAX_LOG;
     }
     this.ordered = null;
+    return e;
   }
 
   /** The IP/UDP fields rxe_prepare takes from the sending QP's AV (a UD WQE's AH) and its UDP source port. */
