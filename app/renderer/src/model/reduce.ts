@@ -232,6 +232,8 @@ export interface ViewFold {
   cmCalls: VerbEvent[];
   /** The transitions librdmacm made on each QP (by handle). */
   cmMoves: Map<number, CmQpMove[]>;
+  /** The QP rdma_create_qp made on each cm id (id handle → QP handle). */
+  cmIdQp: Map<number, number>;
   lastVerb?: VerbEvent;
   /** The last verb that moved any hw counter (the counters pane shows its deltas). */
   lastCounterEvent?: VerbEvent;
@@ -259,6 +261,7 @@ export const emptyFold = (): ViewFold => ({
   lineResults: new Map(),
   cmCalls: [],
   cmMoves: new Map(),
+  cmIdQp: new Map(),
 });
 
 const rqOutstanding = (f: ViewFold, h: number) => Math.max(0, (f.rqPosted.get(h) ?? 0) - (f.rqDone.get(h) ?? 0));
@@ -328,9 +331,13 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
   }
   const target = f.objs.get(e.target.$handle);
   if (!e.error && target && ["destroy", "dereg", "dealloc", "close"].includes(e.method)) target.alive = false;
-  // rdma_destroy_qp is called on the id: the QP it destroyed is the one whose snapshot ends.
-  if (!e.error && target?.type === "cmId" && e.method === "destroyQp")
-    for (const q of e.qps ?? []) if (q.before && !q.after) f.objs.get(q.qp)!.alive = false;
+  // rdma_destroy_qp is called on the id: it destroys the QP rdma_create_qp made on it.
+  if (!e.error && target?.type === "cmId" && e.method === "createQp")
+    for (const r of e.created ?? []) if (r.type === "qp") f.cmIdQp.set(target.handle, r.$handle);
+  if (!e.error && target?.type === "cmId" && e.method === "destroyQp") {
+    const qp = f.objs.get(f.cmIdQp.get(target.handle) ?? NaN);
+    if (qp) qp.alive = false;
+  }
   for (const q of e.qps ?? []) {
     f.attrs.set(q.qp, q.after);
     if (q.before && q.after && q.before.qp_state !== q.after.qp_state) {
