@@ -10,7 +10,7 @@ import {
 import { buildView } from "./reduce.js";
 import { cmStatusName } from "./format.js";
 import { privateDataOf } from "./cm-log.js";
-import { connectAndDisconnect, eventsOf, rejectWithPrivateData } from "./cm.test-util.js";
+import { connectAndDisconnect, eventsOf, rejectWithPrivateData } from "../../../session/cm-programs.test-util.js";
 import type { CmLogRow } from "./view.js";
 
 const eventNames = (rows: CmLogRow[]) => rows.flatMap((r) => (r.kind === "event" ? [r.event] : []));

@@ -75,6 +75,12 @@ export const Inspector = memo(function Inspector({ view, focus }: { view: LabVie
               <i style={{ borderColor: "#2f6fde" }} />
               {t.legendLegal}
             </span>
+            {(f ?? view.qps[view.qps.length - 1])?.cmMoves && (
+              <span data-testid="legend-cm">
+                <i style={{ borderColor: "var(--cm)", borderTopStyle: "dashed" }} />
+                {t.legendCm}
+              </span>
+            )}
           </div>
         </div>
       </section>

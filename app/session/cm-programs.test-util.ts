@@ -1,12 +1,12 @@
 /**
- * rdma_cm programs for the CM pane's tests, run on the simulator through a session: a client on
+ * rdma_cm programs for the renderer's CM pane tests, run on the simulator through a session: a client on
  * rxe0 connects to a listener on rxe1 and both disconnect (every event of lesson 17,
  * then DISCONNECTED on both sides), and lesson 18's server that rejects with private data.
  */
-import { createSimBackend } from "../../../../sim/index.js";
-import { createSession } from "../../../session/session.js";
-import type { TranscriptEvent } from "../../../session/transcript.js";
-import type { Verbs, VerbsCmChannel, VerbsCmEvent } from "../../../session/verbs-api.js";
+import { createSimBackend } from "../../sim/index.js";
+import { createSession } from "./session.js";
+import type { TranscriptEvent } from "./transcript.js";
+import type { Verbs, VerbsCmChannel, VerbsCmEvent } from "./verbs-api.js";
 import {
   IBV_QPT_RC,
   RDMA_CM_EVENT_ADDR_RESOLVED,
@@ -16,8 +16,8 @@ import {
   RDMA_CM_EVENT_ROUTE_RESOLVED,
   RDMA_PS_TCP,
   rdmaEventStr,
-} from "../../../../verbs/index.js";
-import lesson18 from "../../../../lessons/18-when-rdma-cm-says-no/step-1.solution.js";
+} from "../../verbs/index.js";
+import lesson18 from "../../lessons/18-when-rdma-cm-says-no/step-1.solution.js";
 
 const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
 
