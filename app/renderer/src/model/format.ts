@@ -186,3 +186,15 @@ export function cmStatusName(event: number, status: number, ps: number): string 
   const name = nameOf(group, status);
   return name === String(status) ? undefined : name;
 }
+
+/**
+ * A long run of one escape in text shown to the learner ("\u0000" × 133, lesson 18's padding
+ * decoded as text) as its first two and a count: `\u0000\u0000…(133 × \u0000)`. The
+ * goal's detail stays a few lines long instead of twenty, and still says exactly what is there.
+ */
+export function collapseEscapeRuns(text: string, min = 8): string {
+  return text.replace(/(\\u[0-9a-fA-F]{4})\1+/g, (run: string, one: string) => {
+    const n = run.length / one.length;
+    return n < min ? run : `${one}${one}…(${n} × ${one})`;
+  });
+}

@@ -92,7 +92,7 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
             key={`cm-${edge}`}
             className="cm-label"
             x={e.mid.x}
-            y={e.mid.y - 5}
+            y={e.mid.y - 10}
             textAnchor="middle"
             data-cm-edge={edge}
           >
