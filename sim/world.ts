@@ -213,9 +213,17 @@ export class SimWorld {
     const fate = this.faults.fate(from, to, pkt);
     if (fate === null) return false;
     if ("drop" in fate) {
-      if (this.packetLog) this.log(from, to, pkt, fate.drop);
       if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${to.name} never got its packets: ${fate.drop}`;
-      this.recycle(pkt);
+      if (!this.packetLog) this.recycle(pkt);
+      else {
+        // Logged in its turn in the FIFO, as if it arrived: a capture on the link (tcpdump on
+        // veth0) has it among the packets sent with it, in order, not ahead of them.
+        const { drop: why, offWire } = fate;
+        this.queue.push(() => {
+          this.log(from, to, pkt, why, !offWire);
+          this.recycle(pkt);
+        });
+      }
       return true;
     }
     this.faults.hold(this.clock, pkt, fate.delayMs, (p) => this.queue.push(p));
@@ -564,7 +572,7 @@ export class SimWorld {
     } else completer(qp, pkt, false);
   }
 
-  /** `onWire`: false for a packet dropped before it left `from` (no IP/UDP layer then). */
+  /** `onWire`: false for a packet dropped before it left `from`, or lost in its qdisc (no IP/UDP layer then). */
   private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string, onWire = true): void {
     const m = p.mask;
     const e: PacketLogEntry = {
@@ -590,7 +598,8 @@ export class SimWorld {
     if (m & M_DETH) e.deth = { qkey: p.qkey, src_qpn: p.srcQpn };
     if (dropped) e.dropped = dropped;
     if (onWire) e.ip = this.ipLayer(p);
-    // A delivered packet is logged once, at delivery; a dropped one where it was dropped.
+    // A delivered packet is logged once, at delivery; a dropped one where it was dropped (a
+    // faulted one in its turn in the FIFO, where it would have been delivered).
     if (this.ring.length < MAX_LOG) this.ring.push(e);
     else {
       this.ring[this.ringHead] = e;

@@ -48,7 +48,7 @@ export interface Verbs {
   log(...args: unknown[]): Promise<void>;
   /** Faults on the lab link between rxe0 and rxe1 (verbs/lab.ts): the same calls as `setLink`, `clearLink`, `getLink`. */
   readonly lab: VerbsLab;
-  /** Applies faults on the lab link (loss, delay, reorder, per-side MTU, UDP 4791 blocked); returns the new state. */
+  /** Applies faults on the lab link (loss, delay, reorder, per-side MTU, UDP 4791 blocked, one PSN dropped once); returns the new state. */
   setLink(faults: LinkFaults): Promise<LinkState>;
   /** Removes every fault from the lab link. */
   clearLink(): Promise<LinkState>;

@@ -364,7 +364,7 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
     case "verbs.clearLink":
       // Faults are made outside verbs: say what the lab VM ran (native/lab-link.ts).
       w.line(
-        `/* ${comment(e.verb)}(${comment(JSON.stringify(args[0] ?? {}))}): outside C, as root on the lab's veth pair: tc qdisc … netem (loss, delay, reorder), ip link set veth0|veth1 mtu N, nft (UDP 4791 dropped) */`,
+        `/* ${comment(e.verb)}(${comment(JSON.stringify(args[0] ?? {}))}): outside C, as root on the lab's veth pair: tc qdisc … netem (loss, delay, reorder), ip link set veth0|veth1 mtu N, nft (UDP 4791 dropped; dropPsn: the first packet with that BTH PSN, once) */`,
       );
       return;
     case "verbs.getLink":
