@@ -105,6 +105,10 @@ export interface VerbsCmId {
   reject(private_data?: Uint8Array): Promise<void>;
   disconnect(): Promise<void>;
   initQpAttr(qp_state: number): Promise<{ attr: QpAttrInput; mask: number }>;
+  /** rdma_join_multicast: MULTICAST_JOIN follows; librdmacm attaches the id's QP as it hands the event out. */
+  joinMulticast(addr: SockAddr): Promise<void>;
+  /** rdma_leave_multicast: detaches the id's QP and leaves the group. */
+  leaveMulticast(addr: SockAddr): Promise<void>;
   getLocalAddr(): Promise<SockAddr>;
   getPeerAddr(): Promise<SockAddr>;
   destroy(): Promise<void>;
