@@ -11,6 +11,7 @@ import { buildView } from "./reduce.js";
 import { cmStatusName } from "./format.js";
 import { privateDataOf } from "./cm-log.js";
 import { connectAndDisconnect, eventsOf, rejectWithPrivateData } from "../../../session/cm-programs.test-util.js";
+import lesson19 from "../../../../lessons/19-datagrams-through-the-cm/step-1.solution.js";
 import type { CmLogRow } from "./view.js";
 
 const eventNames = (rows: CmLogRow[]) => rows.flatMap((r) => (r.kind === "event" ? [r.event] : []));
@@ -81,6 +82,14 @@ describe("the CM log", () => {
       "rdma_destroy_id ",
     ]);
     expect(child.destroyed).toBe(true);
+  });
+
+  it("RDMA_PS_UDP (lesson 19): the ESTABLISHED event says how to reach the peer (qp_num, qkey)", async () => {
+    const view = buildView({ events: await eventsOf(lesson19 as never) });
+    const ids = view.cm.flatMap((i) => [i, ...i.children]);
+    expect(ids.every((i) => i.ps === "RDMA_PS_UDP")).toBe(true);
+    const est = ids.flatMap((i) => i.rows).find((r) => r.kind === "event" && r.event === "RDMA_CM_EVENT_ESTABLISHED");
+    expect(est?.kind === "event" && est.ud).toEqual({ qp_num: expect.any(Number), qkey: 0x01234567 });
   });
 
   it("names statuses as the headers do", () => {
