@@ -19,6 +19,7 @@ import { Inspector } from "./panes/Inspector.js";
 import { Tabs } from "./panes/Tabs.js";
 import { TranscriptPane, type ExportFormat } from "./panes/TranscriptPane.js";
 import { LogPane } from "./panes/LogPane.js";
+import { CmPane, cmIdCount } from "./panes/CmPane.js";
 import { Notices } from "./panes/Notices.js";
 import { Progress } from "./panes/Progress.js";
 import { NetworkPane } from "./panes/NetworkPane.js";
@@ -438,6 +439,7 @@ function Lab({
                 label: t.log(view.logs.length),
                 render: () => <LogPane lines={view.logs} onSource={stale ? undefined : onSource} />,
               },
+              { id: "cm", label: t.tabCm(cmIdCount(view.cm)), render: () => <CmPane ids={view.cm} /> },
             ]}
           />
         </div>

@@ -21,7 +21,9 @@ import { changedOffsets } from "./hexdump.js";
 import { buildTimeline } from "./timeline.js";
 import { stateName, wcStatusName } from "./format.js";
 import { objectLabel, objectName } from "./names.js";
+import { buildCmLog, CM_TYPES } from "./cm-log.js";
 import type {
+  CmQpMove,
   CounterView,
   DeviceView,
   LabView,
@@ -229,6 +231,12 @@ export interface ViewFold {
   ports: Map<number, DeviceView["ports"][number]>;
   /** The latest outcome of the calls made on each line of main.ts, by line. */
   lineResults: Map<number, LineResult>;
+  /** The librdmacm calls (on the CM, its channels, ids and events), for the CM pane. */
+  cmCalls: VerbEvent[];
+  /** The transitions librdmacm made on each QP (by handle). */
+  cmMoves: Map<number, CmQpMove[]>;
+  /** The QP rdma_create_qp made on each cm id (id handle → QP handle). */
+  cmIdQp: Map<number, number>;
   lastVerb?: VerbEvent;
   /** The last verb that moved any hw counter (the counters pane shows its deltas). */
   lastCounterEvent?: VerbEvent;
@@ -254,6 +262,9 @@ export const emptyFold = (): ViewFold => ({
   qpByHandle: new Map(),
   ports: new Map(),
   lineResults: new Map(),
+  cmCalls: [],
+  cmMoves: new Map(),
+  cmIdQp: new Map(),
 });
 
 const rqOutstanding = (f: ViewFold, h: number) => Math.max(0, (f.rqPosted.get(h) ?? 0) - (f.rqDone.get(h) ?? 0));
@@ -285,10 +296,9 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
   const callee = f.objs.get(e.target.$handle);
   f.transcript.push(transcriptRow(e, callee && nameOf(callee)));
   for (const n of e.notices ?? []) f.notices.push({ ...n, seq: e.seq });
-  for (const r of e.created ?? []) {
+  const adopt = (r: Ref, variable?: string) => {
     const index = f.perType.get(r.type) ?? 0;
     f.perType.set(r.type, index + 1);
-    const variable = e.created!.length === 1 ? e.source?.variable : undefined;
     f.objs.set(r.$handle, {
       handle: r.$handle,
       type: r.type,
@@ -297,6 +307,15 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
       index,
       ...(variable && { variable }),
     });
+  };
+  for (const r of e.created ?? []) {
+    adopt(r, e.created!.length === 1 ? e.source?.variable : undefined);
+    // A CONNECT_REQUEST carries a new id no call created (the child): it is named from here on.
+    if (r.type === "cmEvent")
+      for (const k of ["listen_id", "id"]) {
+        const id = (r.props as Props | undefined)?.[k] as Ref | undefined;
+        if (id?.type === "cmId" && !f.objs.has(id.$handle)) adopt(id);
+      }
     if (r.type === "qp") {
       const init = (e.method === "createQp" ? (e.args[0] ?? {}) : {}) as { sq_sig_all?: number };
       const qpNum = Number(r.props?.qp_num);
@@ -315,6 +334,13 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
   }
   const target = f.objs.get(e.target.$handle);
   if (!e.error && target && ["destroy", "dereg", "dealloc", "close"].includes(e.method)) target.alive = false;
+  // rdma_destroy_qp is called on the id: it destroys the QP rdma_create_qp made on it.
+  if (!e.error && target?.type === "cmId" && e.method === "createQp")
+    for (const r of e.created ?? []) if (r.type === "qp") f.cmIdQp.set(target.handle, r.$handle);
+  if (!e.error && target?.type === "cmId" && e.method === "destroyQp") {
+    const qp = f.objs.get(f.cmIdQp.get(target.handle) ?? NaN);
+    if (qp) qp.alive = false;
+  }
   for (const q of e.qps ?? []) {
     f.attrs.set(q.qp, q.after);
     if (q.before && q.after && q.before.qp_state !== q.after.qp_state) {
@@ -328,6 +354,13 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
     }
   }
   for (const m of e.moves ?? []) f.lastMove.set(m.qp, { from: m.from, to: m.to, seq: e.seq });
+  if (CM_TYPES.has(e.target.type)) f.cmCalls.push(e);
+  for (const t of e.librdmacm ?? [])
+    if (t.from !== t.to)
+      f.cmMoves.set(t.qp, [
+        ...(f.cmMoves.get(t.qp) ?? []),
+        { from: t.from, to: t.to, by: t.by, during: t.during, seq: e.seq },
+      ]);
   if (e.check && !e.check.agree && e.prediction)
     f.diverged.set(e.prediction.qp, `model expected ${e.check.expected}; the device did ${e.check.actual}`);
   for (const c of e.completions ?? []) {
@@ -566,6 +599,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
       ...(prediction && { pending: prediction }),
       ...(diverged.has(o.handle) && { divergence: diverged.get(o.handle) }),
       ...(f.failures.has(o.handle) && { failure: f.failures.get(o.handle) }),
+      ...(f.cmMoves.has(o.handle) && { cmMoves: f.cmMoves.get(o.handle)!.slice() }),
       sqOutstanding: sqSlots.get(o.handle)?.length ?? 0,
       rqOutstanding: rqOutstanding(f, o.handle),
       sendCq: label(o.props.send_cq),
@@ -594,6 +628,10 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
       const qpNum = Number(o.props.qp_num);
       return { qp_num: qpNum, sigAll: qpByNum.get(qpNum)?.sigAll ?? false };
     },
+  });
+  view.cm = buildCmLog(f.cmCalls, (h) => {
+    const o = objs.get(h);
+    return o && { name: nameOf(o), label: objectLabel(o) };
   });
   if (pending) view.pausedBefore = pausedBeforeView(pending, objs.get(pending.target.$handle));
   return view;
