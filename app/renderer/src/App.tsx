@@ -309,6 +309,11 @@ function Lab({
   const stale = ranStep.current !== null && ranStep.current !== stepKey && state.events.length > 0;
   const pausedSource = state.gate?.pending?.source;
   const onPausedLine = useCallback(() => pausedSource && onSource(pausedSource), [pausedSource, onSource]);
+  // Each line's outcome, worded in the learner's language (the view holds it as data).
+  const shownResults = useMemo(
+    () => view.lineResults.map((r) => ({ ...r, text: t.lineOutcome(r.outcome) })),
+    [view.lineResults, t],
+  );
   const errorAt = useMemo(
     () =>
       runner.error?.line !== undefined && runner.error.column !== undefined
@@ -389,7 +394,7 @@ function Lab({
                   onDrawn={onDrawn}
                   onShortcut={shortcut}
                   pausedAt={pausedSource}
-                  lineResults={stale ? NO_RESULTS : view.lineResults}
+                  lineResults={stale ? NO_RESULTS : shownResults}
                   errorAt={stale ? undefined : errorAt}
                   reveal={stale ? undefined : reveal}
                 />
@@ -402,7 +407,7 @@ function Lab({
                 The views show the last run, from another step: run this step&apos;s program to replace them.
               </div>
             )}
-            <ErrorBanner error={stale ? undefined : runner.error} />
+            <ErrorBanner error={stale ? undefined : runner.error} failed={view.lastError} />
             {state.progress && (
               <div className="panel-body">
                 <Progress

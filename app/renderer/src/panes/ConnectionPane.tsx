@@ -83,7 +83,7 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
                   {q.name}: a WR failed with {wcStatusName(q.failure!.status)}
                   {q.failure!.why ? (
                     <>
-                      : {q.failure!.why.reason} <span className="why-source">({whySource(q.failure!.why)})</span>
+                      : {q.failure!.why.reason} <span className="why-source">({whySource(q.failure!.why, t)})</span>
                     </>
                   ) : (
                     ": something the table above does not show is wrong"

@@ -1,0 +1,55 @@
+/**
+ * Why a verb failed, as data the UI words in the learner's language (i18n.ts `verbWhy`). The
+ * backend's `reason` is an English sentence; the data behind the common one, a modify refused by
+ * the QP transition table, is all in the event: the call's attributes and mask and the QP's state
+ * before the call. So the table's own check (verbs/qp-transitions.ts) is run again on them, and
+ * its result is used only when it names the same errno and attribute the backend did (a
+ * modify refused for another reason, e.g. a port_num other than 1, keeps the backend's words).
+ */
+import type { VerbEvent } from "../../../session/transcript.js";
+import {
+  IBV_QPS_ERR,
+  IBV_QPS_RESET,
+  IBV_QP_CUR_STATE,
+  IBV_QP_STATE,
+  flagNames,
+  ibv_qp_attr_mask,
+} from "../../../../verbs/constants.js";
+import { checkModifyMask, QP_TRANSITIONS, type TableQpType } from "../../../../verbs/qp-transitions.js";
+
+export type VerbWhy =
+  /** The mask lacks bits the transition requires, or has bits it does not accept. */
+  | { kind: "mask"; from: number; to: number; needs: string[]; missing: string[]; notAllowed: string[] }
+  /** There is no such transition (`withoutState`: the mask had no IBV_QP_STATE, so the target was the current state). */
+  | { kind: "illegal"; from: number; to: number; withoutState: boolean }
+  /** cur_qp_state named a state the QP is not in. */
+  | { kind: "cur-state"; claimed: number; actual: number }
+  /** libibverbs refuses mask bits from IBV_QP_RATE_LIMIT up. */
+  | { kind: "rate-limit"; notAllowed: string[] };
+
+/** The structured reason of a failed `modify` event, or undefined (not a modify, or not the table's refusal). */
+export function verbWhy(e: VerbEvent, qpType: number | undefined): VerbWhy | undefined {
+  if (!e.error || e.method !== "modify" || qpType === undefined) return undefined;
+  const before = e.qps.find((q) => q.qp === e.target.$handle)?.before;
+  if (!before) return undefined;
+  const attr = (e.args[0] ?? {}) as { qp_state?: number; cur_qp_state?: number };
+  const mask = Number(e.args[1]) >>> 0;
+  const check = checkModifyMask(qpType, before.qp_state, attr, mask);
+  if (check.ok || check.errno !== e.error.code) return undefined;
+  // The attribute each backend names for the table's refusal: the simulator the first bit at
+  // fault (or IBV_QP_STATE, "attr_mask"), the native pre-check all of them.
+  const named = [...check.missing, ...check.notAllowed];
+  const said = e.error.attribute;
+  const sameFault =
+    said === undefined ? named.length === 0 : said === (named[0] ?? "IBV_QP_STATE") || said === named.join(" | ");
+  if (!sameFault && !(check.errno === "EOPNOTSUPP" && said === "attr_mask")) return undefined;
+  if (check.errno === "EOPNOTSUPP") return { kind: "rate-limit", notAllowed: check.notAllowed };
+  if (check.to < IBV_QPS_RESET || check.to > IBV_QPS_ERR) return undefined; // not a state: the backend's words
+  if (mask & IBV_QP_CUR_STATE && attr.cur_qp_state !== before.qp_state)
+    return { kind: "cur-state", claimed: Number(attr.cur_qp_state ?? 0), actual: before.qp_state };
+  const rule = QP_TRANSITIONS[check.from]?.[check.to];
+  if (!rule) return { kind: "illegal", from: check.from, to: check.to, withoutState: !(mask & IBV_QP_STATE) };
+  if (!named.length) return undefined;
+  const needs = flagNames(ibv_qp_attr_mask, rule.req[qpType as TableQpType] ?? 0);
+  return { kind: "mask", from: check.from, to: check.to, needs, missing: check.missing, notAllowed: check.notAllowed };
+}
