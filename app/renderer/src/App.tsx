@@ -63,10 +63,19 @@ function useMarkInteractive(interactive: boolean): void {
   }, [interactive]);
 }
 
-function EditorLoading() {
-  return <div className="panel-body muted">{useStrings().editorLoading}</div>;
+/**
+ * While Monaco loads: the program, read-only, in the editor's font and line height, under a
+ * "Loading the editor…" line, so the first paint already shows the code. It is not the editor:
+ * cold load (useMarkInteractive) still ends only when Monaco has drawn the program.
+ */
+function EditorLoading({ code }: { code: string }) {
+  return (
+    <div className="editor-wrap code-preview" data-testid="code-preview" aria-busy="true">
+      <div className="muted">{useStrings().editorLoading}</div>
+      <pre>{code}</pre>
+    </div>
+  );
 }
-const EDITOR_LOADING = <EditorLoading />;
 const NO_RESULTS: never[] = [];
 
 export interface AppProps {
@@ -386,7 +395,7 @@ function Lab({
               onReset={onReset}
             />
             {editorMayOpen ? (
-              <Suspense fallback={EDITOR_LOADING}>
+              <Suspense fallback={<EditorLoading code={code} />}>
                 <EditorPane
                   code={code}
                   onChange={setCode}
@@ -400,7 +409,7 @@ function Lab({
                 />
               </Suspense>
             ) : (
-              EDITOR_LOADING
+              <EditorLoading code={code} />
             )}
             {stale && (
               <div className="notice" data-testid="stale-results">
