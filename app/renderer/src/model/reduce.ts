@@ -35,7 +35,7 @@ import type {
   WcFailure,
 } from "./view.js";
 import { emptyView } from "./view.js";
-import { verbWhy } from "./verb-why.js";
+import { modifyWhy, verbWhy } from "./verb-why.js";
 
 export interface ViewInputs {
   events: readonly TranscriptEvent[];
@@ -549,6 +549,10 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
     const recvCq = refHandle(o.props.recv_cq);
     // The session's own prediction, made before the gate with the port and GID facts it has.
     const prediction = pending?.target.$handle === o.handle ? pending.prediction : undefined;
+    const pendingWhy =
+      prediction && prediction.outcome !== "ok" && pending!.method === "modify"
+        ? modifyWhy(qpType, state, pending!.args, prediction.outcome, prediction.attribute)
+        : undefined;
     let failedTransition: QpView["failedTransition"];
     if (lastVerb?.error && lastVerb.method === "modify" && lastVerb.target.$handle === o.handle) {
       const [a, mask] = lastVerb.args as [QpAttrInput | null, number];
@@ -573,6 +577,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
       changed: change ? change.changes.map((c) => `attr.${c.field}`) : [],
       ...(lastMove.has(o.handle) && { lastTransition: lastMove.get(o.handle) }),
       ...(prediction && { pending: prediction }),
+      ...(pendingWhy && { pendingWhy }),
       ...(diverged.has(o.handle) && { divergence: diverged.get(o.handle) }),
       ...(f.failures.has(o.handle) && { failure: f.failures.get(o.handle) }),
       sqOutstanding: sqSlots.get(o.handle)?.length ?? 0,

@@ -14,6 +14,7 @@ import type { VerbEvent } from "../../../session/transcript.js";
 import type { Ref } from "../../../session/wire.js";
 import { LangContext, STRINGS } from "../i18n.js";
 import { ErrorBanner } from "../panes/ErrorBanner.js";
+import { QpDiagram } from "../panes/QpDiagram.js";
 import { buildView } from "./reduce.js";
 import { verbWhy } from "./verb-why.js";
 
@@ -96,6 +97,38 @@ describe("a refused modify's reason, as data and in Chinese", () => {
     );
     expect(e.error).toMatchObject({ code: "EINVAL", attribute: "port_num" });
     expect(why).toBeUndefined();
+  });
+  it("words the model's predicted refusal of the modify the gate holds, on the diagram", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 1 }) });
+    const ctx = (await s.call(0, "openDevice", ["rxe0"])) as Ref;
+    const pd = (await s.call(ctx.$handle, "allocPd", [])) as Ref;
+    const cq = (await s.call(ctx.$handle, "createCq", [16])) as Ref;
+    const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+    const qp = (await s.call(pd.$handle, "createQp", [
+      { send_cq: cq, recv_cq: cq, cap, qp_type: c.IBV_QPT_RC },
+    ])) as Ref;
+    s.gate.pause();
+    const held = s
+      .call(qp.$handle, "modify", [
+        { qp_state: c.IBV_QPS_INIT, pkey_index: 0, qp_access_flags: 0 },
+        c.IBV_QP_STATE | c.IBV_QP_PKEY_INDEX | c.IBV_QP_ACCESS_FLAGS,
+      ])
+      .catch(() => {});
+    while (!s.gate.pending) await new Promise((r) => setTimeout(r, 1));
+    const gate = { mode: "step" as const, pending: s.gate.pending, stopped: false };
+    expect(gate.pending.prediction).toMatchObject({ outcome: "EINVAL", attribute: "IBV_QP_PORT" });
+    const view = buildView({ events: s.events(), gate });
+    expect(view.qps[0]!.pendingWhy).toMatchObject({ kind: "mask", missing: ["IBV_QP_PORT"] });
+    const svg = (lang: "en" | "zh") =>
+      renderToStaticMarkup(
+        createElement(LangContext.Provider, { value: lang }, createElement(QpDiagram, { qps: view.qps })),
+      );
+    expect(svg("zh")).toContain(
+      "预测：EINVAL —— RESET → INIT 需要 IBV_QP_ACCESS_FLAGS, IBV_QP_PKEY_INDEX, IBV_QP_PORT；缺少：IBV_QP_PORT",
+    );
+    expect(svg("en")).toContain(`predicted: EINVAL — ${gate.pending.prediction!.reason}`);
+    s.gate.continue();
+    await held;
   });
   it("shows the banner's reason in Chinese when the program ended with that call's error", async () => {
     const { error, view } = await modify({ qp_state: c.IBV_QPS_INIT }, c.IBV_QP_STATE);

@@ -31,22 +31,37 @@ export type VerbWhy =
 export function verbWhy(e: VerbEvent, qpType: number | undefined): VerbWhy | undefined {
   if (!e.error || e.method !== "modify" || qpType === undefined) return undefined;
   const before = e.qps.find((q) => q.qp === e.target.$handle)?.before;
-  if (!before) return undefined;
-  const attr = (e.args[0] ?? {}) as { qp_state?: number; cur_qp_state?: number };
-  const mask = Number(e.args[1]) >>> 0;
-  const check = checkModifyMask(qpType, before.qp_state, attr, mask);
-  if (check.ok || check.errno !== e.error.code) return undefined;
-  // The attribute each backend names for the table's refusal: the simulator the first bit at
-  // fault (or IBV_QP_STATE, "attr_mask"), the native pre-check all of them.
+  if (!before || e.error.code === undefined) return undefined;
+  return modifyWhy(qpType, before.qp_state, e.args, e.error.code, e.error.attribute);
+}
+
+/**
+ * The same for a modify of a QP of `qpType` in `state` with `args` ([attr, mask]) that failed, or
+ * is predicted to fail (the gate's prediction), with errno `code` naming `attribute`.
+ */
+export function modifyWhy(
+  qpType: number,
+  state: number,
+  args: readonly unknown[],
+  code: string,
+  attribute: string | undefined,
+): VerbWhy | undefined {
+  const attr = (args[0] ?? {}) as { qp_state?: number; cur_qp_state?: number };
+  const mask = Number(args[1]) >>> 0;
+  const check = checkModifyMask(qpType, state, attr, mask);
+  if (check.ok || check.errno !== code) return undefined;
+  // The attribute each names for the table's refusal: the simulator and the QP model the first
+  // bit at fault (or IBV_QP_STATE, "attr_mask"), the native pre-check all of them.
   const named = [...check.missing, ...check.notAllowed];
-  const said = e.error.attribute;
   const sameFault =
-    said === undefined ? named.length === 0 : said === (named[0] ?? "IBV_QP_STATE") || said === named.join(" | ");
-  if (!sameFault && !(check.errno === "EOPNOTSUPP" && said === "attr_mask")) return undefined;
+    attribute === undefined
+      ? named.length === 0
+      : attribute === (named[0] ?? "IBV_QP_STATE") || attribute === named.join(" | ");
+  if (!sameFault && !(check.errno === "EOPNOTSUPP" && attribute === "attr_mask")) return undefined;
   if (check.errno === "EOPNOTSUPP") return { kind: "rate-limit", notAllowed: check.notAllowed };
   if (check.to < IBV_QPS_RESET || check.to > IBV_QPS_ERR) return undefined; // not a state: the backend's words
-  if (mask & IBV_QP_CUR_STATE && attr.cur_qp_state !== before.qp_state)
-    return { kind: "cur-state", claimed: Number(attr.cur_qp_state ?? 0), actual: before.qp_state };
+  if (mask & IBV_QP_CUR_STATE && attr.cur_qp_state !== state)
+    return { kind: "cur-state", claimed: Number(attr.cur_qp_state ?? 0), actual: state };
   const rule = QP_TRANSITIONS[check.from]?.[check.to];
   if (!rule) return { kind: "illegal", from: check.from, to: check.to, withoutState: !(mask & IBV_QP_STATE) };
   if (!named.length) return undefined;

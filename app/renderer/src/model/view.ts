@@ -44,6 +44,8 @@ export interface QpView {
   failedTransition?: { from: number; to: number; code: string; attribute?: string };
   /** The session's prediction for the verb it is paused before, when that verb is on this QP. */
   pending?: Prediction;
+  /** Why the model predicts the pending modify fails, as data (worded by i18n.ts `verbWhy`). */
+  pendingWhy?: VerbWhy;
   /** Where the model and the device disagreed last, in words. */
   divergence?: string;
   /** Its newest error completion since it last left RESET. */
