@@ -43,15 +43,15 @@ export function Alerts({ qps, devices, mrs, notices }: AlertsProps) {
                 — {f.why.reason} <span className="why-source">({whySource(f.why, t)})</span>
               </>
             ) : (
-              <span className="muted"> — see Completions for what the status means</span>
+              <span className="muted"> — {t.seeCompletions}</span>
             )}
           </div>
         );
       })}
       {mismatches.map((m, i) => (
         <div key={`m${i}`} className="mismatch alert" data-testid="connection-mismatch">
-          ≠ {qps.find((q) => q.qp_num === m.qp)?.name ?? qpName(m.qp)}: {m.field} is {m.actual}, the peer says{" "}
-          {m.expected} (Connection tab)
+          ≠ {qps.find((q) => q.qp_num === m.qp)?.name ?? qpName(m.qp)}: {t.peerSays(m.field, m.actual, m.expected)}{" "}
+          {t.connectionTab}
         </div>
       ))}
       {shown.map((n) => (
