@@ -65,7 +65,8 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
       qpIndex.set(qpRef.$handle, record.qps.length);
       const variable = e.source?.variable;
       record.qps.push({ qp_num: Number(plain(qpRef.props?.qp_num) ?? -1), ...(variable && { variable }) });
-      const init = e.args[0] as { send_cq?: Ref; recv_cq?: Ref } | null;
+      // pd.createQp(init), or cmId.createQp(pd, init) (rdma_create_qp).
+      const init = e.args[e.target.type === "cmId" ? 1 : 0] as { send_cq?: Ref; recv_cq?: Ref } | null;
       qpCqs.push([init?.send_cq?.$handle, init?.recv_cq?.$handle]);
     }
     const mrRef = createdOf(e, "mr");

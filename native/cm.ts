@@ -438,6 +438,16 @@ class NativeCmIdImpl implements CmId {
     const r = this.#h.initQpAttr(qp_state);
     return { attr: r.attr, mask: r.attr_mask };
   }
+  joinMulticast(addr: SockAddr): void {
+    this.#h.joinMulticast(nativeSockAddr("rdma_join_multicast", "addr", addr));
+  }
+  leaveMulticast(addr: SockAddr): void {
+    const a = nativeSockAddr("rdma_leave_multicast", "addr", addr);
+    // librdmacm waits (for ever) until the join's events are acknowledged.
+    const n = this.#h.unacked();
+    if (n > 0) throw unackedCmEventsError(n, "rdma_leave_multicast");
+    this.#h.leaveMulticast(a);
+  }
   getLocalAddr(): SockAddr {
     return sockAddr(this.#h.info().src_addr);
   }

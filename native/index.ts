@@ -170,10 +170,19 @@ function handleOf<H>(o: unknown, what: string, verb: string): H {
   return h as H;
 }
 
+let labLink: NativeLabLink | undefined;
+function processLabLink(): NativeLabLink {
+  labLink ??= new NativeLabLink();
+  return labLink;
+}
+
 class NativeBackend implements VerbsBackend {
   readonly kind = "native" as const;
-  /** Faults on the lab VM's veth pair (refused, saying why, anywhere else). */
-  readonly lab = new NativeLabLink();
+  /**
+   * Faults on the lab VM's veth pair (refused, saying why, anywhere else). One per process: the
+   * kernel's link outlives a backend, so every backend must see the state the last one left.
+   */
+  readonly lab = processLabLink();
   readonly #addon: NativeAddon;
   readonly cm?: CmBackend;
   readonly cmUnavailableReason?: string;

@@ -1,7 +1,8 @@
 /**
  * The lab link's faults on real rxe (verbs/lab.ts), with the system's own tools: `tc qdisc …
- * netem` on each veth's egress (loss, delay, reorder), `ip link set … mtu` per side, and an
- * nftables table dropping UDP 4791 on input. Only on the network VerbsLab itself built (the lab
+ * netem` on each veth's egress (loss, delay, reorder), `ip link set … mtu` per side, an
+ * nftables table dropping UDP 4791 on input, and another dropping the first packet with a
+ * chosen BTH PSN (`dropPsn`). Only on the network VerbsLab itself built (the lab
  * VM's veth pair, scripts/rxe-vm/guest-job.sh); anywhere else every call is refused (EPERM)
  * saying why, so a learner's real NIC is never touched. Whatever was changed is undone by
  * `clearLink` and when the process exits.
@@ -19,6 +20,11 @@ export const LAB_SIDES = [
 
 /** The nftables table VerbsLab owns (deleting it removes only VerbsLab's rule). */
 export const NFT_TABLE = "verbslab_lab";
+/**
+ * The table of `dropPsn`'s rule, apart from NFT_TABLE so that blocking UDP 4791 on or off
+ * does not rebuild it (that would empty its set and so re-arm a drop that already happened).
+ */
+export const NFT_PSN_TABLE = "verbslab_lab_psn";
 
 /** Runs a system command; throws with its stderr on failure. */
 export type Run = (cmd: string, args: string[], input?: string) => string;
@@ -102,6 +108,29 @@ const NFT_BLOCK = `table inet ${NFT_TABLE} {
 }
 `;
 
+/**
+ * Drops the first RoCE v2 packet whose BTH PSN is `psn`, once. `@th,136,24` is the PSN: the
+ * BTH follows the 8-byte UDP header, and its PSN is its bytes 9-11 (after opcode, flags,
+ * P_Key, a reserved byte, the dest QP and the AckReq byte), so bits 136-159 from the UDP
+ * header. "Once": the rule puts a key into a one-element set as it drops, and matches only
+ * while that key is not in it (checked with `unshare -n` on loopback: 5 packets with PSNs
+ * 102 103 103 104 103 arrive as 102 103 104 103).
+ */
+export function nftDropPsn(psn: number): string {
+  return `table inet ${NFT_PSN_TABLE} {
+  set dropped {
+    type inet_service
+    size 1
+    flags dynamic
+  }
+  chain input {
+    type filter hook input priority 0; policy accept;
+    udp dport 4791 @th,136,24 ${psn} udp dport != @dropped add @dropped { udp dport } counter drop comment "VerbsLab: PSN ${psn} dropped once"
+  }
+}
+`;
+}
+
 /** LabLink on the lab VM's veth pair. */
 export class NativeLabLink implements LabLink {
   #state: LinkState = copyLink(CLEAN_LINK);
@@ -181,6 +210,11 @@ export class NativeLabLink implements LabLink {
       this.#tryRun("nft", ["delete", "table", "inet", NFT_TABLE]);
       if (next.blockRoceUdp) this.#run("nft", ["-f", "-"], NFT_BLOCK);
       cur.blockRoceUdp = next.blockRoceUdp;
+    }
+    if (next.dropPsn !== cur.dropPsn) {
+      this.#tryRun("nft", ["delete", "table", "inet", NFT_PSN_TABLE]);
+      if (next.dropPsn !== null) this.#run("nft", ["-f", "-"], nftDropPsn(next.dropPsn));
+      cur.dropPsn = next.dropPsn;
     }
   }
 

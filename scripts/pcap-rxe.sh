@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out="${1:-app/session/export/fixtures/pcap}"
-programs=(app/session/export/pcap-programs/{send,write-imm,rnr-retry,read}.ts)
+programs=(app/session/export/pcap-programs/{send,write-imm,rnr-retry,read,lossy}.ts)
 if [[ "${VERBSLAB_IN_RXE_VM:-}" == 1 ]]; then
   exec node --import tsx scripts/pcap-capture.ts "$out" "${programs[@]}"
 fi

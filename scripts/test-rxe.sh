@@ -3,6 +3,7 @@
 # On the host: builds the native addon (npm run build:native, when that script exists).
 # In the VM (scripts/rxe-vm/run.sh), one process each, one after the other:
 #   1. VERBSLAB_BACKEND=native vitest run --project all --pool=threads --no-file-parallelism --no-isolate verbs/conformance native state-machines
+#      (and the session tests that need real rxe: explain-backends, the C export of rdma_cm programs)
 #   2. npm run lessons:check -- --backend native   (when that script exists)
 # Prints a summary; the exit code is non-zero if any step failed (or the VM did).
 set -euo pipefail
@@ -51,9 +52,10 @@ main() {
   # starts without a new node process (measured: forks timed out in two loaded boots, threads never).
   # state-machines: the QP model's generated paths, replayed on real rxe (qp.sim.test.ts).
   # explain-backends: the reasons inferred for remote failures, from what real rxe did.
+  # c-cm-rxe: exported rdma_cm C programs (lessons 17 and 18) compiled against librdmacm and run.
   step "conformance + native tests + QP model paths (native backend)" \
     node_modules/.bin/vitest run --project all --pool=threads --no-file-parallelism --no-isolate verbs/conformance native state-machines \
-      app/session/explain-backends.test.ts
+      app/session/explain-backends.test.ts app/session/export/c-cm-rxe.test.ts
   if has_script lessons:check; then
     step "lessons:check (native backend)" npm run -s lessons:check -- --backend native
   else

@@ -14,7 +14,7 @@ export class SimAh implements Ah {
   ) {
     const ctx = pd.context;
     checkAvPort("ibv_create_ah", attr, "ah_attr");
-    this.av = resolveAv(ctx.world, ctx.dev, attr, "ibv_create_ah", "ah_attr");
+    this.av = resolveAv(ctx.world, ctx.dev, attr, "ibv_create_ah", "ah_attr", true);
     pd.ahCount++;
   }
 

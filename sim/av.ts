@@ -9,6 +9,7 @@ import { fail } from "../verbs/errors.js";
 import type { AhAttr } from "../verbs/types.js";
 import { obj, optInt } from "./check.js";
 import type { SimDevice } from "./device.js";
+import { isMulticastGid } from "./cm-mcast.js";
 import { formatGid, isV4Mapped, isZeroGid, parseGid } from "./gid.js";
 import type { SimWorld } from "./world.js";
 
@@ -17,6 +18,12 @@ export interface ResolvedAv {
   sgid: Uint8Array;
   dgid: Uint8Array;
   destDev: SimDevice;
+  /**
+   * A multicast dgid (an AH from a MULTICAST_JOIN event): ib_resolve_eth_dmac maps it to a
+   * multicast MAC without looking for a device; the datagram goes to the group's members
+   * (world.transmitMcast) and `destDev` is just the sender's own device.
+   */
+  mcast: boolean;
 }
 
 type AvInput = Partial<Omit<AhAttr, "grh">> & { grh?: Partial<AhAttr["grh"]> };
@@ -33,7 +40,14 @@ export function checkAvPort(verb: string, input: unknown, prefix: string): void 
 }
 
 /** ib_core's checks and route resolution. Throws a VerbsError naming the field at fault. */
-export function resolveAv(world: SimWorld, dev: SimDevice, input: unknown, verb: string, prefix: string): ResolvedAv {
+export function resolveAv(
+  world: SimWorld,
+  dev: SimDevice,
+  input: unknown,
+  verb: string,
+  prefix: string,
+  multicastOk = false,
+): ResolvedAv {
   const a = obj(verb, prefix, input) as AvInput;
   const isGlobal = optInt(verb, `${prefix}.is_global`, a.is_global, 0);
   if (isGlobal !== 1)
@@ -78,7 +92,8 @@ export function resolveAv(world: SimWorld, dev: SimDevice, input: unknown, verb:
       reason: `the sgid is IPv4 but the dgid ${formatGid(dgid)} is IPv6 (address families differ)`,
       attribute: `${prefix}.grh.dgid`,
     });
-  const destDev = world.findDeviceByGid(dgid) ?? unreachable("no device has this GID");
+  const mcast = multicastOk && isMulticastGid(dgid);
+  const destDev = mcast ? dev : (world.findDeviceByGid(dgid) ?? unreachable("no device has this GID"));
   if (!world.reachable(dev, destDev)) unreachable(`${destDev.name}'s link is down`);
   return {
     attr: {
@@ -99,6 +114,7 @@ export function resolveAv(world: SimWorld, dev: SimDevice, input: unknown, verb:
     sgid: slot.gid,
     dgid,
     destDev,
+    mcast,
   };
 }
 

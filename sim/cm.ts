@@ -90,6 +90,8 @@ import {
   toSockAddr,
   type Ip4,
 } from "./cm-addr.js";
+import { joinMulticast, leaveAllOnDestroy, leaveMulticast, type McJoin } from "./cm-join.js";
+import { isMulticastIp } from "./cm-mcast.js";
 import { CmConn, emptyConn, padded, type RepInfo, type ReqInfo } from "./cm-protocol.js";
 import { schedule } from "./cm-protocol.js";
 import { checkWait, waitFor } from "./clock.js";
@@ -253,8 +255,10 @@ export interface Pending {
   listen_id?: SimCmId;
   conn?: ConnParamEvent;
   ud?: UdParamEvent;
-  /** librdmacm's processing in rdma_get_cm_event (ucma_process_conn_resp, REJECTED → ERR). */
+  /** librdmacm's processing in rdma_get_cm_event (ucma_process_conn_resp, REJECTED → ERR, ucma_process_join). */
   process?: (e: Pending) => void;
+  /** The multicast join a MULTICAST_JOIN / MULTICAST_ERROR is about (dropped by its leave). */
+  mc?: McJoin;
 }
 
 /** struct rdma_event_channel */
@@ -286,9 +290,14 @@ export class SimCmChannel implements CmEventChannel {
 
   /** Drops the queued events of a destroyed id (ucma_cleanup_ctx_events); returns them. */
   dropEventsOf(id: SimCmId): Pending[] {
-    const mine = this.queue.filter((e) => e.id === id || e.listen_id === id);
-    this.queue = this.queue.filter((e) => !mine.includes(e));
-    return mine;
+    return this.dropWhere((e) => e.id === id || e.listen_id === id);
+  }
+
+  /** Drops the queued events `which` picks (also ucma_cleanup_mc_events); returns them. */
+  dropWhere(which: (e: Pending) => boolean): Pending[] {
+    const gone = this.queue.filter(which);
+    this.queue = this.queue.filter((e) => !gone.includes(e));
+    return gone;
   }
 
   getEvent(timeoutMs?: number): Promise<CmEvent | null> {
@@ -434,6 +443,8 @@ export class SimCmId implements CmId {
   initDepth = 0;
   /** The IB CM endpoint once connecting (id_priv->cm_id.ib). */
   conn: CmConn | undefined;
+  /** The multicast groups joined and not yet left, in join order (id_priv->mc_list). */
+  readonly mcJoins: McJoin[] = [];
   /** ucma's connect_error: set when librdmacm could not finish a CONNECT_RESPONSE. */
   connectError = false;
   private addrTimer: { cancel(): void } | undefined;
@@ -574,7 +585,17 @@ export class SimCmId implements CmId {
     // Where the route goes, decided now as ip_route_output does (rdma_resolve_ip).
     let owner: SimDevice | null = null;
     if (anyOrLoopback(d.bytes)) owner = world.devices[0];
-    else {
+    else if (isMulticastIp(d.bytes)) {
+      // ip_route_output_key: a multicast destination leaves through the source address's
+      // netdev; without a source it needs a route, and the lab has none for 224.0.0.0/4.
+      const from = s ?? this.src;
+      owner = from && !anyOrLoopback(from.bytes) ? deviceOfIp(world, from.bytes) : null;
+      if (!owner)
+        fail(verb, "ENETUNREACH", {
+          reason: `no route to the multicast group ${ipText(d.bytes)}: give src_addr (a device's address) to send through its netdev`,
+          attribute: "dst_addr",
+        });
+    } else {
       owner = deviceOfIp(world, d.bytes);
       if (!owner && !onLabNet(d.bytes))
         fail(verb, "ENETUNREACH", {
@@ -710,8 +731,24 @@ export class SimCmId implements CmId {
     this.live(verb);
     if (!this.qpObj) fail(verb, "EINVAL", { reason: "this id has no QP", attribute: "id" });
     const qp = this.qpObj;
+    // ibv_destroy_qp's EBUSY (measured; librdmacm ignores it): the QP and id.qp stay.
+    if (!qp.destroyed && this.cm.world.mcast.attachments(qp) > 0)
+      fail(verb, "EBUSY", {
+        reason: "the QP is attached to a multicast group: rdma_leave_multicast first",
+        attribute: "qp",
+      });
     this.qpObj = undefined;
     if (!qp.destroyed) qp.destroy();
+  }
+
+  joinMulticast(addr: SockAddr): void {
+    this.live("rdma_join_multicast");
+    joinMulticast(this, addr);
+  }
+
+  leaveMulticast(addr: SockAddr): void {
+    this.live("rdma_leave_multicast");
+    leaveMulticast(this, addr);
   }
 
   initQpAttr(qp_state: number): { attr: QpAttrInput; mask: number } {
@@ -996,6 +1033,7 @@ export class SimCmId implements CmId {
     this.state = "destroying";
     this.addrTimer?.cancel();
     this.conn?.destroy();
+    leaveAllOnDestroy(this);
     this.cm.releasePort(this);
   }
 }

@@ -55,7 +55,15 @@ import {
 } from "./packets.js";
 import { QS_READY, makeWc, type SimQp } from "./qp.js";
 import { completer, completerAgain, oldestWaits, syncRetransTimer } from "./completer.js";
-import { doComplete, opcodeAllowed, opcodeSequenceOk, responder, sendAck, writePayload } from "./responder.js";
+import {
+  doComplete,
+  endsMessage,
+  opcodeAllowed,
+  opcodeSequenceOk,
+  responder,
+  sendAck,
+  writePayload,
+} from "./responder.js";
 import { WQE_PENDING, WQE_PROCESSING, WR_ATOMIC_OR_READ, WR_SEND, WR_WRITE, type Dma, type SendWqe } from "./wqe.js";
 import type { SimWorld } from "./world.js";
 
@@ -509,10 +517,8 @@ function finishPlain(qp: SimQp, pkt: Packet): void {
   qp.respAckPsn = qp.respPsn;
   qp.respOpcode = pkt.opcode;
   qp.respStatus = IBV_WC_SUCCESS;
-  if (pkt.mask & M_COMP) {
-    qp.respMsn++;
-    doComplete(qp, pkt);
-  }
+  if (endsMessage(pkt.mask)) qp.respMsn++;
+  if (pkt.mask & M_COMP) doComplete(qp, pkt);
   if (pkt.ackReq) sendAck(qp, pkt, RC_ACKNOWLEDGE, AETH_ACK_UNLIMITED, pkt.psn);
   qp.respMr = null;
 }

@@ -66,4 +66,26 @@ describe("sim/faults.ts", () => {
     expect(wc?.status).toBe(IBV_WC_SUCCESS);
     expect(sim.now()).toBeGreaterThan(60);
   });
+
+  it("a dropped packet is logged in its turn (a capture's order); netem's loss without the IP layer it never went out in", async () => {
+    // dropPsn: nftables drops at the receiver's input, after tcpdump on veth0 saw the packet.
+    const r = await lossyWrite(1, { dropPsn: 3 });
+    const first = r.sim.packets.slice(0, 8);
+    expect(first.map((p) => p.psn)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(first.map((p) => p.dropped ?? "")).toEqual([
+      "",
+      "",
+      "",
+      "PSN 3 dropped once (nftables input rule on veth1's host)",
+      "",
+      "",
+      "",
+      "",
+    ]);
+    expect(first[3]!.ip).toBeDefined();
+    // netem drops in the sender's qdisc, before the veth's capture tap: no IP layer, so no pcap frame.
+    const lost = (await lossyWrite(3, { loss: 0.2 })).sim.packets.filter((p) => p.dropped?.includes("netem loss"));
+    expect(lost.length).toBeGreaterThan(0);
+    expect(lost.every((p) => p.ip === undefined)).toBe(true);
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * Faults on the simulated wire (verbs/lab.ts), as the lab VM's veth pair has them: what
- * `tc netem` on each veth's egress (loss, delay, reorder), each netdev's MTU and an nftables
- * rule dropping UDP 4791 do to a packet going from one device to the other. A device's
+ * `tc netem` on each veth's egress (loss, delay, reorder), each netdev's MTU and the nftables
+ * rules dropping UDP 4791 or the first packet with a chosen PSN do to a packet going from one device to the other. A device's
  * packets to itself never meet them: rxe loops those back inside itself, and the veth pair
  * never sees them (sim/RXE-FACTS.md §11). Random draws come from their own seeded generator,
  * so a run with faults is as reproducible as one without, and faults perturb nothing else.
@@ -45,8 +45,12 @@ export function ipLength(p: Packet): number {
  */
 export const SEND_AGAIN_MS = 1;
 
-/** Where a faulted packet goes: delivered now, later (ms), or dropped (why). */
-export type Fate = { drop: string } | { delayMs: number } | null;
+/**
+ * Where a faulted packet goes: delivered now, later (ms), or dropped (why). `offWire`: dropped
+ * by netem in the sender's qdisc, before any capture on the link could see it (tcpdump taps a
+ * veth after its qdisc), so the packet log keeps it without the IP layer it never went out in.
+ */
+export type Fate = { drop: string; offWire?: boolean } | { delayMs: number } | null;
 
 /** The lab link's faults and the packets netem is holding back. */
 export class WireFaults {
@@ -55,6 +59,8 @@ export class WireFaults {
   state: LinkState = copyLink(CLEAN_LINK);
   /** True when some fault can touch a packet between the devices: the fast paths stand aside then. */
   active = false;
+  /** True while `dropPsn`'s one drop has not happened yet (the nftables rule's set is empty). */
+  private dropArmed = false;
   private readonly rng: Rng;
   /** Packets waiting out `delay`, with their timers (dropped if the qdisc goes, as `tc qdisc del` does). */
   private held = new Set<Timer>();
@@ -82,12 +88,18 @@ export class WireFaults {
       }
       this.held.clear();
     }
+    // A new PSN (or the rule set again after null) is a fresh rule that has dropped nothing.
+    if (next.dropPsn !== this.state.dropPsn) this.dropArmed = next.dropPsn !== null;
     this.state = copyLink(next);
     rxe0.netdevMtu = next.mtu.rxe0;
     rxe1.netdevMtu = next.mtu.rxe1;
     // An MTU is a fault only where a packet can exceed it; any non-default one may, so count it.
     this.active =
-      !netemOff || next.blockRoceUdp || next.mtu.rxe0 !== this.clean.mtu.rxe0 || next.mtu.rxe1 !== this.clean.mtu.rxe1;
+      !netemOff ||
+      next.blockRoceUdp ||
+      next.dropPsn !== null ||
+      next.mtu.rxe0 !== this.clean.mtu.rxe0 ||
+      next.mtu.rxe1 !== this.clean.mtu.rxe1;
   }
 
   private chance(p: number): boolean {
@@ -97,7 +109,8 @@ export class WireFaults {
   /**
    * What happens to `p` from `from` to the other device `to`, in the order the kernel meets
    * it: the MTUs, netem on the sender's veth (loss, then delay and reorder), the receiver's
-   * nftables input hook (UDP 4791).
+   * nftables input hook (UDP 4791, then the PSN rule). The PSN rule is decided as the packet
+   * leaves, not after netem's delay: the same unless `reorder` lets a later packet overtake.
    */
   fate(from: SimDevice, to: SimDevice, p: Packet): Fate {
     const s = this.state;
@@ -105,8 +118,12 @@ export class WireFaults {
     // Responses (ACKs, READ responses): the requester checked its own packets (refusedAtSender).
     if (len > from.netdevMtu || len > to.netdevMtu + VLAN_HLEN)
       return { drop: `${len}-byte packet above the MTU of ${len > from.netdevMtu ? from.netdevName : to.netdevName}` };
-    if (this.chance(s.loss)) return { drop: `lost (netem loss ${s.loss * 100}% on ${from.netdevName})` };
+    if (this.chance(s.loss)) return { drop: `lost (netem loss ${s.loss * 100}% on ${from.netdevName})`, offWire: true };
     if (s.blockRoceUdp) return { drop: `UDP 4791 blocked (nftables input rule on ${to.netdevName}'s host)` };
+    if (this.dropArmed && p.psn === s.dropPsn) {
+      this.dropArmed = false;
+      return { drop: `PSN ${p.psn} dropped once (nftables input rule on ${to.netdevName}'s host)` };
+    }
     if (s.delay > 0 && !this.chance(s.reorder)) return { delayMs: s.delay };
     return null;
   }

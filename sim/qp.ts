@@ -719,6 +719,12 @@ export class SimQp implements Qp {
 
   destroy(): void {
     alive("ibv_destroy_qp", "QP", this);
+    // ib_uverbs refuses a destroy while the QP is attached to a multicast group (RXE-FACTS §10.5).
+    if (this.world.mcast.attachments(this) > 0)
+      fail("ibv_destroy_qp", "EBUSY", {
+        reason: "the QP is attached to a multicast group: rdma_leave_multicast first",
+        attribute: "qp",
+      });
     this.destroyed = true;
     this.context.dropAsync((ev) => ev.qp_num === this.qp_num);
     this.world.clock.cancel(this.retransTimer);

@@ -306,6 +306,7 @@ function requesterLoop(qp: SimQp): void {
       pkt.compare = wqe.compare_add;
     }
     let dest;
+    let mcast = false;
     if (mask & M_DETH) {
       pkt.qkey = wqe.remote_qkey;
       pkt.srcQpn = qp.qp_num;
@@ -314,6 +315,7 @@ function requesterLoop(qp: SimQp): void {
       pkt.sgid = av.sgid;
       pkt.dgid = av.dgid;
       dest = av.destDev;
+      mcast = av.mcast;
     } else {
       pkt.destQpn = qp.attr.dest_qp_num;
       pkt.sgid = qp.sgidBytes;
@@ -352,7 +354,8 @@ function requesterLoop(qp: SimQp): void {
     qp.reqOpcode = opcode;
     if (mask & M_END) qp.reqWqeIndex++;
     if (!rc && mask & M_END) wqe.state = WQE_DONE;
-    world.transmit(qp.device, pkt, dest);
+    if (mcast) world.transmitMcast(qp.device, pkt);
+    else world.transmit(qp.device, pkt, dest);
     if (rc) qp.armRetransIfIdle();
     else if (mask & M_END) completer(qp, null, false);
     // rxe_loopback: the responder answers this packet before the next one is built (§5).

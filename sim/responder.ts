@@ -38,6 +38,7 @@ import {
   M_ATOMIC,
   M_COMP,
   M_DETH,
+  M_END,
   M_IMMDT,
   M_READ,
   M_RETH,
@@ -403,10 +404,8 @@ function execute(qp: SimQp, pkt: Packet): number {
   qp.respAckPsn = qp.respPsn;
   qp.respOpcode = pkt.opcode;
   qp.respStatus = IBV_WC_SUCCESS;
-  if (m & M_COMP) {
-    qp.respMsn++;
-    return COMPLETE;
-  }
+  if (endsMessage(m)) qp.respMsn++;
+  if (m & M_COMP) return COMPLETE;
   return qp.qp_type === IBV_QPT_RC ? ACKNOWLEDGE : CLEANUP;
 }
 
@@ -614,23 +613,34 @@ function sendReadResponses(
   } while (resid > 0);
 }
 
+/**
+ * True for a SEND's or WRITE's last packet, which makes the responder count one more message
+ * (MSN) whether or not it consumes a receive WQE: rxe tests RXE_END_MASK since 5.17 ("Check
+ * the last packet by RXE_END_MASK"); measured, the ACK of a plain RDMA WRITE carries MSN 1.
+ */
+export function endsMessage(mask: number): boolean {
+  return (mask & M_END) !== 0 && (mask & (M_SEND | M_WRITE)) !== 0;
+}
+
 /** A request the responder has already executed (the requester retried). */
 function duplicate(qp: SimQp, pkt: Packet): number {
   const prevPsn = (qp.respAckPsn - 1) & PSN_MASK;
   const m = pkt.mask;
   if (m & (M_SEND | M_WRITE)) {
-    // C9-105: ACK again (with the last ACKed PSN) and drop.
-    if (pkt.ackReq)
-      sendAck(
-        qp,
-        pkt,
-        RC_ACKNOWLEDGE,
-        AETH_ACK_UNLIMITED,
-        prevPsn,
-        0n,
-        `${who(qp)} expected PSN ${hexPsn(qp.respPsn)} and got ${hexPsn(pkt.psn)}, an earlier one, so it took ` +
-          "the request for a duplicate: the sender's sq_psn and this QP's rq_psn differ",
-      );
+    // C9-105: ACK again (with the last ACKed PSN) and drop. Every duplicate packet, whether it
+    // asks for an ACK or not: rxe dropped the bth_ack check in 5.13 ("Fix missing acks from
+    // responder"); measured, a WRITE resent whole after its last packet was lost gets three ACKs
+    // of the PSN before it, one per duplicate (sim/RXE-FACTS.md §11).
+    sendAck(
+      qp,
+      pkt,
+      RC_ACKNOWLEDGE,
+      AETH_ACK_UNLIMITED,
+      prevPsn,
+      0n,
+      `${who(qp)} expected PSN ${hexPsn(qp.respPsn)} and got ${hexPsn(pkt.psn)}, an earlier one, so it took ` +
+        "the request for a duplicate: the sender's sq_psn and this QP's rq_psn differ",
+    );
     return CLEANUP;
   }
   const res = qp.respResources.find(

@@ -32,10 +32,11 @@ import {
 import { formatGid } from "./gid.js";
 import type { PacketLogEntry } from "../verbs/backend.js";
 import type { LinkState } from "../verbs/lab.js";
-import type { CmMad } from "../verbs/cm.js";
+import { IB_MULTICAST_QPN, type CmMad } from "../verbs/cm.js";
 import type { SimQp } from "./qp.js";
 import { Rng } from "./rng.js";
 import { WireFaults } from "./faults.js";
+import { McastGroups, isMulticastGid } from "./cm-mcast.js";
 import { completer } from "./completer.js";
 import {
   completeAckTrain,
@@ -91,6 +92,8 @@ export class SimWorld {
   devices: SimDevice[] = [];
   /** The lab link's faults between the two devices (sim/faults.ts). */
   readonly faults: WireFaults;
+  /** Multicast memberships and QP attachments (rdma_join_multicast, sim/cm-mcast.ts). */
+  readonly mcast = new McastGroups();
   private logOn: boolean;
   /**
    * Every packet goes through the reference path one by one: while the log is on (each is
@@ -181,9 +184,28 @@ export class SimWorld {
     this.pool.push(p);
   }
 
-  /** rxe_xmit_packet: counts, logs and queues a packet for delivery. False when it was dropped. */
-  transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null): boolean {
+  /**
+   * A UD datagram to a multicast GID (rxe_xmit_packet → rxe_send): one packet leaves the
+   * sender, and the IP stack hands a copy to every device whose netdev is a member of the
+   * group, the sender's own included (sim/cm-mcast.ts). Counted once, as rxe counts it.
+   */
+  transmitMcast(from: SimDevice, pkt: Packet): void {
+    const to = this.devices.filter((d) => this.mcast.isMember(d, pkt.dgid));
     from.counters[CNT_SENT_PKTS] += pkt.count;
+    if (to.length === 0) {
+      if (this.packetLog) this.log(from, null, pkt, "no netdev is a member of the multicast group");
+      this.recycle(pkt);
+      return;
+    }
+    to.forEach((d, i) => {
+      const p = i === to.length - 1 ? pkt : Object.assign(this.newPacket(), pkt);
+      this.transmit(from, p, d, false);
+    });
+  }
+
+  /** rxe_xmit_packet: counts, logs and queues a packet for delivery. False when it was dropped. */
+  transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null, count = true): boolean {
+    if (count) from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
       const why = destDev ? "link down" : "no route to the destination GID";
       if (this.packetLog) this.log(from, destDev, pkt, why, false);
@@ -213,9 +235,17 @@ export class SimWorld {
     const fate = this.faults.fate(from, to, pkt);
     if (fate === null) return false;
     if ("drop" in fate) {
-      if (this.packetLog) this.log(from, to, pkt, fate.drop);
       if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${to.name} never got its packets: ${fate.drop}`;
-      this.recycle(pkt);
+      if (!this.packetLog) this.recycle(pkt);
+      else {
+        // Logged in its turn in the FIFO, as if it arrived: a capture on the link (tcpdump on
+        // veth0) has it among the packets sent with it, in order, not ahead of them.
+        const { drop: why, offWire } = fate;
+        this.queue.push(() => {
+          this.log(from, to, pkt, why, !offWire);
+          this.recycle(pkt);
+        });
+      }
       return true;
     }
     this.faults.hold(this.clock, pkt, fate.delayMs, (p) => this.queue.push(p));
@@ -541,6 +571,10 @@ export class SimWorld {
   /** rxe_rcv for one packet (the caller recycles it). */
   private receive(pkt: Packet): void {
     const dev = pkt.destDev!;
+    if (pkt.destQpn === IB_MULTICAST_QPN && isMulticastGid(pkt.dgid)) {
+      this.receiveMcast(dev, pkt);
+      return;
+    }
     const qp = this.destQp(pkt);
     let drop: string | null = null;
     if (!qp) drop = `no QP 0x${pkt.destQpn.toString(16)} on ${dev.name}`;
@@ -564,7 +598,27 @@ export class SimWorld {
     } else completer(qp, pkt, false);
   }
 
-  /** `onWire`: false for a packet dropped before it left `from` (no IP/UDP layer then). */
+  /**
+   * rxe_rcv_mcast_pkt: a datagram for IB_MULTICAST_QPN goes to each QP of the device attached
+   * to its group, each checking its Q_Key as for a unicast datagram; logged once.
+   */
+  private receiveMcast(dev: SimDevice, pkt: Packet): void {
+    const qps = this.mcast.qpsOn(dev, pkt.dgid).filter((qp) => qp.qp_type === IBV_QPT_UD && qp.respReady);
+    const taking = qps.filter((qp) => pkt.qkey === qp.attr.qkey);
+    dev.qkeyViolCntr += qps.length - taking.length;
+    const drop =
+      qps.length === 0
+        ? `no QP of ${dev.name} is attached to the group`
+        : taking.length === 0
+          ? "Q_Key mismatch"
+          : undefined;
+    if (this.packetLog) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, drop);
+    if (taking.length === 0) return;
+    dev.counters[CNT_RCVD_PKTS]++;
+    for (const qp of taking) if (!respondPlain(qp, pkt)) responder(qp, pkt);
+  }
+
+  /** `onWire`: false for a packet dropped before it left `from`, or lost in its qdisc (no IP/UDP layer then). */
   private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string, onWire = true): void {
     const m = p.mask;
     const e: PacketLogEntry = {
@@ -590,7 +644,8 @@ export class SimWorld {
     if (m & M_DETH) e.deth = { qkey: p.qkey, src_qpn: p.srcQpn };
     if (dropped) e.dropped = dropped;
     if (onWire) e.ip = this.ipLayer(p);
-    // A delivered packet is logged once, at delivery; a dropped one where it was dropped.
+    // A delivered packet is logged once, at delivery; a dropped one where it was dropped (a
+    // faulted one in its turn in the FIFO, where it would have been delivered).
     if (this.ring.length < MAX_LOG) this.ring.push(e);
     else {
       this.ring[this.ringHead] = e;

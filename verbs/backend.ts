@@ -102,7 +102,8 @@ export interface PacketLogEntry {
   dropped?: string;
   /**
    * The RoCE v2 IP/UDP layer the packet went on the wire in (absent for a packet that never
-   * left its device: no route, link down). GIDs as IPv6 text: IPv4-mapped ones mean IPv4.
+   * left its device: no route, link down, lost by netem in its qdisc). GIDs as IPv6 text:
+   * IPv4-mapped ones mean IPv4.
    */
   ip?: { sgid: string; dgid: string; traffic_class: number; hop_limit: number; udp_sport: number };
   /** For a MAD on QP1 (a UD_SEND_ONLY to or from QPN 1): the CM message it carries. */

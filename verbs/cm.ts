@@ -79,6 +79,12 @@ export const RDMA_MAX_RESP_RES = 0xff;
 export const RDMA_MAX_INIT_DEPTH = 0xff;
 /** The Q_Key librdmacm gives RDMA_PS_UDP ids (rdma_cma.h RDMA_UDP_QKEY). */
 export const RDMA_UDP_QKEY = 0x01234567;
+/**
+ * The destination QPN of a multicast datagram (IB_MULTICAST_QPN, <rdma/ib_verbs.h>): a
+ * MULTICAST_JOIN event's `param.ud.qp_num`. The receiving device hands such a datagram to every
+ * QP attached to the group.
+ */
+export const IB_MULTICAST_QPN = 0xffffff;
 
 /** rdma_getaddrinfo hints.ai_flags (rdma_cma.h). */
 export const rdma_addrinfo_flags = {
@@ -277,7 +283,7 @@ export interface CmEvent {
   readonly id: CmId;
   /** For CONNECT_REQUEST: the listening id it arrived on. */
   readonly listen_id?: CmId;
-  /** event->param.conn (RDMA_PS_TCP connection events) or event->param.ud (RDMA_PS_UDP). */
+  /** event->param.conn (RDMA_PS_TCP connection events) or event->param.ud (RDMA_PS_UDP, and the multicast events). */
   readonly param: { conn?: ConnParamEvent; ud?: UdParamEvent };
   /** rdma_ack_cm_event: EINVAL the second time. */
   ack(): void;
@@ -407,7 +413,7 @@ export interface CmId {
    * librdmacm does (RC: to INIT; UD: to RTS). `pd` undefined: librdmacm's own PD for the device.
    */
   createQp(pd: Pd | undefined, init: QpInitAttr): Qp;
-  /** rdma_destroy_qp */
+  /** rdma_destroy_qp: EBUSY while the QP is attached to a multicast group (leaveMulticast first). */
   destroyQp(): void;
   /** rdma_connect: sends the REQ (RDMA_PS_UDP: SIDR_REQ). */
   connect(param?: ConnParam): void;
@@ -422,6 +428,33 @@ export interface CmId {
    * mask librdmacm would use to move a QP to that state (for a program that makes its own QP).
    */
   initQpAttr(qp_state: number): { attr: QpAttrInput; mask: number };
+  /**
+   * rdma_join_multicast(id, addr, NULL): joins the IPv4 multicast group `addr` (port ignored)
+   * on the id's device; MULTICAST_JOIN follows, its `param.ud` carrying what a sender needs:
+   * `ah_attr` (dgid ::ffff:<group>, sgid_index of the id's address), `qp_num`
+   * IB_MULTICAST_QPN and `qkey` RDMA_UDP_QKEY, no private data. Inside the
+   * `rdma_get_cm_event` that returns it librdmacm attaches id.qp to the group
+   * (ibv_attach_mcast), if the id has a QP then: a QP created after the join is not attached
+   * and receives nothing. When that attach fails (a unicast `addr`: its GID is no multicast
+   * GID) the event is MULTICAST_ERROR with status -1 instead.
+   *
+   * Measured on rxe (sim/RXE-FACTS.md §10.5): only RDMA_PS_UDP ids bound to a device
+   * (rdma_bind_addr to a device's address, or ADDR_RESOLVED) can join, otherwise EINVAL.
+   * Datagrams sent to the group reach the QPs attached on every device whose id joined,
+   * the sender's own included; the sender itself need not join. Joining the same group
+   * twice succeeds (a second event); each join needs its own leave.
+   */
+  joinMulticast(addr: SockAddr): void;
+  /**
+   * rdma_leave_multicast: detaches id.qp from the group (ibv_detach_mcast) and leaves it; later
+   * datagrams to the group no longer reach this id's QP. `addr` must be the joined address
+   * and port (librdmacm compares the sockaddr): EADDRNOTAVAIL for a group this id has not
+   * joined. With events on the id not acknowledged librdmacm would wait for ever: VerbsLab
+   * refuses (`unackedCmEventsError`, EBUSY). While its QP is attached, `destroyQp` (and
+   * `qp.destroy`) is EBUSY; `destroy` (rdma_destroy_id) leaves every group the id joined but
+   * does not detach the QP.
+   */
+  leaveMulticast(addr: SockAddr): void;
   /** rdma_get_local_addr / rdma_get_src_port */
   getLocalAddr(): SockAddr;
   /** rdma_get_peer_addr / rdma_get_dst_port */
@@ -437,15 +470,29 @@ export interface CmId {
 // ---------------------------------------------------------------------------------------
 // The one refusal both backends share
 
-/** Whether a recorded error is the unacknowledged-events refusal (a replay or C export must not call the real destroy). */
+/**
+ * Whether a recorded error is an unacknowledged-events refusal (of rdma_destroy_id or
+ * rdma_leave_multicast): a replay or C export must not make the real call, which would hang.
+ */
 export function isUnackedCmEventsRefusal(e: { verb?: string; code?: string; attribute?: string } | undefined): boolean {
-  return e?.verb === "rdma_destroy_id" && e.code === "EBUSY" && e.attribute === "rdma_ack_cm_event";
+  return (
+    (e?.verb === "rdma_destroy_id" || e?.verb === "rdma_leave_multicast") &&
+    e.code === "EBUSY" &&
+    e.attribute === "rdma_ack_cm_event"
+  );
 }
 
-/** The error rdma_destroy_id gets while `unacked` events on the id are not acknowledged. */
-export function unackedCmEventsError(unacked: number): VerbsError {
+/**
+ * The error `verb` gets while `unacked` events on the id are not acknowledged. rdma_destroy_id
+ * waits for every event got on the id; rdma_leave_multicast for the events of that join
+ * (its events_completed wait): VerbsLab refuses a leave while any event on the id is unacknowledged.
+ */
+export function unackedCmEventsError(
+  unacked: number,
+  verb: "rdma_destroy_id" | "rdma_leave_multicast" = "rdma_destroy_id",
+): VerbsError {
   const s = unacked === 1 ? "" : "s";
-  return new VerbsError("rdma_destroy_id", errnos.EBUSY, {
+  return new VerbsError(verb, errnos.EBUSY, {
     reason:
       `librdmacm would wait for ever: ${unacked} event${s} on this id not acknowledged ` +
       `(call event.ack() on ${unacked === 1 ? "it" : "each"} first)`,

@@ -6,7 +6,8 @@
  * device to itself is looped inside rxe and never reaches the veth (sim/RXE-FACTS.md §11).
  *
  * - native (the lab VM only): `tc qdisc … netem` on each veth's egress for loss, delay and
- *   reorder, `ip link set … mtu` per side, and an nftables rule dropping UDP 4791 (RoCE v2).
+ *   reorder, `ip link set … mtu` per side, an nftables rule dropping UDP 4791 (RoCE v2), and
+ *   one dropping the first packet with a chosen BTH PSN (`dropPsn`).
  * - simulator: the same faults on its wire (sim/faults.ts), drawn from its seeded generator.
  */
 import { VerbsError, errnos } from "./errors.js";
@@ -35,6 +36,15 @@ export interface LinkFaults {
   mtu?: Partial<LabMtu>;
   /** Drop every UDP packet to port 4791 (RoCE v2) arriving at either side (an nftables rule). */
   blockRoceUdp?: boolean;
+  /**
+   * Drop the first packet between the devices whose BTH PSN is this (0..0xffffff), once, in
+   * either direction (a request, or a response carrying that PSN, whichever arrives first),
+   * where it arrives (an nftables input rule matching the BTH's PSN bytes); null removes the
+   * rule. A loss that is the same on every run, unlike `loss`, so go-back-N's resend can be
+   * compared packet for packet. The rule keeps its PSN after its one drop (getLink shows it):
+   * to drop that PSN again, set null, then the PSN.
+   */
+  dropPsn?: number | null;
 }
 
 /** The lab link as it is now. */
@@ -44,6 +54,7 @@ export interface LinkState {
   reorder: number;
   mtu: LabMtu;
   blockRoceUdp: boolean;
+  dropPsn: number | null;
 }
 
 /** The link with no fault: the lab VM's veth pair as it boots. */
@@ -53,12 +64,15 @@ export const CLEAN_LINK: LinkState = Object.freeze({
   reorder: 0,
   mtu: Object.freeze({ rxe0: 1500, rxe1: 1500 }),
   blockRoceUdp: false,
+  dropPsn: null,
 }) as LinkState;
 
 /** Bounds of each fault (a veth accepts MTU 68..65535; below 576 IPv6 stops, above 9000 is no lab's). */
 export const MTU_MIN = 576;
 export const MTU_MAX = 9000;
 export const DELAY_MAX_MS = 10_000;
+/** The largest BTH PSN (24 bits). */
+const PSN_MAX = 0xffffff;
 
 /**
  * The lab link's faults, an optional backend capability (`VerbsBackend.lab`): absent where a
@@ -101,7 +115,7 @@ export function applyLinkFaults(current: LinkState, faults: unknown): LinkState 
   if (typeof faults !== "object" || faults === null || Array.isArray(faults))
     bad("faults", `setLink takes an object such as { loss: 0.01 }, got ${JSON.stringify(faults)}`);
   const f = faults as Record<string, unknown>;
-  const known = ["loss", "delay", "reorder", "mtu", "blockRoceUdp"];
+  const known = ["loss", "delay", "reorder", "mtu", "blockRoceUdp", "dropPsn"];
   for (const k of Object.keys(f))
     if (!known.includes(k)) bad(k, `setLink has no fault named ${JSON.stringify(k)} (it knows ${known.join(", ")})`);
   const next: LinkState = { ...current, mtu: { ...current.mtu } };
@@ -127,6 +141,12 @@ export function applyLinkFaults(current: LinkState, faults: unknown): LinkState 
     if (typeof f.blockRoceUdp !== "boolean")
       bad("blockRoceUdp", `blockRoceUdp must be true or false, got ${JSON.stringify(f.blockRoceUdp)}`);
     next.blockRoceUdp = f.blockRoceUdp;
+  }
+  if (f.dropPsn !== undefined) {
+    const n = f.dropPsn;
+    if (n !== null && (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > PSN_MAX))
+      bad("dropPsn", `dropPsn must be a PSN from 0 to ${PSN_MAX} (0xffffff) or null, got ${JSON.stringify(n)}`);
+    next.dropPsn = n;
   }
   if (next.reorder > 0 && next.delay === 0)
     bad("reorder", "reorder needs a delay: the packets not reordered wait `delay` ms while the others overtake them");

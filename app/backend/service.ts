@@ -6,7 +6,8 @@
  */
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { errorFromData, errorToData } from "../../verbs/errors.js";
+import { errnos, errorFromData, errorToData, VerbsError } from "../../verbs/errors.js";
+import { SET_LINK_VERB, type LinkFaults } from "../../verbs/lab.js";
 import type { VerbsBackend } from "../../verbs/backend.js";
 import { loadCourse, type Course } from "../../lessons/load.js";
 import { openLearnerProfile } from "../../lessons/progress-file.js";
@@ -27,6 +28,7 @@ import {
   type BridgeEvents,
   type EventName,
   type GateState,
+  type LabLinkInfo,
   type LessonSummary,
   type RequestMethod,
   type RequestParams,
@@ -76,6 +78,10 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
   let sessionCount = 0;
   let unsubscribe: (() => void)[] = [];
   let course: Course | null = null;
+  /** The Network panel's faults (lab.set), merged: every new session begins with them, recorded. */
+  let labFaults: LinkFaults | null = null;
+  /** Events of the current session made before any program: its lab link. A run still takes that session. */
+  let setupEvents = 0;
 
   async function makeBackend(k: BackendKind): Promise<VerbsBackend> {
     if (k === "sim") return deps.provider.sim(seed);
@@ -119,6 +125,7 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     backend = b;
     reopened = null;
     session = s;
+    setupEvents = 0;
     lastSeq = s.eventCount();
     // Packets already logged (a replay's) belong to the events so far.
     snapshots = createSnapshotDeltas(
@@ -165,7 +172,59 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
       ...(seed !== undefined && { seed }),
       ...(program !== undefined && { program }),
     });
-    return adopt(s, b, k, transcriptPath);
+    const info = adopt(s, b, k, transcriptPath);
+    await applyLabFaults(s);
+    return info;
+  }
+
+  /** A new session starts on the panel's link: its first event sets it, so exports and replays keep it. */
+  async function applyLabFaults(s: Session): Promise<void> {
+    if (!labFaults) return;
+    try {
+      await s.call(0, "setLink", [labFaults]);
+    } catch (e) {
+      labFaults = null;
+      deps.emit("log", {
+        level: "warn",
+        text: `The Network panel's faults could not be set on the new session, and are cleared: ${(e as Error).message}`,
+      });
+    }
+    setupEvents = s.eventCount();
+  }
+
+  function labInfo(): LabLinkInfo {
+    return { backend: kind, link: backend?.lab ? backend.lab.getLink() : null, faults: labFaults };
+  }
+
+  /**
+   * Sets or clears the link from the Network panel. In a session no program has used yet the
+   * call is recorded there (the run that follows takes that session); after a run it acts on
+   * that run's backend unrecorded (its transcript has ended) and the next run's session begins
+   * with it, recorded. Either way a refusal (EINVAL, EPERM) reaches the panel.
+   */
+  async function changeLink(faults: LinkFaults | null): Promise<LabLinkInfo> {
+    if (run) throw named("RunInProgressError", "a program is running: change the link once it has ended, or stop it");
+    if (!session && !reopened) await startSession(kind);
+    const s = session;
+    // Only a run appends events beyond the setup (and its "end"): equal counts mean no program used it.
+    const fresh = s !== null && !s.gate.stopped && s.eventCount() === setupEvents;
+    try {
+      if (fresh) await s.call(0, faults ? "setLink" : "clearLink", faults ? [faults] : []);
+      else if (!backend?.lab)
+        throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, {
+          reason: "this backend cannot inject faults on its link",
+        });
+      else if (faults) backend.lab.setLink(faults);
+      else backend.lab.clearLink();
+    } finally {
+      if (fresh) setupEvents = s.eventCount();
+    }
+    labFaults = faults && {
+      ...labFaults,
+      ...faults,
+      ...((labFaults?.mtu || faults.mtu) && { mtu: { ...labFaults?.mtu, ...faults.mtu } }),
+    };
+    return labInfo();
   }
 
   /** After a crash: read the dead process's transcript, never rewriting what it wrote. */
@@ -230,6 +289,15 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     "backend.list": async () => ({ current: backend ? kind : null, backends: await listBackends(deps.provider) }),
     "backend.choose": async ({ kind: k, seed: s }) => {
       if (s !== undefined) seed = s;
+      // The link belongs to the backend: the new one starts clean, and the old one is left clean.
+      if (labFaults && k !== kind) {
+        labFaults = null;
+        try {
+          backend?.lab?.clearLink();
+        } catch {
+          // Refused (native off the lab): nothing of it was changed.
+        }
+      }
       return startSession(k);
     },
     "session.start": async ({ backend: k, seed: s, program }) => {
@@ -246,7 +314,7 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     "run.start": async ({ stepping, program }) => {
       if (run) throw named("RunInProgressError", "a program is already running: stop it first");
       // A session records one program: a second run gets a fresh session and transcript.
-      if (!session || session.eventCount() > 0 || session.gate.stopped) await startSession(kind, program);
+      if (!session || session.eventCount() > setupEvents || session.gate.stopped) await startSession(kind, program);
       const s = session!;
       if (stepping) s.gate.pause();
       else s.gate.continue();
@@ -369,6 +437,9 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
       adopt(result.session, b, k, transcriptPath);
       return { events: result.replayed, divergences: result.divergences };
     },
+    "lab.get": () => labInfo(),
+    "lab.set": ({ faults }) => changeLink(faults),
+    "lab.clear": () => changeLink(null),
     "lessons.check": ({ lessonId, step, breakIt }) => {
       const lesson = lessons().lessons.find((l) => l.id === lessonId);
       if (!lesson) throw named("NoSuchLessonError", `there is no lesson "${lessonId}"`);

@@ -15,6 +15,7 @@ import type { Lesson, Text } from "../../lessons/schema.js";
 import type { Verdict } from "../../lessons/checks.js";
 import type { DeviceInfo, PortCounters } from "../../verbs/types.js";
 import type { ErrorData } from "../../verbs/errors.js";
+import type { LinkFaults, LinkState } from "../../verbs/lab.js";
 import type { GateMode, PendingCall, QpModelView } from "../session/session-types.js";
 import type { TranscriptEvent, TranscriptHeader } from "../session/transcript.js";
 import type { Ref } from "../session/wire.js";
@@ -182,6 +183,18 @@ export interface LessonSummary {
 
 export type ExportFormat = "md" | "html" | "json" | "c" | "pcap";
 
+/** The lab link as the Network panel shows it (verbs/lab.ts). */
+export interface LabLinkInfo {
+  backend: BackendKind;
+  /** The link now, or null when this backend cannot inject faults. */
+  link: LinkState | null;
+  /**
+   * The faults set with `lab.set`, as one object: every new session (each run starts one) begins
+   * with them, as a recorded verbslab_set_link, until `lab.clear` or a backend switch.
+   */
+  faults: LinkFaults | null;
+}
+
 export interface HostInfo {
   host: "electron" | "web";
   bridgeVersion: number;
@@ -303,6 +316,24 @@ export const requestSchemas = {
   }),
   /** Replay the imported transcript's calls in a fresh session; `stepping` pauses before each. */
   "transcript.replay": s.object({ stepping: s.optional(s.boolean()) }),
+  /** The lab link now (getLink), not recorded. */
+  "lab.get": empty,
+  /**
+   * Faults on the lab link between rxe0 and rxe1 (the Network panel), recorded as verbslab_set_link
+   * and kept for the runs after it. Only while no program runs. Values are checked by verbs/lab.ts
+   * (EINVAL naming the field); native refuses off the lab VM (EPERM, saying why).
+   */
+  "lab.set": s.object({
+    faults: s.object({
+      loss: s.optional(s.number()),
+      delay: s.optional(s.number()),
+      reorder: s.optional(s.number()),
+      mtu: s.optional(s.object({ rxe0: s.optional(s.number()), rxe1: s.optional(s.number()) })),
+      blockRoceUdp: s.optional(s.boolean()),
+    }),
+  }),
+  /** Every fault removed (verbslab_clear_link, recorded), and none kept for later runs. */
+  "lab.clear": empty,
 } satisfies Record<string, Schema<unknown>>;
 
 export type RequestMethod = keyof typeof requestSchemas;
@@ -341,6 +372,9 @@ export interface RequestResults {
   "transcript.import": { header: TranscriptHeader; events: TranscriptEvent[] };
   /** Events replayed, and where the replay's outcome differed from the recording. */
   "transcript.replay": { events: number; divergences: Divergence[] };
+  "lab.get": LabLinkInfo;
+  "lab.set": LabLinkInfo;
+  "lab.clear": LabLinkInfo;
 }
 
 /** The session a start, reset or backend switch produced. */

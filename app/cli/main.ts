@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import type { VerbsBackend } from "../../verbs/backend.js";
 import { summarize } from "../session/describe.js";
 import { cBuild, toC } from "../session/export/c.js";
+import { usesCm } from "../session/export/c-cm.js";
 import { EXPORT_FORMATS, exportTranscript, type ExportFormat } from "../session/export/index.js";
 import { createSession } from "../session/session.js";
 import type { PendingCall, Session, TranscriptSink } from "../session/session-types.js";
@@ -371,7 +372,7 @@ async function cmdExport(args: string[], io: CliIo): Promise<number> {
       throw new UsageError(`cannot write ${out}: ${(e as Error).message}`);
     }
     io.out(`wrote ${out} (${format}, ${t.events.length} events)\n`);
-    if (format === "c") io.out(`build it with: ${cBuild(out).command}\n`);
+    if (format === "c") io.out(`build it with: ${cBuild(out, { cm: usesCm(t) }).command}\n`);
   } else io.out(rendered);
   return 0;
 }

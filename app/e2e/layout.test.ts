@@ -45,6 +45,20 @@ const KEY_CONTROLS = [
   ".lesson h1",
 ];
 
+/** The Network tab's controls (panes/NetworkPane.tsx): each reachable, scrolled to, in the window and not cut. */
+const NETWORK_CONTROLS = [
+  "[data-field=loss]",
+  "[data-field=delay]",
+  "[data-field=reorder]",
+  "[data-field=mtu0]",
+  "[data-field=mtu1]",
+  "[data-field=block]",
+  "[data-action=net-apply]",
+  "[data-action=net-clear]",
+  "[data-testid=net-link-now]",
+  "[data-testid=net-where]",
+];
+
 interface Box {
   selector: string;
   x: number;
@@ -56,7 +70,7 @@ interface Box {
 }
 
 /** Every key control's box, and whether an ancestor with overflow clipping cuts it. */
-async function controlBoxes(page: Page): Promise<Box[]> {
+async function controlBoxes(page: Page, controls: string[] = KEY_CONTROLS): Promise<Box[]> {
   return page.evaluate((selectors) => {
     const out: Box[] = [];
     for (const selector of selectors) {
@@ -76,7 +90,7 @@ async function controlBoxes(page: Page): Promise<Box[]> {
       }
     }
     return out;
-  }, KEY_CONTROLS);
+  }, controls);
 }
 
 /** How far the lesson pane's body scrolls sideways (0: not at all). */
@@ -126,6 +140,19 @@ describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", (
           y: document.documentElement.scrollHeight - window.innerHeight,
         }));
         expect(page_).toEqual({ x: 0, y: 0 });
+        // The Network tab: each of its controls, scrolled to in the tab's body, lies in the window uncut.
+        await page.click("[data-tab=network]");
+        await page.waitForSelector("[data-field=loss]");
+        await screenshotOf(page, ".inspector-tabs", `layout-${size.width}x${size.height}-network`);
+        const netOutside: string[] = [];
+        for (const sel of NETWORK_CONTROLS) {
+          await page.locator(sel).scrollIntoViewIfNeeded();
+          for (const b of await controlBoxes(page, [sel]))
+            if (!(b.x >= 0 && b.y >= 0 && b.right <= size.width && b.bottom <= size.height) || b.clipped)
+              netOutside.push(`${sel} ${JSON.stringify(b)}`);
+        }
+        expect(netOutside).toEqual([]);
+        expect(await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight)).toBe(0);
         const lessons = await page.$$eval("select[aria-label=lesson] option", (os) =>
           os.map((o) => (o as HTMLOptionElement).value),
         );

@@ -80,4 +80,24 @@ describe("verbs.lab through the session", () => {
     expect(e.error).toMatchObject({ code: "EINVAL" });
     expect(await s.verbs.lab.getLink()).toEqual(CLEAN_LINK);
   });
+
+  it("faults a program set end with its session, even when it threw before clearing them", async () => {
+    // One backend serves many sessions, as in lessons:check on native and in the app.
+    const backend = createSimBackend({ seed: 5 });
+    const first = createSession({ backend });
+    const run = await first.run(async (v) => {
+      await v.lab.setLink({ blockRoceUdp: true, loss: 0.05 });
+      throw new Error("the learner's program failed before its clearLink");
+    });
+    expect(run.outcome).toBe("error");
+    expect(backend.lab!.getLink()).toMatchObject({ blockRoceUdp: true, loss: 0.05 });
+    first.release();
+    expect(backend.lab!.getLink()).toEqual(CLEAN_LINK);
+    // A session that only read the link leaves alone faults someone else set.
+    backend.lab!.setLink({ delay: 3 });
+    const second = createSession({ backend });
+    await second.verbs.lab.getLink();
+    second.release();
+    expect(backend.lab!.getLink()).toMatchObject({ delay: 3 });
+  });
 });

@@ -123,6 +123,8 @@ export function createSession(options: SessionOptions): Session {
   const events: TranscriptEvent[] = [];
   const listeners = new Set<(e: TranscriptEvent) => void>();
   let ended = false;
+  // Whether this session's program changed the lab link (release() then clears it).
+  let linkChanged = false;
   // Indexes, so that no verb costs more as the program holds more objects (a lesson can hold
   // thousands of QPs): the live QPs and contexts by handle, QPs by number, each QP's last
   // ibv_query_qp, and the QPs with send WRs in flight (the only ones that move on their own).
@@ -650,7 +652,9 @@ export function createSession(options: SessionOptions): Session {
         throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, {
           reason: "this backend cannot inject faults on its link",
         });
-      return method === "setLink" ? backend.lab.setLink(args[0] as LinkFaults) : backend.lab[method]();
+      if (method === "getLink") return backend.lab.getLink();
+      linkChanged = true;
+      return method === "setLink" ? backend.lab.setLink(args[0] as LinkFaults) : backend.lab.clearLink();
     }
     const fn = obj[method];
     if (typeof fn !== "function") throw new TypeError(`${entry.type} has no method "${method}"`);
@@ -745,6 +749,10 @@ export function createSession(options: SessionOptions): Session {
       for (const e of live("cmEvent")) attempt(() => (e.obj as CmEvent).ack());
       for (const e of live("cmId").reverse()) attempt(() => (e.obj as CmId).destroy());
       for (const e of live("cmChannel").reverse()) attempt(() => (e.obj as CmEventChannel).destroy());
+      // A backend serves many sessions (lessons:check replays, the app's runs): faults this
+      // session set must not leak into the next one, even when its program was stopped early.
+      if (linkChanged && backend.lab) attempt(() => backend.lab?.clearLink());
+      linkChanged = false;
     },
     async run(program) {
       try {

@@ -135,6 +135,8 @@ export const VERBS: VerbTable = {
     reject: { verb: "rdma_reject", traffic: true },
     disconnect: { verb: "rdma_disconnect", traffic: true },
     initQpAttr: { verb: "rdma_init_qp_attr" },
+    joinMulticast: { verb: "rdma_join_multicast" },
+    leaveMulticast: { verb: "rdma_leave_multicast" },
     getLocalAddr: { verb: "rdma_get_local_addr" },
     getPeerAddr: { verb: "rdma_get_peer_addr" },
     destroy: { verb: "rdma_destroy_id", destroys: true },

@@ -48,7 +48,7 @@ export interface Verbs {
   log(...args: unknown[]): Promise<void>;
   /** Faults on the lab link between rxe0 and rxe1 (verbs/lab.ts): the same calls as `setLink`, `clearLink`, `getLink`. */
   readonly lab: VerbsLab;
-  /** Applies faults on the lab link (loss, delay, reorder, per-side MTU, UDP 4791 blocked); returns the new state. */
+  /** Applies faults on the lab link (loss, delay, reorder, per-side MTU, UDP 4791 blocked, one PSN dropped once); returns the new state. */
   setLink(faults: LinkFaults): Promise<LinkState>;
   /** Removes every fault from the lab link. */
   clearLink(): Promise<LinkState>;
@@ -105,6 +105,10 @@ export interface VerbsCmId {
   reject(private_data?: Uint8Array): Promise<void>;
   disconnect(): Promise<void>;
   initQpAttr(qp_state: number): Promise<{ attr: QpAttrInput; mask: number }>;
+  /** rdma_join_multicast: MULTICAST_JOIN follows; librdmacm attaches the id's QP as it hands the event out. */
+  joinMulticast(addr: SockAddr): Promise<void>;
+  /** rdma_leave_multicast: detaches the id's QP and leaves the group. */
+  leaveMulticast(addr: SockAddr): Promise<void>;
   getLocalAddr(): Promise<SockAddr>;
   getPeerAddr(): Promise<SockAddr>;
   destroy(): Promise<void>;

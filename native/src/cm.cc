@@ -504,22 +504,42 @@ Napi::Value CmId::InitQpAttr(const Napi::CallbackInfo& info, const char* verb) {
   return r;
 }
 
+// joinMulticast(addr): rdma_join_multicast(id, addr, NULL). MULTICAST_JOIN follows; librdmacm
+// attaches id->qp to the group inside the rdma_get_cm_event that returns it.
 Napi::Value CmId::JoinMulticast(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
   Arg arg{env, verb};
   sockaddr_storage sa;
   ReadSockaddr(arg, info[0], "addr", &sa, false);
   errno = 0;
-  if (rdma_join_multicast(id_, reinterpret_cast<sockaddr*>(&sa), nullptr) != 0) ThrowVerbs(env, verb, CmErr());
+  if (rdma_join_multicast(id_, reinterpret_cast<sockaddr*>(&sa), nullptr) != 0) {
+    int err = CmErr();
+    // The kernel's EINVAL (cma's rdma_join_multicast): no device yet, or not a UD id.
+    if (err == EINVAL) {
+      ThrowVerbs(env, verb, err,
+                 id_->ps != RDMA_PS_UDP ? "only RDMA_PS_UDP ids can join a multicast group"
+                 : id_->verbs == nullptr
+                     ? "the id is not bound to a device yet: rdma_bind_addr or rdma_resolve_addr first"
+                     : "the kernel refused the join (the id must be bound or address-resolved, not connecting)",
+                 "id");
+    }
+    ThrowVerbs(env, verb, err);
+  }
   return env.Undefined();
 }
 
+// leaveMulticast(addr): rdma_leave_multicast (ibv_detach_mcast of id->qp, then the kernel's leave).
 Napi::Value CmId::LeaveMulticast(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
   Arg arg{env, verb};
   sockaddr_storage sa;
   ReadSockaddr(arg, info[0], "addr", &sa, false);
   errno = 0;
-  if (rdma_leave_multicast(id_, reinterpret_cast<sockaddr*>(&sa)) != 0) ThrowVerbs(env, verb, CmErr());
+  if (rdma_leave_multicast(id_, reinterpret_cast<sockaddr*>(&sa)) != 0) {
+    int err = CmErr();
+    // librdmacm looks the address up in the id's own list of joins.
+    if (err == EADDRNOTAVAIL) ThrowVerbs(env, verb, err, "this id has not joined that multicast group", "addr");
+    ThrowVerbs(env, verb, err);
+  }
   return env.Undefined();
 }

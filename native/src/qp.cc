@@ -120,7 +120,8 @@ void QueuePair::AttachCm(CmId* id, Napi::Object idJs) {
 // rdma_destroy_qp(id): ibv_destroy_qp's errno (EBUSY while attached to a multicast group, …)
 // instead of librdmacm's void.
 Napi::Value QueuePair::DestroyFromCm(Napi::Env env, const char* verb) {
-  return DestroyResult(env, verb, Resource::Destroy(), "");
+  return DestroyResult(env, verb, Resource::Destroy(),
+                       "the QP is attached to a multicast group: rdma_leave_multicast first");
 }
 #endif
 

@@ -1,7 +1,7 @@
 // The rdma_cm facts of sim/RXE-FACTS.md §10, measured on real rxe in the lab VM:
 //   scripts/rxe-vm/probe.sh native/tools/cm-facts.c [scenario...]
 // Scenarios (default: all but "unreachable", which waits for the CM's retries):
-//   rc ud limits reject nolistener listenergone addr peerkill destroyunacked state mcast
+//   rc ud limits reject nolistener listenergone addr peerkill destroyunacked state mcast mcast2 mcast3
 //   getaddrinfo unreachable
 // Every line is "<scenario> <what>: <value>", with times in ms since the scenario began.
 // The server side runs on rxe1 (10.77.0.2), the client on rxe0 (10.77.0.1), one process,
@@ -895,6 +895,148 @@ static void mcast(void) {
   rdma_destroy_id(b.id);
 }
 
+// One datagram from `from` to the group's AH `ah` with remote_qpn / qkey; then what each end polls.
+static void mc_send(const char* what, struct end* from, struct ibv_ah* ah, uint32_t qpn, uint32_t qkey, struct end* a,
+                    struct end* b) {
+  struct ibv_sge sg = {(uintptr_t)from->buf + 2048, 32, from->mr->lkey};
+  struct ibv_send_wr w = {0}, *bad;
+  w.wr_id = 21;
+  w.sg_list = &sg;
+  w.num_sge = 1;
+  w.opcode = IBV_WR_SEND;
+  w.send_flags = IBV_SEND_SIGNALED;
+  w.wr.ud.ah = ah;
+  w.wr.ud.remote_qpn = qpn;
+  w.wr.ud.remote_qkey = qkey;
+  SAY("--- %s (remote_qpn 0x%x qkey 0x%x)", what, qpn, qkey);
+  CALL(what, ibv_post_send(from->id->qp, &w, &bad));
+  drain("  sender", from, 300);
+  drain("  a(rxe0)", a, 300);
+  drain("  b(rxe1)", b, 300);
+}
+
+// What the brief's conformance scenario does (b on rxe1 joins, a on rxe0 only sends), and
+// the edges around it: join before the QP, sender not joined, self-delivery, after leave,
+// leave twice, join twice, a unicast address, RDMA_PS_TCP, a fresh id, destroy while joined.
+static void mcast2(void) {
+  begin("mcast2");
+  struct end a = {0}, b = {0};
+  a.ch = rdma_create_event_channel();
+  b.ch = rdma_create_event_channel();
+  struct sockaddr_in m = addr4("239.1.2.3", 0);
+  struct sockaddr_in sa = addr4("10.77.0.1", 0), sb = addr4("10.77.0.2", 0);
+  // fresh id (never bound): join
+  struct rdma_cm_id* fresh;
+  rdma_create_id(b.ch, &fresh, NULL, RDMA_PS_UDP);
+  CALL("fresh id join", rdma_join_multicast(fresh, (struct sockaddr*)&m, NULL));
+  ack(get_event("fresh", b.ch, 500));
+  rdma_destroy_id(fresh);
+  // b: bound only (rdma_bind_addr), joins before it has a QP
+  rdma_create_id(b.ch, &b.id, NULL, RDMA_PS_UDP);
+  CALL("b bind", rdma_bind_addr(b.id, (struct sockaddr*)&sb));
+  CALL("b join (bound, no QP yet)", rdma_join_multicast(b.id, (struct sockaddr*)&m, NULL));
+  struct rdma_cm_event* eb = expect("b", b.ch, 5000);
+  if (eb) {
+    char g[64], sg[64];
+    struct ibv_ah_attr* h = &eb->param.ud.ah_attr;
+    inet_ntop(AF_INET6, h->grh.dgid.raw, g, sizeof g);
+    SAY("b event ud: qp_num 0x%x qkey 0x%x pdlen %u ah: is_global %u dgid %s sgid_index %u hop_limit %u flow_label %u "
+        "traffic_class %u sl %u dlid %u src_path_bits %u static_rate %u port_num %u",
+        eb->param.ud.qp_num, eb->param.ud.qkey, eb->param.ud.private_data_len, h->is_global, g, h->grh.sgid_index,
+        h->grh.hop_limit, h->grh.flow_label, h->grh.traffic_class, h->sl, h->dlid, h->src_path_bits, h->static_rate,
+        h->port_num);
+    (void)sg;
+  }
+  make_qp("b", b.id, &b, IBV_QPT_UD);
+  for (int i = 0; i < 4; i++) post_recv(&b, b.id);
+  // a: resolves the group's address (no join), sends with an AH like b's event's
+  rdma_create_id(a.ch, &a.id, NULL, RDMA_PS_UDP);
+  CALL("a resolve", rdma_resolve_addr(a.id, (struct sockaddr*)&sa, (struct sockaddr*)&m, 2000));
+  ack(expect("a", a.ch, 3000));
+  make_qp("a", a.id, &a, IBV_QPT_UD);
+  for (int i = 0; i < 4; i++) post_recv(&a, a.id);
+  struct ibv_ah* ah = NULL;
+  if (eb) {
+    ah = ibv_create_ah(a.pd, &eb->param.ud.ah_attr);
+    SAY("a create_ah from b's event: %s", ah ? "ok" : strerror(errno));
+  }
+  if (ah) mc_send("a sends, b joined before its QP existed", &a, ah, 0xffffff, 0x01234567, &a, &b);
+  ack(eb);
+  // b leaves and joins again, now with its QP: librdmacm attaches it on the event
+  CALL("b leave", rdma_leave_multicast(b.id, (struct sockaddr*)&m));
+  CALL("b join (with QP)", rdma_join_multicast(b.id, (struct sockaddr*)&m, NULL));
+  eb = expect("b", b.ch, 5000);
+  if (ah) mc_send("a (not joined) sends, b joined with QP", &a, ah, 0xffffff, 0x01234567, &a, &b);
+  if (ah) mc_send("wrong qkey", &a, ah, 0xffffff, 0x11111111, &a, &b);
+  if (ah) mc_send("remote_qpn = b's QPN", &a, ah, b.id->qp->qp_num, 0x01234567, &a, &b);
+  CALL("b join twice", rdma_join_multicast(b.id, (struct sockaddr*)&m, NULL));
+  ack(get_event("b", b.ch, 1000));
+  // a joins too: does it get its own datagram?
+  CALL("a join", rdma_join_multicast(a.id, (struct sockaddr*)&m, NULL));
+  struct rdma_cm_event* ea = expect("a", a.ch, 5000);
+  if (ah) mc_send("a joined too, a sends", &a, ah, 0xffffff, 0x01234567, &a, &b);
+  ack(ea);
+  ack(eb);
+  CALL("b leave", rdma_leave_multicast(b.id, (struct sockaddr*)&m));
+  if (ah) mc_send("after b left", &a, ah, 0xffffff, 0x01234567, &a, &b);
+  CALL("b leave again", rdma_leave_multicast(b.id, (struct sockaddr*)&m));
+  struct sockaddr_in other = addr4("239.9.9.9", 0);
+  CALL("b leave never joined", rdma_leave_multicast(b.id, (struct sockaddr*)&other));
+  struct sockaddr_in uni = addr4("10.77.0.1", 0);
+  CALL("b join unicast 10.77.0.1", rdma_join_multicast(b.id, (struct sockaddr*)&uni, NULL));
+  ack(get_event("b", b.ch, 1000));
+  // RDMA_PS_TCP id, bound
+  struct rdma_cm_id* tcp;
+  struct sockaddr_in st = addr4("10.77.0.2", 0);
+  rdma_create_id(b.ch, &tcp, NULL, RDMA_PS_TCP);
+  CALL("tcp bind", rdma_bind_addr(tcp, (struct sockaddr*)&st));
+  CALL("tcp join", rdma_join_multicast(tcp, (struct sockaddr*)&m, NULL));
+  ack(get_event("tcp", b.ch, 1000));
+  CALL("tcp leave", rdma_leave_multicast(tcp, (struct sockaddr*)&m));
+  rdma_destroy_id(tcp);
+  // b joined again, then rdma_destroy_qp and rdma_destroy_id without leaving
+  CALL("b join before destroy", rdma_join_multicast(b.id, (struct sockaddr*)&m, NULL));
+  ack(expect("b", b.ch, 5000));
+  if (ah) ibv_destroy_ah(ah);
+  CALL("a leave", rdma_leave_multicast(a.id, (struct sockaddr*)&m));
+  errno = 0;
+  rdma_destroy_qp(b.id);
+  SAY("b rdma_destroy_qp while joined: errno %d, id->qp %p", errno, (void*)b.id->qp);
+  CALL("b destroy_id while joined", rdma_destroy_id(b.id));
+  rdma_destroy_qp(a.id);
+  CALL("a destroy_id", rdma_destroy_id(a.id));
+}
+
+// mcast2's source-derived rows, measured: resolving a group without a source, joining after
+// ROUTE_RESOLVED, leaving with another port than the join's.
+static void mcast3(void) {
+  begin("mcast3");
+  struct rdma_event_channel* ch = rdma_create_event_channel();
+  struct sockaddr_in m = addr4("239.1.2.4", 0), m2 = addr4("239.1.2.4", 99);
+  struct rdma_cm_id *a, *b, *c;
+  rdma_create_id(ch, &a, NULL, RDMA_PS_UDP);
+  CALL("resolve group without src", rdma_resolve_addr(a, NULL, (struct sockaddr*)&m, 2000));
+  ack(get_event("a", ch, 3000));
+  rdma_destroy_id(a);
+  rdma_create_id(ch, &b, NULL, RDMA_PS_UDP);
+  struct sockaddr_in src = addr4("10.77.0.1", 0), dst = addr4("10.77.0.2", 7499);
+  CALL("b resolve", rdma_resolve_addr(b, (struct sockaddr*)&src, (struct sockaddr*)&dst, 2000));
+  ack(get_event("b", ch, 3000));
+  CALL("b route", rdma_resolve_route(b, 2000));
+  ack(get_event("b", ch, 3000));
+  CALL("join after ROUTE_RESOLVED", rdma_join_multicast(b, (struct sockaddr*)&m, NULL));
+  ack(get_event("b", ch, 1000));
+  rdma_destroy_id(b);
+  rdma_create_id(ch, &c, NULL, RDMA_PS_UDP);
+  struct sockaddr_in sc = addr4("10.77.0.2", 0);
+  CALL("c bind", rdma_bind_addr(c, (struct sockaddr*)&sc));
+  CALL("c join port 0", rdma_join_multicast(c, (struct sockaddr*)&m, NULL));
+  ack(get_event("c", ch, 1000));
+  CALL("c leave port 99", rdma_leave_multicast(c, (struct sockaddr*)&m2));
+  CALL("c leave port 0", rdma_leave_multicast(c, (struct sockaddr*)&m));
+  rdma_destroy_id(c);
+}
+
 static void gai(void) {
   begin("getaddrinfo");
   struct rdma_addrinfo hints, *res;
@@ -957,6 +1099,10 @@ int main(int argc, char** argv) {
       state();
     else if (!strcmp(s, "mcast"))
       mcast();
+    else if (!strcmp(s, "mcast2"))
+      mcast2();
+    else if (!strcmp(s, "mcast3"))
+      mcast3();
     else if (!strcmp(s, "getaddrinfo"))
       gai();
     else if (!strcmp(s, "unreachable"))

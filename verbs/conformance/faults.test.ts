@@ -192,6 +192,60 @@ suite("Faults on the lab link (§11)", () => {
     expectErrorWc(wc, IBV_WC_RETRY_EXC_ERR, cross.a.qp, 3);
   });
 
+  // dropPsn: one chosen packet lost, the same on every run (a lossy run the pcap comparison can
+  // hold packet for packet: app/session/export/pcap-programs/lossy.ts).
+  async function writeDroppingOne(l: LabLink, dropAt: number) {
+    const s = scope();
+    const { a, b } = pair(s, CROSS, { a_psn: 100, a_rts: { timeout: 14, retry_cnt: 7 } });
+    const want = fill(a.mr.bytes, 9, 0, 4096);
+    const ca = counters(a.ctx);
+    const cb = counters(b.ctx);
+    l.setLink({ dropPsn: 100 + dropAt });
+    const t0 = B().now();
+    try {
+      a.qp.postSend({
+        wr_id: 7,
+        opcode: IBV_WR_RDMA_WRITE,
+        sg_list: [a.mr.sge(0, 4096)],
+        rdma: { remote_addr: b.mr.addr, rkey: b.mr.rkey },
+      });
+      const [wc] = await waitWc(a.scq, 1, 5000 + SLACK_MS);
+      expect(nameOf(ibv_wc_status, wc.status)).toBe("IBV_WC_SUCCESS");
+    } finally {
+      l.clearLink();
+    }
+    const elapsed = B().now() - t0;
+    expect(Buffer.from(b.mr.bytes.subarray(0, 4096)).equals(Buffer.from(want))).toBe(true);
+    const r = { elapsed, requester: await ca(), responder: await cb() };
+    measured(`dropPsn ${100 + dropAt} of a 4-packet WRITE (PSNs 100-103)`, { ...r, elapsed: Math.round(elapsed) });
+    return r;
+  }
+
+  it("dropPsn the last packet of a 4-packet WRITE: after one local ACK timeout go-back-N resends all four; each duplicate is ACKed", async (ctx) => {
+    if (!lab) return ctx.skip();
+    const { elapsed, requester, responder } = await writeDroppingOne(lab, 3);
+    // Nothing answers packets 100-102 (only a message's last packet asks for an ACK), so only
+    // the retransmit timer notices: one completer retry, no NAK, then the whole message again.
+    expect(elapsed).toBeGreaterThanOrEqual(ackTimeoutMs(14) * 0.9);
+    expect(requester).toMatchObject({ sent_pkts: 8, completer_retry_err: 1 });
+    expect(requester.rcvd_seq_err ?? 0).toBe(0);
+    // rxe ACKs every duplicate SEND/WRITE packet, not only those asking for one (duplicate_request,
+    // C9-105), with the last PSN it has: three ACKs of 102, then the WRITE's own ACK of 103.
+    expect(responder).toMatchObject({ duplicate_request: 3, sent_pkts: 4, rcvd_pkts: 7 });
+    expect(responder.out_of_seq_request ?? 0).toBe(0);
+  });
+
+  it("dropPsn a middle packet: the responder NAKs the next one (out of sequence) and the requester goes back to the lost PSN", async (ctx) => {
+    if (!lab) return ctx.skip();
+    const { requester, responder } = await writeDroppingOne(lab, 1);
+    expect(requester).toMatchObject({ rcvd_seq_err: 1, completer_retry_err: 1 });
+    expect(responder).toMatchObject({ out_of_seq_request: 1 });
+    expect(responder.duplicate_request ?? 0).toBe(0);
+    // 100, 101 (lost), 102 (NAKed), perhaps 103 (on real rxe the NAK races the requester), then 101-103 again.
+    expect(requester.sent_pkts).toBeGreaterThanOrEqual(6);
+    expect(requester.sent_pkts).toBeLessThanOrEqual(7);
+  });
+
   it("blockRoceUdp: RETRY_EXC_ERR after ≈ timeout × (retry_cnt + 1); retry_exceeded_err +1 on the requester", async (ctx) => {
     if (!lab) return ctx.skip();
     const s = scope();

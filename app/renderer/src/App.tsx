@@ -21,6 +21,7 @@ import { TranscriptPane, type ExportFormat } from "./panes/TranscriptPane.js";
 import { LogPane } from "./panes/LogPane.js";
 import { Notices } from "./panes/Notices.js";
 import { Progress } from "./panes/Progress.js";
+import { NetworkPane } from "./panes/NetworkPane.js";
 import type { CompiledProgram } from "./runner/protocol.js";
 import type { SourceSite } from "../../session/transcript.js";
 import { ResizeHandle } from "./panes/ResizeHandle.js";
@@ -311,6 +312,11 @@ function Lab({
   );
 
   const lastSeq = state.events[state.events.length - 1]?.seq ?? 0;
+  const netKey = `${state.session?.sessionId}:${runner.finished}`;
+  const network = useCallback(
+    () => <NetworkPane bridge={bridge} kind={currentKind} running={runner.running} refreshKey={netKey} />,
+    [bridge, currentKind, runner.running, netKey],
+  );
   // The panes belong to the step whose program ran last: on another step its results are marked
   // as from before, and the editor (now showing another program) points at none of its lines.
   const ranStep = useRef<string | null>(null);
@@ -450,7 +456,7 @@ function Lab({
           />
         </div>
         <ResizeHandle pane="inspector" sizes={panes.sizes} onResize={panes.resize} />
-        <Inspector view={view} focus={focus} />
+        <Inspector view={view} focus={focus} network={network} />
       </main>
       <Notices notices={state.notices} onDismiss={onDismiss} />
     </div>

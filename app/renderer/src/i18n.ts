@@ -6,6 +6,8 @@
  */
 import { createContext, useContext } from "react";
 import type { Language } from "../../../lessons/schema.js";
+import type { LinkState } from "../../../verbs/lab.js";
+import { percentOf as pct } from "./model/link-form.js";
 import type { VerbWhy } from "./model/verb-why.js";
 import type { LineOutcome } from "./model/view.js";
 import { stateName } from "./model/format.js";
@@ -149,6 +151,39 @@ const en = {
   tabCounters: "Counters",
   tabPackets: "Packets",
   tabThroughput: "Throughput",
+  tabNetwork: "Network",
+  // Network panel
+  netTitle: "Lab link rxe0 ⇄ rxe1",
+  netWhereSim: "Simulator: the faults are seeded, on the simulated wire between rxe0 and rxe1.",
+  netWhereNative:
+    "Real rxe: tc netem, ip link and nftables on the lab VM's veth pair only. Anywhere else the backend refuses (EPERM) and says why; your own network is never touched.",
+  netUnsupported: "This backend cannot inject faults on its link.",
+  netLoopback: "Traffic from a device to itself (rxe0 → rxe0) is looped inside rxe and never faulted.",
+  netKept: "Each run starts on this link (verbslab_set_link, first in its transcript) until you clear it.",
+  netNow: "Now:",
+  netClean: "no faults",
+  netSummary: (l: LinkState) =>
+    [
+      l.loss > 0 && `loss ${pct(l.loss)}%`,
+      l.delay > 0 && `delay ${l.delay} ms`,
+      l.reorder > 0 && `reorder ${pct(l.reorder)}%`,
+      l.blockRoceUdp && "UDP 4791 blocked",
+      l.dropPsn !== null && `drop PSN ${l.dropPsn}`,
+    ].filter(Boolean) as string[],
+  netMtuNow: (l: LinkState) => `MTU rxe0 ${l.mtu.rxe0} · rxe1 ${l.mtu.rxe1}`,
+  netLoss: "Loss (%)",
+  netDelay: "Delay (ms)",
+  netReorder: "Reorder (%)",
+  netMtu: (dev: string) => `MTU ${dev}`,
+  netBlock: "Block UDP 4791 (RoCE v2)",
+  netApply: "Apply",
+  netClear: "Clear all faults",
+  netRunning: "A program is running: change the link once it has ended.",
+  netNothing: "Nothing to change: the link is already like this.",
+  netRange: (label: string, min: number, max: number, whole: boolean) =>
+    `${label}: enter a ${whole ? "whole number of bytes" : "number"} from ${min} to ${max}.`,
+  netReason: (label: string, why: string) => `${label}: ${why}`,
+  netRefused: (why: string) => `The backend refused: ${why}`,
   connectionEmpty: "A connection appears here once two RC QPs exist.",
   outOfBand: "out of band",
   expected: (v: string) => `expected ${v}`,
@@ -344,6 +379,37 @@ const zh: Strings = {
   tabCounters: "计数器",
   tabPackets: "数据包",
   tabThroughput: "吞吐量",
+  tabNetwork: "网络",
+  netTitle: "实验链路 rxe0 ⇄ rxe1",
+  netWhereSim: "模拟器：故障由种子决定，作用在 rxe0 与 rxe1 之间的模拟线路上。",
+  netWhereNative:
+    "真实 rxe：只在实验虚拟机的 veth 对上用 tc netem、ip link 和 nftables 注入。在其他任何地方后端都会拒绝（EPERM）并说明原因；绝不会动你自己的网络。",
+  netUnsupported: "这个后端不能在链路上注入故障。",
+  netLoopback: "设备发给自己的流量（rxe0 → rxe0）在 rxe 内部回环，从不受故障影响。",
+  netKept: "在你清除之前，每次运行都从这条链路开始（verbslab_set_link，记录中的第一项）。",
+  netNow: "当前：",
+  netClean: "无故障",
+  netSummary: (l) =>
+    [
+      l.loss > 0 && `丢包 ${pct(l.loss)}%`,
+      l.delay > 0 && `延迟 ${l.delay} ms`,
+      l.reorder > 0 && `乱序 ${pct(l.reorder)}%`,
+      l.blockRoceUdp && "UDP 4791 已阻断",
+      l.dropPsn !== null && `丢弃 PSN ${l.dropPsn}`,
+    ].filter(Boolean) as string[],
+  netMtuNow: (l) => `MTU rxe0 ${l.mtu.rxe0} · rxe1 ${l.mtu.rxe1}`,
+  netLoss: "丢包率 (%)",
+  netDelay: "延迟 (ms)",
+  netReorder: "乱序 (%)",
+  netMtu: (dev) => `MTU ${dev}`,
+  netBlock: "阻断 UDP 4791（RoCE v2）",
+  netApply: "应用",
+  netClear: "清除全部故障",
+  netRunning: "程序正在运行：等它结束后再修改链路。",
+  netNothing: "没有要修改的：链路已经是这样。",
+  netRange: (label, min, max, whole) => `${label}：请输入 ${min} 到 ${max} 之间的${whole ? "整数字节数" : "数"}。`,
+  netReason: (label, why) => `${label}：${why}`,
+  netRefused: (why) => `后端拒绝：${why}`,
   connectionEmpty: "有两个 RC QP 之后，连接信息会显示在这里。",
   outOfBand: "带外交换",
   expected: (v) => `应为 ${v}`,

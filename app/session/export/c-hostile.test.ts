@@ -4,14 +4,14 @@
  * literals and comments: it never becomes code.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createSimBackend } from "../../../sim/index.js";
 import rcLoopback from "../../cli/examples/rc-loopback.js";
 import { createSession } from "../session.js";
-import type { Transcript, VerbEvent } from "../transcript.js";
+import { importTranscript, type Transcript, type VerbEvent } from "../transcript.js";
 import { toC } from "./c.js";
 
 /** Ends strings and comments, splices lines, forms a trigraph and printf directives; PWNED marks it. */
@@ -110,5 +110,35 @@ describe("C export of hostile strings", () => {
     const e = h.events.find((x) => x.kind === "verb" && x.created?.length) as VerbEvent;
     (e.created![0] as { $handle: unknown }).$handle = "1; PWNED()";
     expect(() => toC(h)).toThrow(TypeError);
+  });
+
+  it("an rdma_cm transcript's strings (addresses, private data, error text) stay in literals too, and it compiles", () => {
+    for (const name of ["cm-connect.sim.jsonl", "cm-reject.sim.jsonl"]) {
+      const h = importTranscript(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8"));
+      for (const e of h.events) {
+        if (e.kind === "log") e.message = EVIL;
+        if (e.kind !== "verb") continue;
+        e.verb = EVIL;
+        e.args = poison(e.args) as VerbEvent["args"];
+        // A value claiming more bytes than it holds, and one claiming fewer.
+        for (const a of e.args) if (a && typeof a === "object" && "$bytes" in a) (a as { $length: number }).$length = 3;
+        if (e.method === "destroy")
+          e.error = { name: EVIL, message: EVIL, code: EVIL, reason: EVIL } as VerbEvent["error"];
+      }
+      const c = toC(h);
+      expect(c).toContain("rdma_bind_addr(");
+      expect(codeOnly(c)).not.toContain("PWNED");
+      expect(codeOnly(c)).not.toMatch(/%n/);
+      if (!existsSync("/usr/include/rdma/rdma_cma.h")) continue;
+      const dir = mkdtempSync(join(tmpdir(), "verbslab-c-hostile-cm-"));
+      try {
+        writeFileSync(join(dir, "prog.c"), c);
+        execFileSync("cc", ["-fsyntax-only", "-Wall", "-Werror", "-std=gnu11", "-trigraphs", join(dir, "prog.c")], {
+          stdio: "pipe",
+        });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
   });
 });

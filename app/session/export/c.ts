@@ -3,11 +3,11 @@
  * attributes, in the same order, printing the QP states and completions as it goes, each
  * step preceded by a comment with what the transcript recorded. Keys, addresses, QPNs and
  * GIDs are taken from the program's own objects (symbols.ts), since they differ per run.
- * Build: cc prog.c -libverbs -o prog
+ * A transcript that calls librdmacm becomes a program over it too (c-cm.ts).
+ * Build: cc prog.c -libverbs -o prog (with rdma_cm: cc prog.c -lrdmacm -libverbs -o prog)
  */
 import { isUnackedEventsRefusal } from "../../../verbs/cq-events.js";
 import {
-  flagNames,
   ibv_access_flags,
   ibv_mtu,
   ibv_qp_attr_mask,
@@ -15,116 +15,28 @@ import {
   ibv_qp_type,
   ibv_send_flags,
   ibv_wr_opcode,
-  nameOf,
 } from "../../../verbs/constants.js";
 import { formatOutcome, formatWc, stateLabel } from "../describe.js";
-import { isSym, objectName, objectsOf, symbolize, type ObjectInfo, type Sym } from "../symbols.js";
+import { isSym, objectsOf, symbolize, type ObjectInfo, type Sym } from "../symbols.js";
 import type { Transcript, VerbEvent } from "../transcript.js";
 import { isRef, wireBytesLength, type WireBytes, type WireValue } from "../wire.js";
-
-type Obj = { [key: string]: WireValue | Sym };
-
-/**
- * A C string literal holding `s`, whatever it holds: quotes, backslashes and `?` (no trigraph
- * can form) are escaped, every other byte outside printable ASCII is an octal escape. `%` is
- * left as it is: a literal only ever goes to printf as an argument, never as the format.
- */
-const cstr = (s: string) =>
-  '"' +
-  String(s)
-    .replace(/[\\"?]/g, (c) => "\\" + c)
-    .replace(/[\x00-\x1f\x7f-\uffff]/g, (c) => {
-      const b = new TextEncoder().encode(c);
-      return [...b].map((x) => "\\" + x.toString(8).padStart(3, "0")).join("");
-    }) +
-  '"';
-
-/**
- * Text for inside a C comment, on one line. Every `*` is followed by a space, so nothing in
- * `s`, nor `s` followed by what the template puts after it, can end the comment (or open a
- * nested one); control characters become spaces and `??` cannot form a trigraph.
- */
-const comment = (s: unknown) =>
-  String(s)
-    .replace(/[\x00-\x1f\x7f]/g, " ")
-    .replace(/\*/g, "* ")
-    .replace(/\/\*/g, "/ *")
-    .replace(/\?\?/g, "? ?");
-
-/** A C identifier (a struct field named by the transcript), or undefined for anything else. */
-const ident = (s: string) => (/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(s) ? s : undefined);
-
-/** The objects of a recorded list (anything else in it, or a list that is not one, reads as empty). */
-const objs = (v: unknown): Obj[] =>
-  Array.isArray(v) ? v.map((o) => (o && typeof o === "object" && !Array.isArray(o) ? (o as Obj) : {})) : [];
-
-/** A safe integer as C source, or `dflt` for anything else (a transcript file is untrusted). */
-const intExpr = (v: unknown, dflt = 0) => String(typeof v === "number" && Number.isSafeInteger(v) ? v : dflt);
-
-/** The C variable of an object; a handle that is not a plain number cannot name one. */
-function cName(ref: { $handle: unknown; type: unknown }): string {
-  const name = objectName(ref as Parameters<typeof objectName>[0]);
-  if (!/^[a-z]+\d+$/.test(name))
-    throw new TypeError(`the transcript names an object ${comment(name)} that is not a handle`);
-  return name;
-}
-
-/** Recorded bytes as hex, or "" when the text is not hex (a hand-edited file). */
-const hexOf = (v: unknown): string => {
-  const h = v && typeof v === "object" && "$bytes" in v ? (v as WireBytes).$bytes : "";
-  return typeof h === "string" && /^(?:[0-9a-fA-F]{2})*$/.test(h) ? h : "";
-};
-
-function flagExpr(group: Readonly<Record<string, number>>, v: number): string {
-  if (v === 0) return "0";
-  return flagNames(group, v).join(" | ");
-}
-
-function enumExpr(group: Readonly<Record<string, number>>, v: number): string {
-  const n = nameOf(group, v);
-  return /^IBV_/.test(n) ? n : String(v);
-}
-
-/** A number or symbol as a C expression. */
-function numExpr(v: WireValue | Sym | undefined, objects: Map<number, ObjectInfo>): string {
-  if (v === undefined || v === null) return "0";
-  if (isSym(v)) {
-    const o = objects.get(v.handle)!;
-    switch (v.$sym) {
-      case "qp_num":
-        return `${o.name}->qp_num`;
-      case "lkey":
-        return `${o.name}->lkey`;
-      case "rkey":
-        return `${o.name}->rkey`;
-      case "addr":
-        return `(uintptr_t)buf_${o.name}${v.offset ? ` + ${intExpr(v.offset)}` : ""}`;
-      case "gid":
-        return `/* gid */ 0`;
-    }
-  }
-  if (typeof v === "number") {
-    if (!Number.isFinite(v)) return "0";
-    return Number.isInteger(v) && v > 0xffff ? `0x${v.toString(16)}` : String(v);
-  }
-  if (typeof v === "boolean") return v ? "1" : "0";
-  if (typeof v === "object" && "$bigint" in v) {
-    const b = (v as { $bigint: unknown }).$bigint;
-    return typeof b === "string" && /^-?\d{1,20}$/.test(b) ? `UINT64_C(${b})` : "0";
-  }
-  return "0";
-}
-
-class Writer {
-  lines: string[] = [];
-  private n = 0;
-  line(s = ""): void {
-    this.lines.push(s === "" ? "" : "    " + s);
-  }
-  tmp(prefix: string): string {
-    return `${prefix}${++this.n}`;
-  }
-}
+import { CM_PRELUDE, CmObjects, emitCmVerb, usesCm } from "./c-cm.js";
+import {
+  bytesList,
+  cName,
+  comment,
+  cstr,
+  enumExpr,
+  flagExpr,
+  hexOf,
+  ident,
+  intExpr,
+  numExpr,
+  objs,
+  stopUnlessCreated,
+  Writer,
+  type Obj,
+} from "./c-source.js";
 
 const PRELUDE = `#include <infiniband/verbs.h>
 #include <arpa/inet.h>
@@ -223,9 +135,9 @@ export interface CExportOptions {
 /**
  * How to compile exported C saved at `path`: the shell command (quoted where needed; `-x c`
  * where the name does not end in .c) and how to run the binary it makes (the name without
- * its extension).
+ * its extension). `cm`: the program calls librdmacm too (`usesCm`), so it links -lrdmacm.
  */
-export function cBuild(path: string): { command: string; run: string } {
+export function cBuild(path: string, { cm = false }: { cm?: boolean } = {}): { command: string; run: string } {
   // A leading "-" would read as an option even quoted: ./ makes it a path.
   const quote = (s: string) => {
     const p = s.startsWith("-") ? `./${s}` : s;
@@ -236,20 +148,23 @@ export function cBuild(path: string): { command: string; run: string } {
   const q = quote(binary);
   const run = q.includes("/") ? q : `./${q}`;
   return {
-    command: `cc ${path.endsWith(".c") ? "" : "-x c "}${quote(path)} -libverbs -o ${quote(binary)}`,
+    command: `cc ${path.endsWith(".c") ? "" : "-x c "}${quote(path)}${cm ? " -lrdmacm" : ""} -libverbs -o ${quote(binary)}`,
     run,
   };
 }
 
 export function toC(t: Transcript, options: CExportOptions = {}): string {
-  const build = cBuild(options.fileName ?? "prog.c");
+  const withCm = usesCm(t);
+  const build = cBuild(options.fileName ?? "prog.c", { cm: withCm });
   const buildLine = options.fileName
     ? comment(`Build: ${build.command}     Run: ${build.run}`)
     : `Build (save this output as prog.c first): ${build.command}     Run: ${build.run}`;
   const objects = objectsOf(t);
+  const cm = new CmObjects(t);
   const w = new Writer();
   const decls: string[] = ["struct ibv_device **dev_list = NULL;", "int num_devices = 0;", "int rc = 0;"];
-  for (const o of objects.values()) {
+  if (withCm) decls.push("struct ibv_context **cm_devices = NULL;");
+  for (const [handle, type] of cm.types) {
     const ctype = {
       context: "struct ibv_context",
       pd: "struct ibv_pd",
@@ -263,11 +178,11 @@ export function toC(t: Transcript, options: CExportOptions = {}): string {
       cmId: "struct rdma_cm_id",
       cmEvent: "struct rdma_cm_event",
       verbs: "",
-    }[o.type];
+    }[type];
     if (!ctype) continue;
-    const name = cName({ $handle: o.handle, type: o.type });
+    const name = cName({ $handle: handle, type });
     decls.push(`${ctype} *${name} = NULL;`);
-    if (o.type === "mr") decls.push(`unsigned char *buf_${name} = NULL;`);
+    if (type === "mr") decls.push(`unsigned char *buf_${name} = NULL;`);
   }
   for (const e of t.events) {
     if (e.kind === "log") {
@@ -280,7 +195,10 @@ export function toC(t: Transcript, options: CExportOptions = {}): string {
     }
     w.line();
     w.line(`/* ${comment(e.seq)}. ${comment(e.verb)}: transcript says ${comment(formatOutcome(e))} */`);
-    emitVerb(w, e, objects);
+    cm.beforeCall(w, e);
+    emitVerb(w, e, objects, cm);
+    cm.afterCall(w, e);
+    printCmTransitions(w, e, cm);
     for (const q of e.qps) {
       if (q.after && q.before && q.before.qp_state !== q.after.qp_state)
         w.line(
@@ -297,7 +215,7 @@ export function toC(t: Transcript, options: CExportOptions = {}): string {
  *
  * ${buildLine} (needs an RDMA device, e.g. rxe0)
  */
-${PRELUDE}
+${withCm ? PRELUDE.replace("#include <infiniband/verbs.h>\n", "#include <infiniband/verbs.h>\n#include <rdma/rdma_cma.h>\n") + CM_PRELUDE : PRELUDE}
 int main(void)
 {
 ${decls.map((d) => "    " + d).join("\n")}
@@ -306,14 +224,34 @@ ${decls.map((d) => "    " + d).join("\n")}
 ${w.lines.join("\n")}
 
     (void)rc;
+    (void)num_devices;
     if (dev_list)
-        ibv_free_device_list(dev_list);
+        ibv_free_device_list(dev_list);${withCm ? "\n    if (cm_devices)\n        rdma_free_devices(cm_devices);" : ""}
     return 0;
 }
 `;
 }
 
-function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): void {
+/**
+ * After a CM call or event: the state of each QP librdmacm moved in it, so the output shows
+ * what it did behind the program's back.
+ */
+function printCmTransitions(w: Writer, e: VerbEvent, cm: CmObjects): void {
+  const step = cstr(`${e.seq}. ${e.verb}`);
+  const qps = new Map<number, string>();
+  for (const m of e.librdmacm ?? []) {
+    if (typeof m.qp !== "number") continue;
+    const name = cName({ $handle: m.qp, type: "qp" });
+    w.line(
+      `/* made by librdmacm: ${name} ${comment(stateLabel(m.from))} -> ${comment(stateLabel(m.to))} (${comment(m.by)} in ${comment(m.during)}) */`,
+    );
+    qps.set(m.qp, name);
+  }
+  for (const [handle, name] of qps) if (cm.ensure(w, handle, step)) w.line(`print_qp_state(${cstr(name)}, ${name});`);
+}
+
+function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>, cm: CmObjects): void {
+  if (emitCmVerb(w, e, objects, cm, (v, init) => emitQpInit(w, v, init, objects))) return;
   const self = e.target.type === "verbs" ? "" : cName(e.target);
   const args = e.args.map((a) => symbolize(a, objects, e.seq)) as (WireValue | Sym)[];
   const step = cstr(`${e.seq}. ${e.verb}`);
@@ -323,11 +261,7 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
   const ifCreated = (expr: string, what: string) => {
     if (created) {
       w.line(`${created} = ${expr};`);
-      // The transcript's later steps use this object: without it the program cannot go on.
-      w.line(`if (!${created}) {`);
-      w.line(`    printf("%s: failed: %s (the transcript succeeded here; stopping)\\n", ${step}, strerror(errno));`);
-      w.line(`    return 1;`);
-      w.line(`}`);
+      stopUnlessCreated(w, step, created);
       w.line(`printf("%s: ${what}\\n", ${step}${what.includes("%") ? `, ${createdArgs(e, created)}` : ""});`);
     } else {
       w.line(`if (!(${expr})) printf("%s: failed: %s\\n", ${step}, strerror(errno));`);
@@ -364,7 +298,7 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
     case "verbs.clearLink":
       // Faults are made outside verbs: say what the lab VM ran (native/lab-link.ts).
       w.line(
-        `/* ${comment(e.verb)}(${comment(JSON.stringify(args[0] ?? {}))}): outside C, as root on the lab's veth pair: tc qdisc … netem (loss, delay, reorder), ip link set veth0|veth1 mtu N, nft (UDP 4791 dropped) */`,
+        `/* ${comment(e.verb)}(${comment(JSON.stringify(args[0] ?? {}))}): outside C, as root on the lab's veth pair: tc qdisc … netem (loss, delay, reorder), ip link set veth0|veth1 mtu N, nft (UDP 4791 dropped; dropPsn: the first packet with that BTH PSN, once) */`,
       );
       return;
     case "verbs.getLink":
@@ -494,17 +428,8 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
       return;
     }
     case "pd.createQp": {
-      const init = (args[0] ?? {}) as Obj;
-      const cap = (init.cap ?? {}) as Obj;
       const v = w.tmp("init_attr");
-      w.line(`struct ibv_qp_init_attr ${v};`);
-      w.line(`memset(&${v}, 0, sizeof ${v});`);
-      w.line(`${v}.send_cq = ${refName(init.send_cq as WireValue)};`);
-      w.line(`${v}.recv_cq = ${refName(init.recv_cq as WireValue)};`);
-      for (const k of ["max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge", "max_inline_data"])
-        if (cap[k] !== undefined) w.line(`${v}.cap.${k} = ${n(cap[k])};`);
-      w.line(`${v}.qp_type = ${enumExpr(ibv_qp_type, Number(init.qp_type ?? 0))};`);
-      if (init.sq_sig_all !== undefined) w.line(`${v}.sq_sig_all = ${n(init.sq_sig_all)};`);
+      emitQpInit(w, v, (args[0] ?? {}) as Obj, objects);
       ifCreated(`ibv_create_qp(${self}, &${v})`, "qp_num 0x%x");
       return;
     }
@@ -580,7 +505,8 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
       w.line(`report(${step}, ibv_destroy_comp_channel(${self}));`);
       return;
     case "qp.modify": {
-      const attr = (args[0] ?? {}) as Obj;
+      const attr = { ...((args[0] ?? {}) as Obj) };
+      if (attr.dest_qp_num !== undefined) attr.dest_qp_num = otherQp(attr.dest_qp_num, e, objects)!;
       const v = w.tmp("attr");
       w.line(`struct ibv_qp_attr ${v};`);
       w.line(`memset(&${v}, 0, sizeof ${v});`);
@@ -645,7 +571,7 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
         const ud = x?.ud as Obj | undefined;
         if (ud) {
           w.line(`${wr}[${i}].wr.ud.ah = ${refName(ud.ah as WireValue)};`);
-          w.line(`${wr}[${i}].wr.ud.remote_qpn = ${n(ud.remote_qpn)};`);
+          w.line(`${wr}[${i}].wr.ud.remote_qpn = ${n(otherQp(ud.remote_qpn, e, objects))};`);
           w.line(`${wr}[${i}].wr.ud.remote_qkey = ${n(ud.remote_qkey)};`);
         }
       });
@@ -665,6 +591,41 @@ function emitVerb(w: Writer, e: VerbEvent, objects: Map<number, ObjectInfo>): vo
   }
 }
 
+/**
+ * The QP a QP sends to or connects with, named by its number. QPNs are unique per device only:
+ * two QPs of one transcript can share one (rxe and the simulator number each device's QPs from
+ * 0x11, so lesson 17's client and server are both 0x11), and the number then names the first of
+ * them. The peer is not the QP itself: where the number names the caller, it names the other QP
+ * that has it.
+ */
+function otherQp(
+  v: WireValue | Sym | undefined,
+  e: VerbEvent,
+  objects: Map<number, ObjectInfo>,
+): WireValue | Sym | undefined {
+  if (!isSym(v) || v.$sym !== "qp_num" || v.handle !== e.target.$handle) return v;
+  const num = objects.get(v.handle)?.props.qp_num;
+  for (const o of objects.values())
+    if (o.type === "qp" && o.handle !== v.handle && o.createdAt < e.seq && o.props.qp_num === num)
+      return { $sym: "qp_num", handle: o.handle };
+  return v;
+}
+
+/** struct ibv_qp_init_attr `v` from a QpInitAttr argument (ibv_create_qp, rdma_create_qp). */
+function emitQpInit(w: Writer, v: string, init: Obj, objects: Map<number, ObjectInfo>): void {
+  const cap = (init.cap ?? {}) as Obj;
+  const n = (x: WireValue | Sym | undefined) => numExpr(x, objects);
+  const refName = (x: unknown) => (isRef(x as WireValue) ? cName(x as { $handle: number; type: string }) : "NULL");
+  w.line(`struct ibv_qp_init_attr ${v};`);
+  w.line(`memset(&${v}, 0, sizeof ${v});`);
+  w.line(`${v}.send_cq = ${refName(init.send_cq)};`);
+  w.line(`${v}.recv_cq = ${refName(init.recv_cq)};`);
+  for (const k of ["max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge", "max_inline_data"])
+    if (cap[k] !== undefined) w.line(`${v}.cap.${k} = ${n(cap[k])};`);
+  w.line(`${v}.qp_type = ${enumExpr(ibv_qp_type, Number(init.qp_type ?? 0))};`);
+  if (init.sq_sig_all !== undefined) w.line(`${v}.sq_sig_all = ${n(init.sq_sig_all)};`);
+}
+
 function createdArgs(e: VerbEvent, name: string): string {
   switch (e.method) {
     case "createCq":
@@ -676,12 +637,6 @@ function createdArgs(e: VerbEvent, name: string): string {
     default:
       return "";
   }
-}
-
-function bytesList(hexs: string): string {
-  const out: string[] = [];
-  for (let i = 0; i < hexs.length; i += 2) out.push("0x" + hexs.slice(i, i + 2));
-  return out.join(", ");
 }
 
 function emitAhAttr(w: Writer, v: string, ah: Obj, objects: Map<number, ObjectInfo>): void {

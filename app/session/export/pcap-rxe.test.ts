@@ -1,11 +1,23 @@
 /**
- * The simulator's packets against real rxe's, for the same programs (pcap-programs/), both
- * decoded by tshark: the same packets in the same order, field for field, except what the
- * simulator cannot know (MACs and IPv6 link-local addresses, QPNs and the UDP source port
- * derived from them, rkeys, virtual addresses, the IPv4 identification and checksums), which
- * must map one to one. Real rxe's packets come from tcpdump on the lab VM's veth0
- * (scripts/pcap-rxe.sh, which then runs this file on the host on those fresh captures); otherwise it
- * reads the captures committed in fixtures/pcap/ (VERBSLAB_PCAP_RXE_DIR: another folder).
+ * The simulator's packets against real rxe's, for the same programs (pcap-programs/: a SEND, a
+ * WRITE with immediate, an RNR retry, a READ, a lossy run), both decoded by tshark: the same
+ * packets in the same order, field for field (SAME), except what the simulator cannot know,
+ * which must map one to one (MAPPED):
+ * - MACs and IPv6 link-local addresses: the lab VM's veths get random MACs at each boot, and
+ *   the link-local GIDs (and so addresses) are made from them;
+ * - QPNs, and the UDP source port derived from them: rxe's QPNs go on rising through a boot
+ *   (0x11 for the first program's pair, 0x14 for the fourth's), the simulator's start afresh
+ *   (the port is checked against rxe's own QPNs below);
+ * - rkeys and virtual addresses: the kernel's key counter and the program's heap;
+ * - not compared: the IPv4 identification (the kernel's per-destination counter) and the IPv4
+ *   checksum, which covers it; the ICRC, likewise (checked on rxe's own frames below instead).
+ * The lossy run drops one chosen packet (`dropPsn`), so both runs lose the same one: an
+ * nftables rule drops it at the receiver's input, after tcpdump on veth0 saw it, so it is in
+ * the capture as in the simulator's file. (Random `loss` could not be compared like this, and
+ * netem drops in the sender's qdisc, before any capture: such a packet is in neither file.)
+ * Real rxe's packets come from tcpdump on the lab VM's veth0 (scripts/pcap-rxe.sh, which then
+ * runs this file on the host on those fresh captures); otherwise it reads the captures
+ * committed in fixtures/pcap/ (VERBSLAB_PCAP_RXE_DIR: another folder).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -4,13 +4,14 @@ import { createSession } from "../session.js";
 import type { Transcript } from "../transcript.js";
 import type { Verbs } from "../verbs-api.js";
 import type { PacketLogEntry } from "../../../verbs/backend.js";
+import lossy from "./pcap-programs/lossy.js";
 import read from "./pcap-programs/read.js";
 import rnrRetry from "./pcap-programs/rnr-retry.js";
 import send from "./pcap-programs/send.js";
 import writeImm from "./pcap-programs/write-imm.js";
 
 /** The programs, by file name in pcap-programs/ (each crosses rxe0 ↔ rxe1, so real rxe's packets can be captured). */
-export const PCAP_PROGRAMS = { send, "write-imm": writeImm, "rnr-retry": rnrRetry, read } as const;
+export const PCAP_PROGRAMS = { send, "write-imm": writeImm, "rnr-retry": rnrRetry, read, lossy } as const;
 export type PcapProgram = keyof typeof PCAP_PROGRAMS;
 
 export async function runOnSim(

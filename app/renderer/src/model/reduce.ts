@@ -76,6 +76,9 @@ export function describeCall(method: string, args: readonly unknown[]): string {
       return typeof args[0] === "number" ? `${args[0]} bytes, access ${args[1]}` : `access ${args[1]}`;
     case "log":
       return args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" ");
+    case "setLink":
+      // What the link was given: {"blockRoceUdp":true}, as the program (or the Network panel) wrote it.
+      return JSON.stringify(args[0] ?? {});
     default:
       return args
         .filter((x) => typeof x === "number" || typeof x === "string")

@@ -1,6 +1,6 @@
 /** The right-hand column: the QP diagram, the live query table, and the other views in tabs. */
 import { useStrings } from "../i18n.js";
-import { memo, useMemo } from "react";
+import { memo, useMemo, type ReactNode } from "react";
 import type { LabView } from "../model/view.js";
 import { QpDiagram } from "./QpDiagram.js";
 import { QpQueryTable } from "./QpQueryTable.js";
@@ -28,7 +28,16 @@ const Packets = memo(PacketTimeline);
 const Plot = memo(ThroughputPlot);
 const AlertList = memo(Alerts);
 
-export const Inspector = memo(function Inspector({ view, focus }: { view: LabView; focus?: string }) {
+export const Inspector = memo(function Inspector({
+  view,
+  focus,
+  network,
+}: {
+  view: LabView;
+  focus?: string;
+  /** Renders the Network tab (App gives it the bridge: panes/NetworkPane.tsx). */
+  network?: () => ReactNode;
+}) {
   const f = view.qps.find((q) => q.handle === focus);
   const pair = useMemo(() => view.qps.slice(-2), [view.qps]);
   const wcs = view.cqs.reduce((n, c) => n + c.entries.length, 0);
@@ -104,6 +113,7 @@ export const Inspector = memo(function Inspector({ view, focus }: { view: LabVie
           { id: "counters", label: t.tabCounters, render: () => <CounterTable counters={view.counters} /> },
           { id: "packets", label: t.tabPackets, render: () => <Packets packets={view.packets} /> },
           { id: "plot", label: t.tabThroughput, render: () => <Plot points={view.sweep} /> },
+          ...(network ? [{ id: "network", label: t.tabNetwork, render: network }] : []),
         ]}
       />
     </div>

@@ -42,11 +42,12 @@ export interface Pair {
 /**
  * Opens rxe0 and rxe1, and connects QP a (rxe0) with QP b (rxe1) over GID `gidIndex`
  * (0: the link-local IPv6 GID, so IPv6 on the wire; 1: the IPv4-mapped one, so IPv4).
- * `minRnrTimer` is b's (and a's) min_rnr_timer, `rnrRetry` a's and b's rnr_retry.
+ * `minRnrTimer` is b's (and a's) min_rnr_timer, `rnrRetry` a's and b's rnr_retry, `timeout`
+ * both sides' local ACK timeout (default 14: 67 ms).
  */
 export async function connectPair(
   verbs: Verbs,
-  opts: { gidIndex: number; minRnrTimer?: number; rnrRetry?: number },
+  opts: { gidIndex: number; minRnrTimer?: number; rnrRetry?: number; timeout?: number },
 ): Promise<Pair> {
   const access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
   const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
@@ -90,7 +91,7 @@ export async function connectPair(
     await me.qp.modify(
       {
         qp_state: IBV_QPS_RTS,
-        timeout: 14,
+        timeout: opts.timeout ?? 14,
         retry_cnt: 7,
         rnr_retry: opts.rnrRetry ?? 7,
         sq_psn: 100,
