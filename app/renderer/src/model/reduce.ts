@@ -27,6 +27,7 @@ import type {
   CounterView,
   DeviceView,
   LabView,
+  LineOutcome,
   LineResult,
   LogLine,
   PolledWc,
@@ -36,6 +37,7 @@ import type {
   WcFailure,
 } from "./view.js";
 import { emptyView } from "./view.js";
+import { modifyWhy, verbWhy } from "./verb-why.js";
 
 export interface ViewInputs {
   events: readonly TranscriptEvent[];
@@ -93,13 +95,14 @@ const rowCache = new WeakMap<VerbEvent, TranscriptRow>();
  * The transcript pane's row for an event (cached: events never change once written, and the
  * object it was called on is named when the row is first made, as the fold knows it then).
  */
-export function transcriptRow(e: VerbEvent, on?: string): TranscriptRow {
+export function transcriptRow(e: VerbEvent, on?: string, qpType?: number): TranscriptRow {
   let row = rowCache.get(e);
-  if (!row) rowCache.set(e, (row = makeRow(e, on)));
+  if (!row) rowCache.set(e, (row = makeRow(e, on, qpType)));
   return row;
 }
 
-function makeRow(e: VerbEvent, on: string | undefined): TranscriptRow {
+function makeRow(e: VerbEvent, on: string | undefined, qpType: number | undefined): TranscriptRow {
+  const why = verbWhy(e, qpType);
   return {
     seq: e.seq,
     verb: e.verb,
@@ -109,6 +112,7 @@ function makeRow(e: VerbEvent, on: string | undefined): TranscriptRow {
     outcome: e.error ? (e.error.code ?? e.error.name) : "ok",
     ...(e.error?.attribute !== undefined && { attribute: e.error.attribute }),
     ...(e.error?.reason !== undefined && { reason: e.error.reason }),
+    ...(why && { why }),
     ...(e.check &&
       !e.check.agree && { divergence: `model expected ${e.check.expected}; the device did ${e.check.actual}` }),
     ms: e.durationMs,
@@ -294,7 +298,12 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
   f.lastVerb = e;
   if (e.counters?.length) f.lastCounterEvent = e;
   const callee = f.objs.get(e.target.$handle);
-  f.transcript.push(transcriptRow(e, callee && nameOf(callee)));
+  const row = transcriptRow(
+    e,
+    callee && nameOf(callee),
+    callee?.type === "qp" ? Number(callee.props.qp_type) : undefined,
+  );
+  f.transcript.push(row);
   for (const n of e.notices ?? []) f.notices.push({ ...n, seq: e.seq });
   const adopt = (r: Ref, variable?: string) => {
     const index = f.perType.get(r.type) ?? 0;
@@ -409,7 +418,7 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
     f.lineResults.set(e.source.line, {
       line: e.source.line,
       seq: e.seq,
-      text: resultText(e, f),
+      outcome: lineOutcome(e, f, row),
       bad: !!e.error,
       count: (before?.count ?? 0) + 1,
     });
@@ -430,24 +439,27 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
  * A call's outcome as the editor shows it after its line: the errno and the attribute at
  * fault, the state a modify reached, the completions a poll returned, the object a create made.
  */
-export function resultText(e: VerbEvent, f: Pick<ViewFold, "objs">): string {
+export function lineOutcome(e: VerbEvent, f: Pick<ViewFold, "objs">, row: TranscriptRow): LineOutcome {
   if (e.error) {
     const code = e.error.code ?? e.error.name;
-    const attr = e.error.attribute;
-    if (!attr) return code;
-    return `${code}: ${/missing|needs/i.test(e.error.reason ?? "") ? "missing " : ""}${attr}`;
+    const attribute = e.error.attribute;
+    if (!attribute) return { kind: "error", code };
+    // "missing" only where the transition check says the bit was required and absent.
+    const w = row.why;
+    const missing = w?.kind === "mask" && w.missing.length > 0 && (!w.notAllowed.length || attribute === w.missing[0]);
+    return { kind: "error", code, attribute, ...(missing && { missing }) };
   }
   if (e.completions || e.method === "poll" || e.method === "pollWait") {
     const wcs = e.completions ?? [];
     const bad = wcs.find((c) => c.wc.status !== IBV_WC_SUCCESS);
-    return `${wcs.length} completion${wcs.length === 1 ? "" : "s"}${bad ? `, ${wcStatusName(bad.wc.status)}` : ""}`;
+    return { kind: "completions", n: wcs.length, ...(bad && { bad: wcStatusName(bad.wc.status) }) };
   }
   if (e.method === "modify") {
     const after = e.qps.find((q) => q.qp === e.target.$handle)?.after;
-    return after ? stateName(after.qp_state) : "ok";
+    return { kind: "text", text: after ? stateName(after.qp_state) : "ok" };
   }
   const made = e.created?.[0] && f.objs.get(e.created[0].$handle);
-  return made ? nameOf(made) : "ok";
+  return { kind: "text", text: made ? nameOf(made) : "ok" };
 }
 
 /** The whole view from scratch: every event folded, then the view made from the fold. */
@@ -573,6 +585,10 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
     const recvCq = refHandle(o.props.recv_cq);
     // The session's own prediction, made before the gate with the port and GID facts it has.
     const prediction = pending?.target.$handle === o.handle ? pending.prediction : undefined;
+    const pendingWhy =
+      prediction && prediction.outcome !== "ok" && pending!.method === "modify"
+        ? modifyWhy(qpType, state, pending!.args, prediction.outcome, prediction.attribute)
+        : undefined;
     let failedTransition: QpView["failedTransition"];
     if (lastVerb?.error && lastVerb.method === "modify" && lastVerb.target.$handle === o.handle) {
       const [a, mask] = lastVerb.args as [QpAttrInput | null, number];
@@ -597,6 +613,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
       changed: change ? change.changes.map((c) => `attr.${c.field}`) : [],
       ...(lastMove.has(o.handle) && { lastTransition: lastMove.get(o.handle) }),
       ...(prediction && { pending: prediction }),
+      ...(pendingWhy && { pendingWhy }),
       ...(diverged.has(o.handle) && { divergence: diverged.get(o.handle) }),
       ...(f.failures.has(o.handle) && { failure: f.failures.get(o.handle) }),
       ...(f.cmMoves.has(o.handle) && { cmMoves: f.cmMoves.get(o.handle)!.slice() }),

@@ -4,6 +4,7 @@
  */
 import type { QpQuery, Wc } from "../../../../verbs/types.js";
 import type { WcWhy } from "../../../session/explain-wc.js";
+import type { VerbWhy } from "./verb-why.js";
 import type { Prediction, SessionNotice, SourceSite } from "../../../session/transcript.js";
 
 /** A polled completion; a failed one with why, when the session knows (the simulator's reason, or inferred). */
@@ -43,6 +44,8 @@ export interface QpView {
   failedTransition?: { from: number; to: number; code: string; attribute?: string };
   /** The session's prediction for the verb it is paused before, when that verb is on this QP. */
   pending?: Prediction;
+  /** Why the model predicts the pending modify fails, as data (worded by i18n.ts `verbWhy`). */
+  pendingWhy?: VerbWhy;
   /** Where the model and the device disagreed last, in words. */
   divergence?: string;
   /** Its newest error completion since it last left RESET. */
@@ -295,6 +298,8 @@ export interface TranscriptRow {
   /** The attribute an error named (IBV_QP_DEST_QPN). */
   attribute?: string;
   reason?: string;
+  /** The error's reason as data, where the UI can word it in the learner's language. */
+  why?: VerbWhy;
   /** The model disagreed with the device on this call. */
   divergence?: string;
   ms?: number;
@@ -304,13 +309,23 @@ export interface TranscriptRow {
   source?: SourceSite;
 }
 
+/**
+ * A call's outcome as data: an error's errno and the attribute at fault (`missing`: a bit the
+ * transition requires and the mask lacked), a poll's completions (and the first bad status), or
+ * text that reads the same in every language (a state name, an object's name, "ok").
+ */
+export type LineOutcome =
+  | { kind: "error"; code: string; attribute?: string; missing?: boolean }
+  | { kind: "completions"; n: number; bad?: string }
+  | { kind: "text"; text: string };
+
 /** The latest outcome of the calls on one line of main.ts, shown after the line in the editor. */
 export interface LineResult {
   line: number;
   /** The seq of the latest call on the line. */
   seq: number;
-  /** "EINVAL: missing IBV_QP_PORT", "RTR", "1 completion", "a (QP 0x11)", "ok". */
-  text: string;
+  /** What the call did, worded by i18n.ts `lineOutcome` ("EINVAL: missing IBV_QP_PORT", "RTR", "1 completion", "a (QP 0x11)", "ok"). */
+  outcome: LineOutcome;
   bad: boolean;
   /** How many calls the line made (a loop's line makes many). */
   count: number;

@@ -162,9 +162,17 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
       )}
       {f && predictedError && (
         <text x={255} y={195} textAnchor="middle" className="predicted-error" fill="#c92a2a" fontSize={11}>
-          predicted: {f.pending?.outcome} — {f.pending?.reason}
+          <PredictedError qp={f} />
         </text>
       )}
     </svg>
+  );
+}
+
+/** The error the model predicts for the pending modify, and why, in the learner's language. */
+function PredictedError({ qp }: { qp: QpView }) {
+  const t = useStrings();
+  return (
+    <>{t.predictedError(qp.pending!.outcome, (qp.pendingWhy && t.verbWhy(qp.pendingWhy)) || qp.pending!.reason)}</>
   );
 }
