@@ -273,6 +273,14 @@ describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", (
       expect(await page.locator(".lesson h4").first().textContent()).toBe("目标");
       const error = await page.locator("[data-testid=run-error]").textContent();
       expect(error).toMatch(/ibv_modify_qp 失败，错误码 EINVAL/);
+      // The reason too, worded from the call's data (the transition table), and the outcome after its line.
+      expect(await page.locator("[data-testid=error-reason]").textContent()).toMatch(
+        /^RESET → INIT 需要 .*IBV_QP_PORT；缺少：IBV_QP_PORT$/,
+      );
+      await page.waitForSelector(".monaco-editor .vl-result-bad");
+      expect(await page.locator(".monaco-editor .vl-result-bad").first().textContent()).toMatch(
+        /EINVAL：缺少 IBV_QP_PORT/,
+      );
       const goals = (await text("[data-testid=checks] li")).join(" ");
       expect(goals).toMatch(/[\u4e00-\u9fff]/);
       expect(await page.locator("[data-testid=backend-state]").textContent()).toMatch(/^后端/);

@@ -54,6 +54,32 @@ describe.skipIf(!hasChromium)("VerbsLab in Chromium (web mode, simulator)", () =
     expect(marks).toBe(1);
   });
 
+  it("shows the program read-only while Monaco loads, and is interactive only once Monaco drew it", async () => {
+    const p = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    try {
+      // Hold the editor's chunk back, as a slow load would.
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      await p.route(/\/assets\/EditorPane-[^/]*\.js$/, async (route) => {
+        await held;
+        await route.continue();
+      });
+      await p.goto(lab.url);
+      await p.waitForSelector("[data-testid=code-preview] pre");
+      const preview = (await p.locator("[data-testid=code-preview] pre").textContent()) ?? "";
+      expect(preview).toBe(starterOf("bypassing-the-kernel", 1));
+      expect(await p.locator(".monaco-editor").count()).toBe(0);
+      expect(await p.evaluate(() => performance.getEntriesByName("verbslab:interactive").length)).toBe(0);
+      await screenshot(p, "02-code-preview");
+      release();
+      await p.waitForSelector(".monaco-editor .view-line");
+      await p.waitForFunction(() => performance.getEntriesByName("verbslab:interactive").length === 1);
+      expect(await p.locator("[data-testid=code-preview]").count()).toBe(0);
+    } finally {
+      await p.close();
+    }
+  }, 120_000);
+
   it("completes the first five lessons through the UI", async () => {
     await screenshot(page, "01-lesson-start");
     for (const id of FIVE) {

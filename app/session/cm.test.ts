@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createSimBackend } from "../../sim/index.js";
 import { IBV_QPS_INIT, IBV_QPS_RTS } from "../../verbs/constants.js";
+import { RDMA_PS_UDP } from "../../verbs/cm.js";
 import lesson17 from "../../lessons/17-connecting-with-rdma-cm/step-1.solution.js";
 import { createSession } from "./session.js";
 import type { VerbEvent } from "./transcript.js";
@@ -44,5 +45,16 @@ describe("the session with rdma_cm", () => {
     second.release();
     const third = createSession({ backend });
     expect(await third.run(lesson17 as never)).toEqual({ outcome: "ok" });
+  });
+
+  it("an id's fields follow the calls that fill them in: after rdma_bind_addr to rxe1's address, id.verbs is rxe1", async () => {
+    // Through the facade, as a learner's program sees it (on the backend directly this always held).
+    const s = createSession({ backend: createSimBackend({ seed: 3 }) });
+    const ch = await s.verbs.cm.createEventChannel();
+    const id = await ch.createId(RDMA_PS_UDP);
+    expect(id.verbs).toBeUndefined();
+    await id.bindAddr({ addr: "10.77.0.2", port: 0 });
+    expect(id.verbs).toBeDefined();
+    expect(await id.verbs!.queryGid(1, 1)).toBe("::ffff:10.77.0.2");
   });
 });

@@ -11,6 +11,7 @@ import type { Verbs } from "./verbs-api.js";
 import {
   CM_HANDLE,
   decodeValue,
+  isCmIdReply,
   isRef,
   mapRefs,
   ROOT_HANDLE,
@@ -82,7 +83,13 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
     for (const m of methodsOf(type)) {
       o[m] = async (...args: unknown[]) => {
         const callArgs = m === "log" ? args.map((a) => toRefs(loggable(a))) : args.map(toRefs);
-        return fromRefs(await surface.call(h, m, callArgs));
+        const reply = await surface.call(h, m, callArgs);
+        if (!isCmIdReply(reply)) return fromRefs(reply);
+        // The result first: objects it creates (id.createQp's QP) come with their props, which
+        // the id's own fields (a bare ref to that QP) would not give them.
+        const out = fromRefs(reply.result);
+        objectFor(reply.$cmId); // the id's fields as this call left them
+        return out;
       };
     }
     if (type === "mr") {

@@ -58,7 +58,7 @@ import {
   type TranscriptHeader,
   type VerbEvent,
 } from "./transcript.js";
-import { encodeValue, EVENT_BYTES_MAX, type HandleType, type Ref } from "./wire.js";
+import { encodeValue, EVENT_BYTES_MAX, type CmIdReply, type HandleType, type Ref } from "./wire.js";
 import { counterWatch } from "./counter-watch.js";
 
 /**
@@ -522,7 +522,9 @@ export function createSession(options: SessionOptions): Session {
     };
     append(event);
     if (failed) throw error;
-    return registry.withProps(result, created);
+    const out = registry.withProps(result, created);
+    if (entry.type !== "cmId" || entry.destroyed) return out;
+    return { $cmId: registry.withProps(entry.obj, []) as Ref, result: out } satisfies CmIdReply;
   }
 
   /**

@@ -76,6 +76,20 @@ export interface CallSurface {
   call(target: number, method: string, args: unknown[]): Promise<unknown>;
 }
 
+/**
+ * What a call on an rdma_cm id answers. librdmacm fills in an id's fields in calls that return
+ * nothing (rdma_bind_addr to a device's address sets id->verbs), so the id comes back as it is
+ * now, beside the result, and the facade's object for it follows.
+ */
+export interface CmIdReply {
+  readonly $cmId: Ref;
+  readonly result: unknown;
+}
+
+export function isCmIdReply(v: unknown): v is CmIdReply {
+  return typeof v === "object" && v !== null && "$cmId" in v && isRef((v as CmIdReply).$cmId);
+}
+
 /** A `Ref` (handles are numbers: the session numbers objects in creation order). */
 export function isRef(v: unknown): v is Ref {
   return (

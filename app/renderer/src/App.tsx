@@ -19,6 +19,7 @@ import { Inspector } from "./panes/Inspector.js";
 import { Tabs } from "./panes/Tabs.js";
 import { TranscriptPane, type ExportFormat } from "./panes/TranscriptPane.js";
 import { LogPane } from "./panes/LogPane.js";
+import { CmPane, cmIdCount } from "./panes/CmPane.js";
 import { Notices } from "./panes/Notices.js";
 import { Progress } from "./panes/Progress.js";
 import { NetworkPane } from "./panes/NetworkPane.js";
@@ -64,10 +65,19 @@ function useMarkInteractive(interactive: boolean): void {
   }, [interactive]);
 }
 
-function EditorLoading() {
-  return <div className="panel-body muted">{useStrings().editorLoading}</div>;
+/**
+ * While Monaco loads: the program, read-only, in the editor's font and line height, under a
+ * "Loading the editor…" line, so the first paint already shows the code. It is not the editor:
+ * cold load (useMarkInteractive) still ends only when Monaco has drawn the program.
+ */
+function EditorLoading({ code }: { code: string }) {
+  return (
+    <div className="editor-wrap code-preview" data-testid="code-preview" aria-busy="true">
+      <div className="muted">{useStrings().editorLoading}</div>
+      <pre>{code}</pre>
+    </div>
+  );
 }
-const EDITOR_LOADING = <EditorLoading />;
 const NO_RESULTS: never[] = [];
 
 export interface AppProps {
@@ -315,6 +325,11 @@ function Lab({
   const stale = ranStep.current !== null && ranStep.current !== stepKey && state.events.length > 0;
   const pausedSource = state.gate?.pending?.source;
   const onPausedLine = useCallback(() => pausedSource && onSource(pausedSource), [pausedSource, onSource]);
+  // Each line's outcome, worded in the learner's language (the view holds it as data).
+  const shownResults = useMemo(
+    () => view.lineResults.map((r) => ({ ...r, text: t.lineOutcome(r.outcome) })),
+    [view.lineResults, t],
+  );
   const errorAt = useMemo(
     () =>
       runner.error?.line !== undefined && runner.error.column !== undefined
@@ -387,7 +402,7 @@ function Lab({
               onReset={onReset}
             />
             {editorMayOpen ? (
-              <Suspense fallback={EDITOR_LOADING}>
+              <Suspense fallback={<EditorLoading code={code} />}>
                 <EditorPane
                   code={code}
                   onChange={setCode}
@@ -395,20 +410,20 @@ function Lab({
                   onDrawn={onDrawn}
                   onShortcut={shortcut}
                   pausedAt={pausedSource}
-                  lineResults={stale ? NO_RESULTS : view.lineResults}
+                  lineResults={stale ? NO_RESULTS : shownResults}
                   errorAt={stale ? undefined : errorAt}
                   reveal={stale ? undefined : reveal}
                 />
               </Suspense>
             ) : (
-              EDITOR_LOADING
+              <EditorLoading code={code} />
             )}
             {stale && (
               <div className="notice" data-testid="stale-results">
                 The views show the last run, from another step: run this step&apos;s program to replace them.
               </div>
             )}
-            <ErrorBanner error={stale ? undefined : runner.error} />
+            <ErrorBanner error={stale ? undefined : runner.error} failed={view.lastError} />
             {state.progress && (
               <div className="panel-body">
                 <Progress
@@ -438,6 +453,7 @@ function Lab({
                 label: t.log(view.logs.length),
                 render: () => <LogPane lines={view.logs} onSource={stale ? undefined : onSource} />,
               },
+              { id: "cm", label: t.tabCm(cmIdCount(view.cm)), render: () => <CmPane ids={view.cm} /> },
             ]}
           />
         </div>

@@ -8,6 +8,11 @@ import { createContext, useContext } from "react";
 import type { Language } from "../../../lessons/schema.js";
 import type { LinkState } from "../../../verbs/lab.js";
 import { percentOf as pct } from "./model/link-form.js";
+import type { VerbWhy } from "./model/verb-why.js";
+import type { LineOutcome } from "./model/view.js";
+import { stateName } from "./model/format.js";
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 const en = {
   // Lesson pane
@@ -66,6 +71,55 @@ const en = {
   stopped: "Stopped.",
   failedWith: "failed with",
   attribute: "attribute",
+  /**
+   * A failed verb's reason from its structured data (model/verb-why.ts). English: undefined, since
+   * the backend's own reason is already that sentence (verbs/qp-transitions.ts wrote it).
+   */
+  verbWhy: (_why: VerbWhy): string | undefined => undefined,
+  /** A call's outcome after its line in the editor. */
+  lineOutcome: (o: LineOutcome): string =>
+    o.kind === "error"
+      ? o.attribute
+        ? `${o.code}: ${o.missing ? "missing " : ""}${o.attribute}`
+        : o.code
+      : o.kind === "completions"
+        ? `${plural(o.n, "completion")}${o.bad ? `, ${o.bad}` : ""}`
+        : o.text,
+  /** What each work-completion status means (model/wc-explain.ts), by verbs.h name. */
+  wcStatus: {
+    IBV_WC_SUCCESS: "The work request completed.",
+    IBV_WC_LOC_LEN_ERR: "A receive buffer was too small for the incoming message, or a send was longer than allowed.",
+    IBV_WC_LOC_QP_OP_ERR: "The local QP could not perform the request (bad opcode, or too many SGEs / inline bytes).",
+    IBV_WC_LOC_PROT_ERR:
+      "An SGE names memory the lkey does not cover, or the MR lacks LOCAL_WRITE for a write into it.",
+    IBV_WC_WR_FLUSH_ERR:
+      "Flushed: the QP is in ERR, so every outstanding request completes with this status, unexecuted.",
+    IBV_WC_MW_BIND_ERR: "A memory window bind failed.",
+    IBV_WC_BAD_RESP_ERR: "The responder sent an unexpected reply.",
+    IBV_WC_LOC_ACCESS_ERR: "A local access violation while writing incoming data (e.g. an RDMA READ response).",
+    IBV_WC_REM_INV_REQ_ERR: "The remote side rejected the request as invalid (opcode not allowed, message too long).",
+    IBV_WC_REM_ACCESS_ERR:
+      "The remote side refused access: wrong rkey, an address outside its MR, or the MR lacks the REMOTE_* flag.",
+    IBV_WC_REM_OP_ERR: "The remote side could not complete the operation (e.g. its receive buffer was too small).",
+    IBV_WC_RETRY_EXC_ERR:
+      "No ACK came back after timeout × (retry_cnt + 1): the peer is unreachable or dest_qp_num / PSN / GID is wrong.",
+    IBV_WC_RNR_RETRY_EXC_ERR: "Receiver not ready: the peer had no receive posted, and rnr_retry ran out.",
+    IBV_WC_REM_INV_RD_REQ_ERR:
+      "The remote side refused an RDMA READ or atomic (max_dest_rd_atomic is 0 or access missing).",
+    IBV_WC_REM_ABORT_ERR: "The remote side aborted the operation.",
+    IBV_WC_FATAL_ERR: "A fatal error on the device.",
+    IBV_WC_RESP_TIMEOUT_ERR: "The response timed out.",
+    IBV_WC_GENERAL_ERR: "A general error.",
+  } as Partial<Record<string, string>>,
+  wcStatusOther: (status: number) => `Status ${status}.`,
+  why: "Why:",
+  whySimulator: "exact: the simulator's responder",
+  whyInferred: "inferred from both sides' objects",
+  opcodeUnset: (opcode: number) => `opcode ${opcode} (unset)`,
+  /** rxe fills only wr_id, status and qp_num of an error (or flush) completion. */
+  errorOpcodeNote: (opcode: number, posted?: string) =>
+    `opcode ${opcode} means nothing here: rxe sets only wr_id, status and qp_num on an error completion` +
+    (posted ? ` (the WR was ${posted})` : ""),
   // Tabs and panes
   transcript: (n: number) => `Transcript (${n})`,
   log: (n: number) => (n ? `Log (${n})` : "Log"),
@@ -86,6 +140,7 @@ const en = {
   qpStateMachine: "QP state machine",
   diverged: "diverged",
   predicts: (errno: string) => `predicts ${errno}`,
+  predictedError: (errno: string, reason?: string) => `predicted: ${errno}${reason ? ` — ${reason}` : ""}`,
   predictionShown: "prediction shown",
   legendTaken: "transition just taken",
   legendPredicted: "predicted next",
@@ -133,6 +188,14 @@ const en = {
   netReason: (label: string, why: string) => `${label}: ${why}`,
   netRefused: (why: string) => `The backend refused: ${why}`,
   connectionEmpty: "A connection appears here once two RC QPs exist.",
+  outOfBand: "out of band",
+  expected: (v: string) => `expected ${v}`,
+  peerSays: (field: string, actual: string, expected: string) => `${field} is ${actual}, the peer says ${expected}`,
+  connectionTab: "(Connection tab)",
+  wrFailedWith: (status: string) => `a WR failed with ${status}`,
+  notInTable: "something the table above does not show is wrong",
+  sidesAgree: "The two sides agree on everything configured so far.",
+  seeCompletions: "see Completions for what the status means",
   nothingOpened: "Nothing opened yet.",
   portNotQueried: (port: number) => `not queried (ctx.queryPort(${port}))`,
   completionsEmpty: "No completions polled yet: cq.poll() or cq.pollWait().",
@@ -173,6 +236,38 @@ const en = {
     "rxe's sent_pkts per message: ⌈bytes / path MTU⌉ request packets, plus the responder's ACK (both QPs are on rxe0). Exact on both backends.",
   messageSize: "message size (bytes)",
   packetsUnit: "packets",
+  // CM pane (rdma_cm ids, their calls and events)
+  tabCm: (n: number) => (n ? `CM (${n})` : "CM"),
+  cmEmpty:
+    "No rdma_cm id yet: verbs.cm.createEventChannel(), then channel.createId(RDMA_PS_TCP). Each id's calls and events appear here; a listener holds the id of each connection request it got.",
+  cmListening: "listening",
+  cmDestroyed: "destroyed",
+  cmOn: (channel: string) => `on ${channel}`,
+  cmChildOf: (listener: string, seq: number) => `child of ${listener}: the id its CONNECT_REQUEST (#${seq}) carried`,
+  cmNewId: (name: string) => `new id: ${name}`,
+  cmNotAcked: "not acked yet (rdma_ack_cm_event)",
+  cmByLibrdmacm: "by librdmacm",
+  cmPrivateData: (len: number) => `private_data, ${len} bytes:`,
+  cmZeros: (n: number) => `… ${n} × 00`,
+  cmStatus: "status",
+  /** What a status means, by its name (model/format.ts cmStatusName). */
+  cmStatusMeaning: {
+    IB_CM_REJ_CONSUMER_DEFINED: "consumer reject: the peer called rdma_reject",
+    IB_CM_REJ_INVALID_SERVICE_ID: "invalid service id: nobody listens on that port there",
+    IB_CM_REJ_STALE_CONN: "stale connection: the peer still holds an old one with these QPs",
+    IB_CM_REJ_TIMEOUT: "the peer's CM timed out",
+    IB_SIDR_UNSUPPORTED: "unsupported service: nobody listens on that port there",
+    IB_SIDR_REJECT: "the server rejected the request",
+    "-ETIMEDOUT": "timed out: no answer through all of the CM's retries",
+    "-ENODEV": "no device has that address",
+    "-EADDRNOTAVAIL": "no interface has that address",
+    "-ENETUNREACH": "no route to that network",
+    "-EHOSTUNREACH": "host unreachable",
+    "-ECONNREFUSED": "connection refused",
+  } as Record<string, string>,
+  legendCm: "made by librdmacm",
+  cmEdgeTitle: (by: string, during: string, seq: number) =>
+    `made by librdmacm, not by your program: ${by} in ${during} (#${seq})`,
   dismiss: "dismiss",
   /** Why an RNR wait took as long as it did (model/format.ts rnrWait). */
   rnrNote: (timer: number, w: { askedMs: number; floorMs: number }, afterNakMs: number) =>
@@ -233,6 +328,62 @@ const zh: Strings = {
   stopped: "已停止。",
   failedWith: "失败，错误码",
   attribute: "属性",
+  verbWhy: (w) => {
+    const st = (n: number) => stateName(n);
+    const arrow = (from: number, to: number) => `${st(from)} → ${st(to)}`;
+    switch (w.kind) {
+      case "mask": {
+        const parts = [];
+        if (w.missing.length)
+          parts.push(`${arrow(w.from, w.to)} 需要 ${w.needs.join(", ")}；缺少：${w.missing.join(", ")}`);
+        if (w.notAllowed.length) parts.push(`${arrow(w.from, w.to)} 不接受 ${w.notAllowed.join(", ")}`);
+        return parts.join("；");
+      }
+      case "illegal":
+        return `${arrow(w.from, w.to)} 不是合法的状态转换${w.withoutState ? "（掩码里没有 IBV_QP_STATE，目标状态就是当前状态）" : ""}`;
+      case "cur-state":
+        return `cur_qp_state 写的是 ${st(w.claimed)}，但 QP 处于 ${st(w.actual)}`;
+      case "rate-limit":
+        return `libibverbs 拒绝 IBV_QP_RATE_LIMIT 及更高的掩码位：${w.notAllowed.join(", ")}`;
+    }
+  },
+  lineOutcome: (o) =>
+    o.kind === "error"
+      ? o.attribute
+        ? `${o.code}：${o.missing ? "缺少 " : ""}${o.attribute}`
+        : o.code
+      : o.kind === "completions"
+        ? `${o.n} 个完成${o.bad ? `，${o.bad}` : ""}`
+        : o.text,
+  wcStatus: {
+    IBV_WC_SUCCESS: "工作请求已完成。",
+    IBV_WC_LOC_LEN_ERR: "接收缓冲区放不下到达的消息，或者发送的长度超过了允许值。",
+    IBV_WC_LOC_QP_OP_ERR: "本地 QP 无法执行该请求（操作码不对，或者 SGE 个数 / 内联字节数过多）。",
+    IBV_WC_LOC_PROT_ERR: "某个 SGE 指向的内存不在 lkey 覆盖的范围内，或者要写入的 MR 没有 LOCAL_WRITE 权限。",
+    IBV_WC_WR_FLUSH_ERR: "已冲刷（flush）：QP 处于 ERR，所有未完成的请求都以这个状态完成，并未执行。",
+    IBV_WC_MW_BIND_ERR: "内存窗口（memory window）绑定失败。",
+    IBV_WC_BAD_RESP_ERR: "响应方发回了意料之外的应答。",
+    IBV_WC_LOC_ACCESS_ERR: "写入到达的数据（例如 RDMA READ 的响应）时发生本地访问违规。",
+    IBV_WC_REM_INV_REQ_ERR: "远端认为请求无效而拒绝（操作不被允许，或消息过长）。",
+    IBV_WC_REM_ACCESS_ERR: "远端拒绝访问：rkey 不对、地址超出了它的 MR，或者该 MR 没有相应的 REMOTE_* 权限。",
+    IBV_WC_REM_OP_ERR: "远端无法完成该操作（例如它的接收缓冲区太小）。",
+    IBV_WC_RETRY_EXC_ERR:
+      "等了 timeout × (retry_cnt + 1) 仍没有收到 ACK：对端不可达，或者 dest_qp_num / PSN / GID 设错了。",
+    IBV_WC_RNR_RETRY_EXC_ERR: "接收方未就绪（RNR）：对端没有提交接收请求，rnr_retry 次数已用完。",
+    IBV_WC_REM_INV_RD_REQ_ERR: "远端拒绝了 RDMA READ 或原子操作（max_dest_rd_atomic 为 0，或缺少访问权限）。",
+    IBV_WC_REM_ABORT_ERR: "远端中止了该操作。",
+    IBV_WC_FATAL_ERR: "设备发生致命错误。",
+    IBV_WC_RESP_TIMEOUT_ERR: "响应超时。",
+    IBV_WC_GENERAL_ERR: "一般性错误。",
+  },
+  wcStatusOther: (status) => `状态 ${status}。`,
+  why: "原因：",
+  whySimulator: "确切原因：来自模拟器的响应方",
+  whyInferred: "根据双方的对象推断",
+  opcodeUnset: (opcode) => `opcode ${opcode}（未设置）`,
+  errorOpcodeNote: (opcode, posted) =>
+    `这里的 opcode ${opcode} 没有意义：rxe 在错误完成中只填写 wr_id、status 和 qp_num` +
+    (posted ? `（这个 WR 是 ${posted}）` : ""),
   transcript: (n) => `记录（${n}）`,
   log: (n) => (n ? `日志（${n}）` : "日志"),
   logEmpty: "verbs.log(…) 输出的行会显示在这里。",
@@ -252,6 +403,7 @@ const zh: Strings = {
   qpStateMachine: "QP 状态机",
   diverged: "不一致",
   predicts: (errno) => `预测 ${errno}`,
+  predictedError: (errno, reason) => `预测：${errno}${reason ? ` —— ${reason}` : ""}`,
   predictionShown: "已显示预测",
   legendTaken: "刚刚发生的转换",
   legendPredicted: "预测的下一步",
@@ -297,6 +449,14 @@ const zh: Strings = {
   netReason: (label, why) => `${label}：${why}`,
   netRefused: (why) => `后端拒绝：${why}`,
   connectionEmpty: "有两个 RC QP 之后，连接信息会显示在这里。",
+  outOfBand: "带外交换",
+  expected: (v) => `应为 ${v}`,
+  peerSays: (field, actual, expected) => `${field} 是 ${actual}，对端给的是 ${expected}`,
+  connectionTab: "（见“连接”页）",
+  wrFailedWith: (status) => `有一个 WR 以 ${status} 失败`,
+  notInTable: "有上表没有显示的地方出了错",
+  sidesAgree: "到目前为止，两端配置的内容全部一致。",
+  seeCompletions: "状态的含义见“完成”页",
   nothingOpened: "尚未打开任何对象。",
   portNotQueried: (port) => `未查询（ctx.queryPort(${port})）`,
   completionsEmpty: "还没有轮询到完成：cq.poll() 或 cq.pollWait()。",
@@ -335,6 +495,35 @@ const zh: Strings = {
     "rxe 的 sent_pkts 按消息计：⌈字节数 / path MTU⌉ 个请求包，加上响应方的 ACK（两个 QP 都在 rxe0 上）。在两种后端上都精确。",
   messageSize: "消息大小（字节）",
   packetsUnit: "数据包",
+  tabCm: (n) => (n ? `CM（${n}）` : "CM"),
+  cmEmpty:
+    "还没有 rdma_cm id：先 verbs.cm.createEventChannel()，再 channel.createId(RDMA_PS_TCP)。每个 id 的调用和事件都显示在这里；监听 id 下面是它收到的每个连接请求带来的新 id。",
+  cmListening: "监听中",
+  cmDestroyed: "已销毁",
+  cmOn: (channel) => `在 ${channel} 上`,
+  cmChildOf: (listener, seq) => `${listener} 的子 id：由它的 CONNECT_REQUEST（#${seq}）带来`,
+  cmNewId: (name) => `新 id：${name}`,
+  cmNotAcked: "尚未确认（rdma_ack_cm_event）",
+  cmByLibrdmacm: "由 librdmacm 完成",
+  cmPrivateData: (len) => `private_data，${len} 字节：`,
+  cmZeros: (n) => `… ${n} × 00`,
+  cmStatus: "status",
+  cmStatusMeaning: {
+    IB_CM_REJ_CONSUMER_DEFINED: "consumer reject：对端调用了 rdma_reject",
+    IB_CM_REJ_INVALID_SERVICE_ID: "invalid service id：那里没有人监听这个端口",
+    IB_CM_REJ_STALE_CONN: "stale connection：对端仍持有使用这些 QP 的旧连接",
+    IB_CM_REJ_TIMEOUT: "对端的 CM 超时",
+    IB_SIDR_UNSUPPORTED: "unsupported service：那里没有人监听这个端口",
+    IB_SIDR_REJECT: "服务器拒绝了请求",
+    "-ETIMEDOUT": "超时：CM 重试了所有次数都没有应答",
+    "-ENODEV": "没有设备拥有这个地址",
+    "-EADDRNOTAVAIL": "没有接口拥有这个地址",
+    "-ENETUNREACH": "没有到该网络的路由",
+    "-EHOSTUNREACH": "主机不可达",
+    "-ECONNREFUSED": "连接被拒绝",
+  },
+  legendCm: "由 librdmacm 完成",
+  cmEdgeTitle: (by, during, seq) => `由 librdmacm 完成，而不是你的程序：${during} 中的 ${by}（#${seq}）`,
   dismiss: "关闭",
   rnrNote: (timer, w, afterNakMs) =>
     w.askedMs >= w.floorMs

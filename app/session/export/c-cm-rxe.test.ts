@@ -3,7 +3,8 @@
  * librdmacm and run on real rxe, server and client in one single-threaded process. The
  * transcripts are lesson 17's solution (listen, connect, accept, one SEND) and lesson 18's
  * (a server that rejects with private data), and cm-programs/tour.ts (rdma_getaddrinfo, addresses,
- * rdma_init_qp_attr, disconnect and TIMEWAIT_EXIT, UD through the CM), recorded on the simulator (fixtures/cm-*.sim.jsonl,
+ * rdma_init_qp_attr, disconnect and TIMEWAIT_EXIT, UD through the CM) and cm-programs/mcast.ts
+ * (a group joined on rxe1, one datagram from rxe0 to it, the leave), recorded on the simulator (fixtures/cm-*.sim.jsonl,
  * kept equal to what the lessons record by c-cm.test.ts). Each program must exit 0 and print
  * what its transcript recorded: every event, its param and private data, the QP states
  * librdmacm made, the completions. Its output is kept in .vm/c-cm/ (fixtures/cm-connect.rxe.txt
@@ -60,6 +61,7 @@ describe.skipIf(!inVm)("exported rdma_cm programs on real rxe", () => {
     ["cm-connect", "cm-connect.sim.jsonl"],
     ["cm-reject", "cm-reject.sim.jsonl"],
     ["cm-tour", "cm-tour.sim.jsonl"],
+    ["cm-mcast", "cm-mcast.sim.jsonl"],
   ] as const) {
     it(`${name}: exits 0 and prints the events, states and completions its transcript recorded`, () => {
       const t = fixture(file);

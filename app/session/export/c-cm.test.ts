@@ -59,7 +59,7 @@ function stepOf(c: string, seq: number): string {
   return c.slice(start, end < 0 ? undefined : end);
 }
 
-let recorded: Record<keyof typeof PROGRAMS | "tour", Transcript>;
+let recorded: Record<keyof typeof PROGRAMS | "tour" | "mcast", Transcript>;
 let dir: string;
 
 beforeAll(async () => {
@@ -76,7 +76,20 @@ beforeAll(async () => {
     name: "app/session/export/cm-programs/tour.ts",
     seed: 1,
   });
-  recorded = { ...(out as Record<keyof typeof PROGRAMS, Transcript>), tour: tour.transcript };
+  const mcast = await replayProgram(
+    createSimBackend({ seed: 1 }),
+    (await import("./cm-programs/mcast.js")).default,
+    [],
+    {
+      name: "app/session/export/cm-programs/mcast.ts",
+      seed: 1,
+    },
+  );
+  recorded = {
+    ...(out as Record<keyof typeof PROGRAMS, Transcript>),
+    tour: tour.transcript,
+    mcast: mcast.transcript,
+  };
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -85,7 +98,22 @@ describe("the C export of rdma_cm programs", () => {
     expect(outline(fixture("cm-connect.sim.jsonl"))).toEqual(outline(recorded["17-solution"]));
     expect(outline(fixture("cm-reject.sim.jsonl"))).toEqual(outline(recorded["18-solution"]));
     expect(outline(fixture("cm-tour.sim.jsonl"))).toEqual(outline(recorded.tour));
+    expect(outline(fixture("cm-mcast.sim.jsonl"))).toEqual(outline(recorded.mcast));
     expect(recorded.tour.events.at(-1)).toMatchObject({ kind: "end", outcome: "ok" });
+    expect(recorded.mcast.events.at(-1)).toMatchObject({ kind: "end", outcome: "ok" });
+  });
+
+  it("multicast: joins and leaves the group, and sends to it with remote_qpn 0xffffff", () => {
+    const t = recorded.mcast;
+    const c = toC(t);
+    const seqOf = (method: string) =>
+      t.events.find((e): e is VerbEvent => e.kind === "verb" && e.method === method)!.seq;
+    expect(stepOf(c, seqOf("joinMulticast"))).toMatch(/rdma_join_multicast\(cmid\d+, mcaddr\d+, NULL\)/);
+    expect(c).toMatch(/make_addr\(&mcaddr\d+_ss, "239\.7\.0\.1", 0\)/);
+    expect(stepOf(c, seqOf("leaveMulticast"))).toMatch(/rdma_leave_multicast\(cmid\d+, mcaddr\d+\)/);
+    expect(stepOf(c, seqOf("postSend"))).toContain("wr.ud.remote_qpn = 0xffffff;");
+    expect(c).toContain('inet_pton(AF_INET6, "::ffff:239.7.0.1", ah_attr');
+    expect(c).not.toContain("no C equivalent");
   });
 
   it("UD through the CM: sends with the ah_attr, qp_num and qkey ESTABLISHED carried", () => {

@@ -483,6 +483,24 @@ export function emitCmVerb(
       );
       return true;
     }
+    case "cmId.joinMulticast": {
+      const a = w.tmp("mcaddr");
+      emitAddr(w, a, (args[0] ?? {}) as Obj);
+      call(`rc = !${a} ? EINVAL : cm_rc(rdma_join_multicast(${self}, ${a}, NULL));`);
+      return true;
+    }
+    case "cmId.leaveMulticast": {
+      if (isUnackedCmEventsRefusal(e.error)) {
+        // librdmacm's leave waits for ever for the join event's acknowledgement.
+        w.line(`/* Not called: VerbsLab refused it (${comment(e.error?.reason ?? "")}). */`);
+        w.line(`report(${step}, EBUSY);`);
+        return true;
+      }
+      const a = w.tmp("mcaddr");
+      emitAddr(w, a, (args[0] ?? {}) as Obj);
+      call(`rc = !${a} ? EINVAL : cm_rc(rdma_leave_multicast(${self}, ${a}));`);
+      return true;
+    }
     case "cmId.getLocalAddr":
     case "cmId.getPeerAddr": {
       const local = e.method === "getLocalAddr";

@@ -10,7 +10,7 @@ import {
   IBV_WC_SUCCESS,
   IBV_WC_WITH_IMM,
 } from "../../../../verbs/constants.js";
-import { accessNames, big, formatField, formatLogLine, rnrWait } from "./format.js";
+import { accessNames, collapseEscapeRuns, big, formatField, formatLogLine, rnrWait } from "./format.js";
 import { STRINGS } from "../i18n.js";
 
 describe("formatField", () => {
@@ -69,5 +69,16 @@ describe("rnrWait", () => {
     expect(STRINGS.en.rnrNote(1, rnrWait(1), 8)).toMatch(/asks for 0\.01 ms.*4 to 8 ms/);
     expect(STRINGS.en.rnrNote(28, rnrWait(28), 168)).toBe("the NAK's timer 28 asks for 163.84 ms");
     expect(STRINGS.zh.rnrNote(1, rnrWait(1), 8)).toMatch(/0\.01 ms.*4 到 8 ms/);
+  });
+});
+
+describe("collapseEscapeRuns", () => {
+  it("shows a long run of one escape as two and a count, and leaves short runs and other text alone", () => {
+    const padded = `"reason" = "busy, try later${"\\u0000".repeat(133)}", expected "busy, try later"`;
+    expect(collapseEscapeRuns(padded)).toBe(
+      `"reason" = "busy, try later\\u0000\\u0000…(133 × \\u0000)", expected "busy, try later"`,
+    );
+    expect(collapseEscapeRuns("a\\u0000\\u0000b")).toBe("a\\u0000\\u0000b");
+    expect(collapseEscapeRuns("no escapes")).toBe("no escapes");
   });
 });

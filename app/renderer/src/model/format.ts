@@ -19,6 +19,14 @@ import {
   mtuBytes,
   nameOf,
 } from "../../../../verbs/constants.js";
+import {
+  RDMA_CM_EVENT_REJECTED,
+  RDMA_CM_EVENT_UNREACHABLE,
+  RDMA_PS_UDP,
+  ib_cm_rej_reason,
+  ib_cm_sidr_status,
+} from "../../../../verbs/cm.js";
+import { errnoName } from "../../../../verbs/errors.js";
 
 export const stateName = (s: number): string => nameOf(ibv_qp_state, s).replace("IBV_QPS_", "");
 export const qpTypeName = (t: number): string => nameOf(ibv_qp_type, t).replace("IBV_QPT_", "");
@@ -158,4 +166,35 @@ export const RXE_JIFFY_MS = 4;
  */
 export function rnrWait(timer: number): { askedMs: number; floorMs: number } {
   return { askedMs: RNR_TIMER_USEC[timer & 0x1f] / 1000, floorMs: RXE_JIFFY_MS };
+}
+
+/**
+ * A CM event's status by name, as <rdma/rdma_cma.h> and <rdma/ib_cm.h> spell it: a negative
+ * errno ("-ETIMEDOUT"), a REJECTED event's REJ reason ("IB_CM_REJ_CONSUMER_DEFINED"), an
+ * RDMA_PS_UDP UNREACHABLE's SIDR status ("IB_SIDR_REJECT"). Undefined for 0 and for a number
+ * that has no name there.
+ */
+export function cmStatusName(event: number, status: number, ps: number): string | undefined {
+  if (status < 0) return `-${errnoName(-status)}`;
+  const group =
+    event === RDMA_CM_EVENT_REJECTED
+      ? ib_cm_rej_reason
+      : event === RDMA_CM_EVENT_UNREACHABLE && ps === RDMA_PS_UDP
+        ? ib_cm_sidr_status
+        : undefined;
+  if (!group || status === 0) return undefined;
+  const name = nameOf(group, status);
+  return name === String(status) ? undefined : name;
+}
+
+/**
+ * A long run of one escape in text shown to the learner ("\u0000" × 133, lesson 18's padding
+ * decoded as text) as its first two and a count: `\u0000\u0000…(133 × \u0000)`. The
+ * goal's detail stays a few lines long instead of twenty, and still says exactly what is there.
+ */
+export function collapseEscapeRuns(text: string, min = 8): string {
+  return text.replace(/(\\u[0-9a-fA-F]{4})\1+/g, (run: string, one: string) => {
+    const n = run.length / one.length;
+    return n < min ? run : `${one}${one}…(${n} × ${one})`;
+  });
 }

@@ -1,15 +1,15 @@
-/** MR contents as rows of 16 bytes: offset, hex and printable ASCII. */
+/** MR contents as rows of `perRow` bytes (16, or 8 where the pane is narrow): offset, hex and printable ASCII. */
 export interface HexRow {
   offset: number;
   bytes: number[];
   ascii: string;
 }
 
-export function hexRows(bytes: Uint8Array, max = 256): HexRow[] {
+export function hexRows(bytes: Uint8Array, max = 256, perRow = 16): HexRow[] {
   const rows: HexRow[] = [];
   const n = Math.min(bytes.length, max);
-  for (let off = 0; off < n; off += 16) {
-    const slice = Array.from(bytes.subarray(off, Math.min(off + 16, n)));
+  for (let off = 0; off < n; off += perRow) {
+    const slice = Array.from(bytes.subarray(off, Math.min(off + perRow, n)));
     const ascii = slice.map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : "·")).join("");
     rows.push({ offset: off, bytes: slice, ascii });
   }

@@ -74,6 +74,14 @@ describe("lesson Markdown (markdown-it)", () => {
     expect(html).toContain("<td><code>x</code></td>");
   });
 
+  it("lets a code identifier in a table break after its underscores only (lesson 18's status column)", () => {
+    const html = renderMarkdown("| status |\n|---|\n| 28 (`IB_CM_REJ_CONSUMER_DEFINED`) |\n\n`IBV_QPS_RTS` <b>\n");
+    expect(html).toContain("<code>IB_<wbr>CM_<wbr>REJ_<wbr>CONSUMER_<wbr>DEFINED</code>");
+    // Outside a table code stays as it was, and markup in code is still text.
+    expect(html).toContain("<p><code>IBV_QPS_RTS</code> &lt;b&gt;</p>");
+    expect(renderMarkdown("| a |\n|---|\n| `<i>_x` |\n")).toContain("<code>&lt;i&gt;_<wbr>x</code>");
+  });
+
   it("shows no stray asterisk, underscore run or backtick in any lesson's text, hint or explanation", () => {
     const course = loadCourse();
     expect(course.lessons.length).toBeGreaterThan(10);

@@ -24,6 +24,25 @@ md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
   return self.renderToken(tokens, idx, options);
 };
 md.renderer.rules.table_open = () => '<table class="grid md-table">\n';
+// In a table, a long identifier in code (IB_CM_REJ_CONSUMER_DEFINED) may break after its
+// underscores, and only there: unbroken, lesson 18's status column was cut off at every window
+// size; broken anywhere, short names split mid-word ("RESE / T").
+md.core.ruler.push("table_code_breaks", (state) => {
+  let depth = 0;
+  for (const t of state.tokens) {
+    if (t.type === "table_open") depth++;
+    else if (t.type === "table_close") depth--;
+    else if (depth > 0 && t.type === "inline")
+      for (const c of t.children ?? []) if (c.type === "code_inline") c.meta = { breakAfterUnderscores: true };
+  }
+});
+const codeInline = md.renderer.rules.code_inline!;
+md.renderer.rules.code_inline = (tokens, idx, options, env, self) => {
+  const t = tokens[idx];
+  if (!(t.meta as { breakAfterUnderscores?: boolean } | null)?.breakAfterUnderscores)
+    return codeInline(tokens, idx, options, env, self);
+  return `<code${self.renderAttrs(t)}>${md.utils.escapeHtml(t.content).replace(/_/g, "_<wbr>")}</code>`;
+};
 md.renderer.rules.image = (tokens, idx) => {
   const t = tokens[idx];
   const src = t.attrGet("src") ?? "";

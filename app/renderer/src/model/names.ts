@@ -28,6 +28,9 @@ const KIND: Record<string, string> = {
   qp: "qp",
   channel: "ch",
   ah: "ah",
+  cmChannel: "cm_channel",
+  cmId: "cm_id",
+  cmEvent: "cm_event",
 };
 
 /** A QP by its number, with the learner's variable if known: "a (QP 0x11)", "QP 0x11". */

@@ -21,10 +21,13 @@ import { changedOffsets } from "./hexdump.js";
 import { buildTimeline } from "./timeline.js";
 import { stateName, wcStatusName } from "./format.js";
 import { objectLabel, objectName } from "./names.js";
+import { buildCmLog, CM_TYPES } from "./cm-log.js";
 import type {
+  CmQpMove,
   CounterView,
   DeviceView,
   LabView,
+  LineOutcome,
   LineResult,
   LogLine,
   PolledWc,
@@ -34,6 +37,7 @@ import type {
   WcFailure,
 } from "./view.js";
 import { emptyView } from "./view.js";
+import { modifyWhy, verbWhy } from "./verb-why.js";
 
 export interface ViewInputs {
   events: readonly TranscriptEvent[];
@@ -91,13 +95,14 @@ const rowCache = new WeakMap<VerbEvent, TranscriptRow>();
  * The transcript pane's row for an event (cached: events never change once written, and the
  * object it was called on is named when the row is first made, as the fold knows it then).
  */
-export function transcriptRow(e: VerbEvent, on?: string): TranscriptRow {
+export function transcriptRow(e: VerbEvent, on?: string, qpType?: number): TranscriptRow {
   let row = rowCache.get(e);
-  if (!row) rowCache.set(e, (row = makeRow(e, on)));
+  if (!row) rowCache.set(e, (row = makeRow(e, on, qpType)));
   return row;
 }
 
-function makeRow(e: VerbEvent, on: string | undefined): TranscriptRow {
+function makeRow(e: VerbEvent, on: string | undefined, qpType: number | undefined): TranscriptRow {
+  const why = verbWhy(e, qpType);
   return {
     seq: e.seq,
     verb: e.verb,
@@ -107,6 +112,7 @@ function makeRow(e: VerbEvent, on: string | undefined): TranscriptRow {
     outcome: e.error ? (e.error.code ?? e.error.name) : "ok",
     ...(e.error?.attribute !== undefined && { attribute: e.error.attribute }),
     ...(e.error?.reason !== undefined && { reason: e.error.reason }),
+    ...(why && { why }),
     ...(e.check &&
       !e.check.agree && { divergence: `model expected ${e.check.expected}; the device did ${e.check.actual}` }),
     ms: e.durationMs,
@@ -229,6 +235,12 @@ export interface ViewFold {
   ports: Map<number, DeviceView["ports"][number]>;
   /** The latest outcome of the calls made on each line of main.ts, by line. */
   lineResults: Map<number, LineResult>;
+  /** The librdmacm calls (on the CM, its channels, ids and events), for the CM pane. */
+  cmCalls: VerbEvent[];
+  /** The transitions librdmacm made on each QP (by handle). */
+  cmMoves: Map<number, CmQpMove[]>;
+  /** The QP rdma_create_qp made on each cm id (id handle → QP handle). */
+  cmIdQp: Map<number, number>;
   lastVerb?: VerbEvent;
   /** The last verb that moved any hw counter (the counters pane shows its deltas). */
   lastCounterEvent?: VerbEvent;
@@ -254,6 +266,9 @@ export const emptyFold = (): ViewFold => ({
   qpByHandle: new Map(),
   ports: new Map(),
   lineResults: new Map(),
+  cmCalls: [],
+  cmMoves: new Map(),
+  cmIdQp: new Map(),
 });
 
 const rqOutstanding = (f: ViewFold, h: number) => Math.max(0, (f.rqPosted.get(h) ?? 0) - (f.rqDone.get(h) ?? 0));
@@ -283,12 +298,16 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
   f.lastVerb = e;
   if (e.counters?.length) f.lastCounterEvent = e;
   const callee = f.objs.get(e.target.$handle);
-  f.transcript.push(transcriptRow(e, callee && nameOf(callee)));
+  const row = transcriptRow(
+    e,
+    callee && nameOf(callee),
+    callee?.type === "qp" ? Number(callee.props.qp_type) : undefined,
+  );
+  f.transcript.push(row);
   for (const n of e.notices ?? []) f.notices.push({ ...n, seq: e.seq });
-  for (const r of e.created ?? []) {
+  const adopt = (r: Ref, variable?: string) => {
     const index = f.perType.get(r.type) ?? 0;
     f.perType.set(r.type, index + 1);
-    const variable = e.created!.length === 1 ? e.source?.variable : undefined;
     f.objs.set(r.$handle, {
       handle: r.$handle,
       type: r.type,
@@ -297,6 +316,15 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
       index,
       ...(variable && { variable }),
     });
+  };
+  for (const r of e.created ?? []) {
+    adopt(r, e.created!.length === 1 ? e.source?.variable : undefined);
+    // A CONNECT_REQUEST carries a new id no call created (the child): it is named from here on.
+    if (r.type === "cmEvent")
+      for (const k of ["listen_id", "id"]) {
+        const id = (r.props as Props | undefined)?.[k] as Ref | undefined;
+        if (id?.type === "cmId" && !f.objs.has(id.$handle)) adopt(id);
+      }
     if (r.type === "qp") {
       const init = (e.method === "createQp" ? (e.args[0] ?? {}) : {}) as { sq_sig_all?: number };
       const qpNum = Number(r.props?.qp_num);
@@ -315,6 +343,13 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
   }
   const target = f.objs.get(e.target.$handle);
   if (!e.error && target && ["destroy", "dereg", "dealloc", "close"].includes(e.method)) target.alive = false;
+  // rdma_destroy_qp is called on the id: it destroys the QP rdma_create_qp made on it.
+  if (!e.error && target?.type === "cmId" && e.method === "createQp")
+    for (const r of e.created ?? []) if (r.type === "qp") f.cmIdQp.set(target.handle, r.$handle);
+  if (!e.error && target?.type === "cmId" && e.method === "destroyQp") {
+    const qp = f.objs.get(f.cmIdQp.get(target.handle) ?? NaN);
+    if (qp) qp.alive = false;
+  }
   for (const q of e.qps ?? []) {
     f.attrs.set(q.qp, q.after);
     if (q.before && q.after && q.before.qp_state !== q.after.qp_state) {
@@ -328,6 +363,13 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
     }
   }
   for (const m of e.moves ?? []) f.lastMove.set(m.qp, { from: m.from, to: m.to, seq: e.seq });
+  if (CM_TYPES.has(e.target.type)) f.cmCalls.push(e);
+  for (const t of e.librdmacm ?? [])
+    if (t.from !== t.to)
+      f.cmMoves.set(t.qp, [
+        ...(f.cmMoves.get(t.qp) ?? []),
+        { from: t.from, to: t.to, by: t.by, during: t.during, seq: e.seq },
+      ]);
   if (e.check && !e.check.agree && e.prediction)
     f.diverged.set(e.prediction.qp, `model expected ${e.check.expected}; the device did ${e.check.actual}`);
   for (const c of e.completions ?? []) {
@@ -376,7 +418,7 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
     f.lineResults.set(e.source.line, {
       line: e.source.line,
       seq: e.seq,
-      text: resultText(e, f),
+      outcome: lineOutcome(e, f, row),
       bad: !!e.error,
       count: (before?.count ?? 0) + 1,
     });
@@ -397,24 +439,27 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
  * A call's outcome as the editor shows it after its line: the errno and the attribute at
  * fault, the state a modify reached, the completions a poll returned, the object a create made.
  */
-export function resultText(e: VerbEvent, f: Pick<ViewFold, "objs">): string {
+export function lineOutcome(e: VerbEvent, f: Pick<ViewFold, "objs">, row: TranscriptRow): LineOutcome {
   if (e.error) {
     const code = e.error.code ?? e.error.name;
-    const attr = e.error.attribute;
-    if (!attr) return code;
-    return `${code}: ${/missing|needs/i.test(e.error.reason ?? "") ? "missing " : ""}${attr}`;
+    const attribute = e.error.attribute;
+    if (!attribute) return { kind: "error", code };
+    // "missing" only where the transition check says the bit was required and absent.
+    const w = row.why;
+    const missing = w?.kind === "mask" && w.missing.length > 0 && (!w.notAllowed.length || attribute === w.missing[0]);
+    return { kind: "error", code, attribute, ...(missing && { missing }) };
   }
   if (e.completions || e.method === "poll" || e.method === "pollWait") {
     const wcs = e.completions ?? [];
     const bad = wcs.find((c) => c.wc.status !== IBV_WC_SUCCESS);
-    return `${wcs.length} completion${wcs.length === 1 ? "" : "s"}${bad ? `, ${wcStatusName(bad.wc.status)}` : ""}`;
+    return { kind: "completions", n: wcs.length, ...(bad && { bad: wcStatusName(bad.wc.status) }) };
   }
   if (e.method === "modify") {
     const after = e.qps.find((q) => q.qp === e.target.$handle)?.after;
-    return after ? stateName(after.qp_state) : "ok";
+    return { kind: "text", text: after ? stateName(after.qp_state) : "ok" };
   }
   const made = e.created?.[0] && f.objs.get(e.created[0].$handle);
-  return made ? nameOf(made) : "ok";
+  return { kind: "text", text: made ? nameOf(made) : "ok" };
 }
 
 /** The whole view from scratch: every event folded, then the view made from the fold. */
@@ -540,6 +585,10 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
     const recvCq = refHandle(o.props.recv_cq);
     // The session's own prediction, made before the gate with the port and GID facts it has.
     const prediction = pending?.target.$handle === o.handle ? pending.prediction : undefined;
+    const pendingWhy =
+      prediction && prediction.outcome !== "ok" && pending!.method === "modify"
+        ? modifyWhy(qpType, state, pending!.args, prediction.outcome, prediction.attribute)
+        : undefined;
     let failedTransition: QpView["failedTransition"];
     if (lastVerb?.error && lastVerb.method === "modify" && lastVerb.target.$handle === o.handle) {
       const [a, mask] = lastVerb.args as [QpAttrInput | null, number];
@@ -564,8 +613,10 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
       changed: change ? change.changes.map((c) => `attr.${c.field}`) : [],
       ...(lastMove.has(o.handle) && { lastTransition: lastMove.get(o.handle) }),
       ...(prediction && { pending: prediction }),
+      ...(pendingWhy && { pendingWhy }),
       ...(diverged.has(o.handle) && { divergence: diverged.get(o.handle) }),
       ...(f.failures.has(o.handle) && { failure: f.failures.get(o.handle) }),
+      ...(f.cmMoves.has(o.handle) && { cmMoves: f.cmMoves.get(o.handle)!.slice() }),
       sqOutstanding: sqSlots.get(o.handle)?.length ?? 0,
       rqOutstanding: rqOutstanding(f, o.handle),
       sendCq: label(o.props.send_cq),
@@ -594,6 +645,10 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
       const qpNum = Number(o.props.qp_num);
       return { qp_num: qpNum, sigAll: qpByNum.get(qpNum)?.sigAll ?? false };
     },
+  });
+  view.cm = buildCmLog(f.cmCalls, (h) => {
+    const o = objs.get(h);
+    return o && { name: nameOf(o), label: objectLabel(o) };
   });
   if (pending) view.pausedBefore = pausedBeforeView(pending, objs.get(pending.target.$handle));
   return view;

@@ -8,6 +8,7 @@ import { createSession } from "../../../session/session.js";
 import type { Ref } from "../../../session/wire.js";
 import * as c from "../../../../verbs/constants.js";
 import { buildView } from "./reduce.js";
+import { STRINGS } from "../i18n.js";
 
 const site = (line: number, variable?: string) => ({ line, column: 3, ...(variable && { variable }) });
 
@@ -45,9 +46,13 @@ describe("source lines and names in the view", () => {
     const view = buildView({ events: s.events() });
     const byLine = new Map(view.lineResults.map((r) => [r.line, r]));
     expect(byLine.get(8)).toMatchObject({ bad: true, count: 1 });
-    expect(byLine.get(8)!.text).toMatch(/^EINVAL: missing IBV_QP_/);
-    expect(byLine.get(10)).toMatchObject({ text: "0 completions", bad: false, count: 2 });
-    expect(byLine.get(5)!.text).toBe(view.qps[0]!.name);
+    const en = (line: number) => STRINGS.en.lineOutcome(byLine.get(line)!.outcome);
+    expect(byLine.get(8)!.outcome).toMatchObject({ kind: "error", code: "EINVAL", missing: true });
+    expect(en(8)).toMatch(/^EINVAL: missing IBV_QP_/);
+    expect(STRINGS.zh.lineOutcome(byLine.get(8)!.outcome)).toMatch(/^EINVAL：缺少 IBV_QP_/);
+    expect(byLine.get(10)).toMatchObject({ bad: false, count: 2 });
+    expect(en(10)).toBe("0 completions");
+    expect(en(5)).toBe(view.qps[0]!.name);
     expect(byLine.has(12)).toBe(false); // a log line is in the Log, not an outcome
     expect(view.logs).toEqual([{ text: "hello", source: { line: 12, column: 3 } }]);
   });

@@ -4,6 +4,7 @@
  */
 import type { QpQuery, Wc } from "../../../../verbs/types.js";
 import type { WcWhy } from "../../../session/explain-wc.js";
+import type { VerbWhy } from "./verb-why.js";
 import type { Prediction, SessionNotice, SourceSite } from "../../../session/transcript.js";
 
 /** A polled completion; a failed one with why, when the session knows (the simulator's reason, or inferred). */
@@ -43,16 +44,98 @@ export interface QpView {
   failedTransition?: { from: number; to: number; code: string; attribute?: string };
   /** The session's prediction for the verb it is paused before, when that verb is on this QP. */
   pending?: Prediction;
+  /** Why the model predicts the pending modify fails, as data (worded by i18n.ts `verbWhy`). */
+  pendingWhy?: VerbWhy;
   /** Where the model and the device disagreed last, in words. */
   divergence?: string;
   /** Its newest error completion since it last left RESET. */
   failure?: WcFailure;
+  /** The transitions librdmacm made on it (rdma_create_qp, rdma_accept, a CM event), oldest first. */
+  cmMoves?: CmQpMove[];
   /** Work requests posted and not yet completed (as far as the program polled). */
   sqOutstanding: number;
   rqOutstanding: number;
   sendCq?: string;
   recvCq?: string;
   pd?: string;
+}
+
+/** One ibv_modify_qp librdmacm made for the program (a state change; its same-state re-modifies are left out). */
+export interface CmQpMove {
+  from: number;
+  to: number;
+  /** The librdmacm function ("ucma_modify_qp_rtr") and the call or event it ran in ("rdma_accept"). */
+  by: string;
+  during: string;
+  /** The event that recorded it. */
+  seq: number;
+}
+
+/** A CM message's private data as received: the bytes up to the last non-zero one, then how many zeros follow. */
+export interface CmPrivateData {
+  /** private_data_len: the message's whole field. */
+  len: number;
+  /** Its first bytes, up to and including the last non-zero one. */
+  bytes: Uint8Array;
+  /** The zero padding after them (len − bytes.length). */
+  zeros: number;
+}
+
+/** One line of a cm id's log: a librdmacm call made on it, or an event rdma_get_cm_event handed out about it. */
+export type CmLogRow =
+  | {
+      kind: "call";
+      seq: number;
+      /** "rdma_connect" */
+      verb: string;
+      /** "ok", or the errno name. */
+      outcome: string;
+      /** What it was given, in short ("10.77.0.2:7471", "private data 15 bytes"). */
+      detail?: string;
+      reason?: string;
+      /** QP transitions librdmacm made inside it, by QP name. */
+      moves: { qp: string; from: number; to: number }[];
+    }
+  | {
+      kind: "event";
+      seq: number;
+      /** rdma_event_str: "RDMA_CM_EVENT_ESTABLISHED" */
+      event: string;
+      status: number;
+      /** The status by name where it has one: "-ETIMEDOUT", "IB_CM_REJ_CONSUMER_DEFINED", "IB_SIDR_REJECT". */
+      statusName?: string;
+      /** A failure event (ADDR_ERROR, REJECTED, UNREACHABLE, …) or a non-zero status. */
+      bad: boolean;
+      /** CONNECT_REQUEST: the new (child) id it carries. */
+      child?: string;
+      privateData?: CmPrivateData;
+      /** RDMA_PS_UDP ESTABLISHED: how to reach the peer (event->param.ud). */
+      ud?: { qp_num: number; qkey: number };
+      /** rdma_ack_cm_event was called on it. */
+      acked: boolean;
+      moves: { qp: string; from: number; to: number }[];
+    };
+
+/** A cm id and what happened on it; a listening id holds the child ids its CONNECT_REQUESTs carried. */
+export interface CmIdView {
+  /** "cm_id0": the fold's label. */
+  handle: string;
+  /** Its one name (model/names.ts): the learner's variable, else its label. */
+  name: string;
+  /** "RDMA_PS_TCP", "RDMA_PS_UDP" */
+  ps: string;
+  /** The event channel's name. */
+  channel?: string;
+  /** src_addr and dst_addr as last seen ("10.77.0.2:7471"); dst absent while unresolved. */
+  local?: string;
+  remote?: string;
+  /** rdma_listen succeeded on it. */
+  listening: boolean;
+  /** For a child id: the listening id's name, and the CONNECT_REQUEST's seq. */
+  parent?: { name: string; seq: number };
+  destroyed: boolean;
+  rows: CmLogRow[];
+  children: CmIdView[];
 }
 
 export interface MrView {
@@ -215,6 +298,8 @@ export interface TranscriptRow {
   /** The attribute an error named (IBV_QP_DEST_QPN). */
   attribute?: string;
   reason?: string;
+  /** The error's reason as data, where the UI can word it in the learner's language. */
+  why?: VerbWhy;
   /** The model disagreed with the device on this call. */
   divergence?: string;
   ms?: number;
@@ -224,13 +309,23 @@ export interface TranscriptRow {
   source?: SourceSite;
 }
 
+/**
+ * A call's outcome as data: an error's errno and the attribute at fault (`missing`: a bit the
+ * transition requires and the mask lacked), a poll's completions (and the first bad status), or
+ * text that reads the same in every language (a state name, an object's name, "ok").
+ */
+export type LineOutcome =
+  | { kind: "error"; code: string; attribute?: string; missing?: boolean }
+  | { kind: "completions"; n: number; bad?: string }
+  | { kind: "text"; text: string };
+
 /** The latest outcome of the calls on one line of main.ts, shown after the line in the editor. */
 export interface LineResult {
   line: number;
   /** The seq of the latest call on the line. */
   seq: number;
-  /** "EINVAL: missing IBV_QP_PORT", "RTR", "1 completion", "a (QP 0x11)", "ok". */
-  text: string;
+  /** What the call did, worded by i18n.ts `lineOutcome` ("EINVAL: missing IBV_QP_PORT", "RTR", "1 completion", "a (QP 0x11)", "ok"). */
+  outcome: LineOutcome;
   bad: boolean;
   /** How many calls the line made (a loop's line makes many). */
   count: number;
@@ -271,6 +366,8 @@ export interface LabView {
   lineResults: LineResult[];
   /** Beginner mistakes the session saw pass silently, oldest first, with the event that earned each. */
   notices: (SessionNotice & { seq: number })[];
+  /** The rdma_cm ids at the top (listeners and connecting ids), each with its log and children. */
+  cm: CmIdView[];
 }
 
 export const emptyView = (): LabView => ({
@@ -286,4 +383,5 @@ export const emptyView = (): LabView => ({
   logs: [],
   lineResults: [],
   notices: [],
+  cm: [],
 });

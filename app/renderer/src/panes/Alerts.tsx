@@ -9,6 +9,7 @@ import { connection, pairQps } from "../model/oob.js";
 import { qpName } from "../model/names.js";
 import type { LabView } from "../model/view.js";
 import { whySource } from "../model/wc-explain.js";
+import { useStrings } from "../i18n.js";
 
 /** How many of the newest notices are shown. */
 const NOTICES_SHOWN = 3;
@@ -21,6 +22,7 @@ export interface AlertsProps {
 }
 
 export function Alerts({ qps, devices, mrs, notices }: AlertsProps) {
+  const t = useStrings();
   const failed = qps.filter((q) => q.failure).sort((a, b) => b.failure!.seq - a.failure!.seq);
   const mismatches = pairQps(qps).flatMap(([a, b]) =>
     connection(a, b, devices, mrs).mismatches.map((m) => ({ qp: (m.side === "a" ? a : b).qp_num, ...m })),
@@ -38,18 +40,18 @@ export function Alerts({ qps, devices, mrs, notices }: AlertsProps) {
             {f.why ? (
               <>
                 {" "}
-                — {f.why.reason} <span className="why-source">({whySource(f.why)})</span>
+                — {f.why.reason} <span className="why-source">({whySource(f.why, t)})</span>
               </>
             ) : (
-              <span className="muted"> — see Completions for what the status means</span>
+              <span className="muted"> — {t.seeCompletions}</span>
             )}
           </div>
         );
       })}
       {mismatches.map((m, i) => (
         <div key={`m${i}`} className="mismatch alert" data-testid="connection-mismatch">
-          ≠ {qps.find((q) => q.qp_num === m.qp)?.name ?? qpName(m.qp)}: {m.field} is {m.actual}, the peer says{" "}
-          {m.expected} (Connection tab)
+          ≠ {qps.find((q) => q.qp_num === m.qp)?.name ?? qpName(m.qp)}: {t.peerSays(m.field, m.actual, m.expected)}{" "}
+          {t.connectionTab}
         </div>
       ))}
       {shown.map((n) => (

@@ -46,7 +46,7 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
             <table className="grid">
               <thead>
                 <tr>
-                  <th>out of band</th>
+                  <th>{t.outOfBand}</th>
                   <th>
                     {a.device} {a.name}
                   </th>
@@ -65,7 +65,7 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
                         <td
                           key={s}
                           className={`value${m ? " mismatch" : ""}`}
-                          title={m ? `expected ${m.expected}` : undefined}
+                          title={m ? t.expected(m.expected) : undefined}
                         >
                           {r.show(c[s][r.key])}
                           {m && <span> ≠ {m.expected}</span>}
@@ -80,24 +80,24 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
               .filter((q) => q.failure)
               .map((q) => (
                 <p key={q.handle} className="mismatch" data-testid="connection-failure">
-                  {q.name}: a WR failed with {wcStatusName(q.failure!.status)}
+                  {q.name}: {t.wrFailedWith(wcStatusName(q.failure!.status))}
                   {q.failure!.why ? (
                     <>
-                      : {q.failure!.why.reason} <span className="why-source">({whySource(q.failure!.why)})</span>
+                      : {q.failure!.why.reason} <span className="why-source">({whySource(q.failure!.why, t)})</span>
                     </>
                   ) : (
-                    ": something the table above does not show is wrong"
+                    `: ${t.notInTable}`
                   )}
                 </p>
               ))}
             {c.mismatches.length === 0 ? (
-              !a.failure && !b.failure && <p className="muted">The two sides agree on everything configured so far.</p>
+              !a.failure && !b.failure && <p className="muted">{t.sidesAgree}</p>
             ) : (
               <ul className="mismatches">
                 {c.mismatches.map((m, i) => (
                   <li key={i}>
                     <span className="mismatch">
-                      {(m.side === "a" ? a : b).name}: {m.field} is {m.actual}, the peer says {m.expected}
+                      {(m.side === "a" ? a : b).name}: {t.peerSays(m.field, m.actual, m.expected)}
                     </span>
                   </li>
                 ))}

@@ -28,18 +28,18 @@ export function CqEntries({ cqs }: { cqs: CqView[] }) {
                       {tone === "ok" ? (
                         wcOpcodeName(wc.opcode)
                       ) : (
-                        <abbr title={errorOpcodeNote(wc)} data-testid="error-opcode">
-                          opcode {wc.opcode} (unset)
+                        <abbr title={errorOpcodeNote(wc, t)} data-testid="error-opcode">
+                          {t.opcodeUnset(wc.opcode)}
                         </abbr>
                       )}{" "}
                       wr_id {wc.wr_id} byte_len {wc.byte_len} qp_num {wc.qp_num}
                       {wc.wc_flags & IBV_WC_WITH_IMM ? ` imm_data ${hex(wc.imm_data ?? 0)}` : ""}
                     </span>
                   </div>
-                  {tone !== "ok" && <div className="muted">{explainStatus(wc.status)}</div>}
+                  {tone !== "ok" && <div className="muted">{explainStatus(wc.status, t)}</div>}
                   {wc.why && (
                     <div className="wc-why" data-testid="wc-why" data-source={wc.why.source}>
-                      Why: {wc.why.reason} <span className="why-source">({whySource(wc.why)})</span>
+                      {t.why} {wc.why.reason} <span className="why-source">({whySource(wc.why, t)})</span>
                     </div>
                   )}
                 </div>

@@ -8,7 +8,14 @@
 import { memo, useEffect, useLayoutEffect, useRef } from "react";
 import { MAIN_URI, emitJavaScript, monaco } from "../monaco/setup.js";
 import type { CompiledProgram } from "../runner/protocol.js";
-import type { LineResult } from "../model/view.js";
+
+/** A line's latest outcome, worded (i18n.ts `lineOutcome`), and how many calls the line made. */
+export interface ShownResult {
+  line: number;
+  text: string;
+  bad: boolean;
+  count: number;
+}
 
 /** A place in main.ts (1-based). */
 export interface EditorSpot {
@@ -28,7 +35,7 @@ export interface EditorPaneProps {
   /** The line of the verb the program is paused before. */
   pausedAt?: EditorSpot;
   /** Each line's latest outcome, shown after the line. */
-  lineResults?: readonly LineResult[];
+  lineResults?: readonly ShownResult[];
   /** Where the error the program ended with came from. */
   errorAt?: EditorSpot & { message: string };
   /** A line to scroll to and highlight (a transcript or log row was clicked); `at` tells two clicks apart. */
@@ -155,7 +162,7 @@ export default memo(function EditorPane({
     const model = editor?.getModel();
     if (!editor || !model) return;
     const shown = results.current;
-    const wanted = new Map<number, LineResult>();
+    const wanted = new Map<number, ShownResult>();
     for (const r of lineResults ?? []) {
       const line = inModel(model, r.line);
       if (line) wanted.set(line, r);

@@ -1,11 +1,19 @@
-/** The error the program ended with, naming the verb, the errno and the attribute at fault. */
+/**
+ * The error the program ended with, naming the verb, the errno and the attribute at fault. The
+ * reason is the failed call's own data worded in the learner's language where the UI knows it
+ * (i18n.ts `verbWhy`), else the backend's words.
+ */
 import { useStrings } from "../i18n.js";
 import { memo } from "react";
 import type { ErrorData } from "../../../bridge/contract.js";
+import type { TranscriptRow } from "../model/view.js";
 
-export const ErrorBanner = memo(function ErrorBanner({ error }: { error?: ErrorData }) {
+export const ErrorBanner = memo(function ErrorBanner({ error, failed }: { error?: ErrorData; failed?: TranscriptRow }) {
   const t = useStrings();
   if (!error) return null;
+  // `failed`: the transcript's last call, when it failed; its data explains `error` if the error is its.
+  const own = failed?.why && error.verb === failed.verb && error.code === failed.outcome;
+  const reason = (own && t.verbWhy(failed.why!)) || error.reason;
   if (error.name === "SessionStoppedError") return <div className="notice">{t.stopped}</div>;
   return (
     <div
@@ -28,7 +36,7 @@ export const ErrorBanner = memo(function ErrorBanner({ error }: { error?: ErrorD
           — {t.attribute} <code data-testid="error-attribute">{error.attribute}</code>
         </>
       )}
-      <div>{error.reason ?? error.message}</div>
+      <div data-testid="error-reason">{reason ?? error.message}</div>
       {/* A verb's reason does not say where: its line does (the message of other errors has it). */}
       {error.reason && error.line !== undefined && (
         <div data-testid="error-line">

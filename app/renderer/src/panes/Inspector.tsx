@@ -84,6 +84,12 @@ export const Inspector = memo(function Inspector({
               <i style={{ borderColor: "#2f6fde" }} />
               {t.legendLegal}
             </span>
+            {(f ?? view.qps[view.qps.length - 1])?.cmMoves && (
+              <span data-testid="legend-cm">
+                <i style={{ borderColor: "var(--cm)", borderTopStyle: "dashed" }} />
+                {t.legendCm}
+              </span>
+            )}
           </div>
         </div>
       </section>

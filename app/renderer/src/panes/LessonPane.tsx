@@ -5,6 +5,7 @@ import { describeCheck, goalContext, type Verdict } from "../../../../lessons/ch
 import { stepPassedShown } from "../../../../state-machines/lesson.js";
 import { Markdown } from "./Markdown.js";
 import { useStrings } from "../i18n.js";
+import { collapseEscapeRuns } from "../model/format.js";
 
 /** Where the learner is, as the lesson flow machine (state-machines/lesson.ts) says. */
 export interface LessonFlowView {
@@ -91,7 +92,9 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
               <span className="mark">{r === undefined ? "○" : r.passed ? "✓" : "✗"}</span>
               <span>
                 {describeCheck(c, lang, goalContext(step, lang))}
-                {r && !r.passed && r.detail && <div className="muted">{r.details?.[lang] ?? r.detail}</div>}
+                {r && !r.passed && r.detail && (
+                  <div className="muted">{collapseEscapeRuns(r.details?.[lang] ?? r.detail)}</div>
+                )}
               </span>
             </li>
           );

@@ -1,7 +1,8 @@
 /** The QP state diagram: states and legal transitions from the table, each QP as a chip on its state. */
 import { EDGES, NODES, NODE_H, NODE_W } from "../model/qp-graph.js";
 import { stateName, wcStatusName } from "../model/format.js";
-import type { QpView } from "../model/view.js";
+import type { CmQpMove, QpView } from "../model/view.js";
+import { useStrings } from "../i18n.js";
 
 export interface QpDiagramProps {
   qps: QpView[];
@@ -14,8 +15,19 @@ const label = (qp: QpView) => qp.name;
 /** A chip's width for its text (SVG text is not measured before layout). */
 const chipWidth = (qp: QpView) => Math.max(36, 6.2 * label(qp).length + 8);
 
+/** The tooltip of an edge librdmacm took: who made the move, in which call or event. */
+function CmTitle({ move }: { move: CmQpMove }) {
+  const t = useStrings();
+  // One string child: React renders a <title> with several children empty.
+  return <title>{t.cmEdgeTitle(move.by, move.during, move.seq)}</title>;
+}
+
 export function QpDiagram({ qps, focus }: QpDiagramProps) {
   const f = qps.find((q) => q.handle === focus) ?? qps[qps.length - 1];
+  // The edges librdmacm moved the focused QP along (the newest move on each), drawn apart from
+  // the program's own: a learner compares the path rdma_cm took with lesson 5's by hand.
+  const byCm = new Map<string, CmQpMove>();
+  for (const m of f?.cmMoves ?? []) byCm.set(`${m.from}-${m.to}`, m);
   const taken = f?.lastTransition;
   const predictedTo = f?.pending?.outcome === "ok" ? f.pending.state : undefined;
   const predictedError = f?.pending && f.pending.outcome !== "ok";
@@ -40,31 +52,54 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
         <marker id="arrow-taken" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto">
           <path d="M0,0 L10,5 L0,10 z" fill="#15803d" />
         </marker>
+        <marker id="arrow-cm" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto">
+          <path d="M0,0 L10,5 L0,10 z" fill="#0f766e" />
+        </marker>
       </defs>
       {EDGES.map((e) => {
         const isTaken = taken && taken.from === e.from && taken.to === e.to && !failed;
         const isFailed = failed && failed.from === e.from && failed.to === e.to;
         const isPredicted = f && predictedTo !== undefined && e.from === f.state && e.to === predictedTo;
         const available = f && e.from === f.state;
-        if (!e.primary && !available && !isTaken) return null;
+        const cm = byCm.get(`${e.from}-${e.to}`);
+        if (!e.primary && !available && !isTaken && !cm) return null;
         const cls = [
           "edge",
           e.primary && "primary",
           available && "available",
           isPredicted && "predicted",
           isTaken && "taken",
+          cm && "cm",
         ]
           .filter(Boolean)
           .join(" ");
-        return (
+        const edge = `${stateName(e.from)}-${stateName(e.to)}`;
+        const path = (
           <path
             key={`${e.from}-${e.to}-${isTaken ? newestOn(e.from, e.to) : 0}`}
             className={cls}
             d={e.path}
-            markerEnd={isTaken ? "url(#arrow-taken)" : "url(#arrow)"}
-            data-edge={`${stateName(e.from)}-${stateName(e.to)}`}
-          />
+            markerEnd={cm ? "url(#arrow-cm)" : isTaken ? "url(#arrow-taken)" : "url(#arrow)"}
+            data-edge={edge}
+          >
+            {cm && <CmTitle move={cm} />}
+          </path>
         );
+        if (!cm) return path;
+        return [
+          path,
+          <text
+            key={`cm-${edge}`}
+            className="cm-label"
+            x={e.mid.x}
+            y={e.mid.y - 10}
+            textAnchor="middle"
+            data-cm-edge={edge}
+          >
+            <CmTitle move={cm} />
+            librdmacm
+          </text>,
+        ];
       })}
       {NODES.map((n) => {
         const name = stateName(n.state);
@@ -127,9 +162,17 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
       )}
       {f && predictedError && (
         <text x={255} y={195} textAnchor="middle" className="predicted-error" fill="#c92a2a" fontSize={11}>
-          predicted: {f.pending?.outcome} — {f.pending?.reason}
+          <PredictedError qp={f} />
         </text>
       )}
     </svg>
+  );
+}
+
+/** The error the model predicts for the pending modify, and why, in the learner's language. */
+function PredictedError({ qp }: { qp: QpView }) {
+  const t = useStrings();
+  return (
+    <>{t.predictedError(qp.pending!.outcome, (qp.pendingWhy && t.verbWhy(qp.pendingWhy)) || qp.pending!.reason)}</>
   );
 }

@@ -158,7 +158,7 @@ const Row = memo(function Row({ r, onSource }: { r: TranscriptRow; onSource?: (s
         {r.on && <span className="on">{r.detail ? `${r.on}: ` : r.on}</span>}
         {r.detail}
       </td>
-      <td className={r.outcome === "ok" ? "ok" : "err"}>
+      <td className={r.outcome === "ok" ? "ok" : "err"} title={(r.why && t.verbWhy(r.why)) || r.reason}>
         {r.outcome}
         {r.attribute && <code> {r.attribute}</code>}
       </td>

@@ -20,6 +20,7 @@ import { Alerts } from "./Alerts.js";
 import { ConnectionPane } from "./ConnectionPane.js";
 import { CqEntries } from "./CqEntries.js";
 import { QpDiagram } from "./QpDiagram.js";
+import { LangContext } from "../i18n.js";
 
 const html = (el: React.ReactElement) => renderToStaticMarkup(el);
 
@@ -171,5 +172,46 @@ describe("the Connection tab and a failure", () => {
     expect(html(<Alerts qps={[wrong, b]} devices={[]} mrs={[]} notices={[]} />)).toContain(
       "QP 0x11: dest_qp_num is 99, the peer says 18",
     );
+  });
+});
+
+describe("failures in Chinese", () => {
+  const zh = (el: React.ReactElement) => html(<LangContext.Provider value="zh">{el}</LangContext.Provider>);
+  const b = qpView(18, { state: IBV_QPS_RTS }, { qp_state: IBV_QPS_RTS, dest_qp_num: 17 });
+
+  it("the Connection tab and the main view word a mismatch and a failure in Chinese", () => {
+    const wrong = qpView(17, { state: IBV_QPS_ERR }, { qp_state: IBV_QPS_ERR, dest_qp_num: 99 });
+    const s = zh(<ConnectionPane qps={[wrong, b]} devices={[]} mrs={[]} />);
+    expect(s).toContain("QP 0x11: dest_qp_num 是 99，对端给的是 18");
+    expect(s).toContain("带外交换");
+    expect(s).not.toContain("the peer says");
+    expect(zh(<Alerts qps={[wrong, b]} devices={[]} mrs={[]} notices={[]} />)).toContain("（见“连接”页）");
+    const failure = { status: IBV_WC_RETRY_EXC_ERR, wr_id: 1, seq: 3 };
+    const f = zh(<ConnectionPane qps={[{ ...wrong, failure }, b]} devices={[]} mrs={[]} />);
+    expect(f).toContain("有一个 WR 以 IBV_WC_RETRY_EXC_ERR 失败");
+    expect(zh(<ConnectionPane qps={[qpView(17, {}, { dest_qp_num: 18 }), b]} devices={[]} mrs={[]} />)).toContain(
+      "两端配置的内容全部一致",
+    );
+  });
+
+  it("a failed completion's status, label and opcode note in Chinese", () => {
+    const s = zh(
+      <CqEntries
+        cqs={[
+          {
+            handle: "cq0",
+            name: "cq",
+            cqe: 15,
+            entries: [{ ...wc(IBV_WC_REM_ACCESS_ERR), why: { ...why, posted: "IBV_WR_RDMA_WRITE" } }],
+          },
+        ]}
+      />,
+    );
+    expect(s).toContain("远端拒绝访问");
+    expect(s).toContain("原因：");
+    expect(s).toContain("根据双方的对象推断");
+    expect(s).toContain("opcode 0（未设置）");
+    expect(s).toMatch(/title="这里的 opcode 0 没有意义[^"]*（这个 WR 是 IBV_WR_RDMA_WRITE）"/);
+    expect(s).not.toContain("Why:");
   });
 });
