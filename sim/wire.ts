@@ -79,24 +79,27 @@ const PROFILES: Record<WireProfileName, WireProfile> = {
   "25GbE": {
     name: "25GbE",
     label: "25GbE RoCE NIC (model)",
-    // 25 Gb/s RoCE: 23–24.7 Gb/s with ib_write_bw, SEND latency ~1.1–2 µs. 82 bytes of
-    // overhead per packet give 23.1 Gb/s at MTU 1024 and 24.5 at 4096; 1 µs of fixed latency
-    // plus one small packet's time gives ~1.15 µs one-way for 8 B.
+    // 25 Gb/s RoCE: 23–24.7 Gb/s with ib_write_bw (MTU 4096), SEND latency ~1.1–2 µs. 82
+    // bytes of overhead and 30 ns of processing per packet hold the link 1,367 ns per
+    // 4096-byte packet: 24.0 Gb/s of payload at MTU 4096 (the articles' figure), 21.3 Gb/s at
+    // MTU 1024 (384 ns per packet). 1.05 µs of fixed latency plus one 8-byte packet's 59 ns
+    // gives ~1.1 µs one-way for 8 B.
     gbps: 25,
     headerBytes: ROCE_HEADERS + PREAMBLE_AND_GAP,
-    perPacketNs: 100,
+    perPacketNs: 30,
     perMessageNs: 0,
-    latencyNs: 1_000,
+    latencyNs: 1_050,
     queuePackets: 4096,
     source: "the source articles: 23–24.7 Gb/s ib_write_bw and 1.1–2 µs SEND latency on 25 Gb/s RoCE",
   },
   "100GbE": {
     name: "100GbE",
     label: "100GbE RoCE NIC (model)",
-    // The 25GbE model's NIC at four times the link rate and packet rate.
+    // The 25GbE model's NIC at four times the link rate and packet rate (30 / 4 ns per
+    // packet, rounded up: integer ns): 96 Gb/s of payload at MTU 4096, 85 at 1024.
     gbps: 100,
     headerBytes: ROCE_HEADERS + PREAMBLE_AND_GAP,
-    perPacketNs: 25,
+    perPacketNs: 8,
     perMessageNs: 0,
     latencyNs: 900,
     queuePackets: 4096,
