@@ -113,7 +113,7 @@ async function openSide(verbs: Verbs, name: string) {
   return { ctx, gid, cq, qp, mr };
 }
 
-/** RESET → INIT → RTR → RTS toward the peer; timeout 14 (67 ms) and retry_cnt 7, as ibv_rc_pingpong. */
+/** RESET → INIT → RTR → RTS toward the peer; timeout 17 (537 ms) and retry_cnt 7 (ibv_rc_pingpong uses 14, 67 ms: a busy host can miss that with no packet lost). */
 async function connect(qp: VerbsQp, remoteQpn: number, dgid: string, access: number) {
   await qp.modify(
     { qp_state: IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: access },
@@ -138,7 +138,7 @@ async function connect(qp: VerbsQp, remoteQpn: number, dgid: string, access: num
       IBV_QP_MIN_RNR_TIMER,
   );
   await qp.modify(
-    { qp_state: IBV_QPS_RTS, timeout: 14, retry_cnt: 7, rnr_retry: 7, sq_psn: 0, max_rd_atomic: 1 },
+    { qp_state: IBV_QPS_RTS, timeout: 17, retry_cnt: 7, rnr_retry: 7, sq_psn: 0, max_rd_atomic: 1 },
     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
   );
 }

@@ -139,7 +139,8 @@ async function stage(verbs: Verbs, rxe0: VerbsContext, rxe1: VerbsContext, fault
     await verbs.lab.setLink({ mtu: { rxe0: 9000, rxe1: 1500 } });
     a.plan.path_mtu = b.plan.path_mtu = IBV_MTU_4096;
   }
-  if (fault === "wrong_dest_qp_num") a.plan.dest_qp_num = b.qp.qp_num + 1;
+  // Above rxe's QP numbers (its pool ends at index 0x20000): no QP on rxe1 can have it.
+  if (fault === "wrong_dest_qp_num") a.plan.dest_qp_num = b.qp.qp_num + 0x20000;
   if (fault === "wrong_psn") b.plan.rq_psn = 0x1100;
   if (fault === "wrong_gid_index") a.plan.sgid_index = 3;
   for (const s of [a, b]) {
