@@ -12,6 +12,7 @@ import {
   IBV_ACCESS_LOCAL_WRITE,
   IBV_QPS_INIT,
   IBV_QPS_RTR,
+  IBV_QPS_SQD,
   IBV_QPT_RC,
   IBV_QPT_UC,
   IBV_QPT_UD,
@@ -83,9 +84,22 @@ const state = (qp: Qp) => qp.query().attr.qp_state;
 const label = (s: number) => nameOf(ibv_qp_state, s);
 
 /** Performs one model event on the simulator. */
+/**
+ * Waits, as a program would (spinning on ibv_query_qp), until the SQ has drained: rxe drains
+ * in a kernel task, and until it has, every modify but to ERR is EINVAL (sim/RXE-FACTS.md §2.3;
+ * seen in the loaded lab VM as SQD → RESET refused right after RTS → SQD).
+ */
+async function drained(qp: Qp): Promise<void> {
+  for (let i = 0; qp.query().attr.sq_draining; i++) {
+    if (i > 2000) throw new Error("the SQ did not drain within 2 s of RTS → SQD");
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
 async function perform(w: ReturnType<typeof world>, e: QpModelEvent): Promise<void> {
   if (e.type === "MODIFY") {
     w.qp.modify(e.attr, e.mask);
+    if (e.attr.qp_state === IBV_QPS_SQD) await drained(w.qp);
     return;
   }
   if (e.type === "COMPLETION_ERROR") {

@@ -35,6 +35,7 @@ export default async function main(verbs: Verbs) {
 const text = (s: string | null) => (s ?? "").replace(/\u00a0/g, " ");
 
 /** The line Monaco draws `className` on (a whole-line decoration), by the line number beside it. */
+/** Monaco draws decorations on its next animation frame, so callers poll it. */
 async function decoratedLine(page: Page, className: string): Promise<number | null> {
   return page.evaluate((cls) => {
     const mark = document.querySelector(`.monaco-editor .view-overlays .${cls}`);
@@ -76,11 +77,11 @@ describe.skipIf(!hasChromium)("the stepper points at the code", () => {
     await setEditorCode(page, PROGRAM);
     await page.click("button[data-action=step]");
     await page.waitForSelector("[data-testid=paused-before]");
-    expect(await decoratedLine(page, "vl-paused-line")).toBe(4);
+    await expect.poll(() => decoratedLine(page, "vl-paused-line"), { timeout: 10_000 }).toBe(4);
     await stepTo(page, 5);
-    expect(await decoratedLine(page, "vl-paused-line")).toBe(5);
+    await expect.poll(() => decoratedLine(page, "vl-paused-line"), { timeout: 10_000 }).toBe(5);
     await stepTo(page, 10);
-    expect(await decoratedLine(page, "vl-paused-line")).toBe(10);
+    await expect.poll(() => decoratedLine(page, "vl-paused-line"), { timeout: 10_000 }).toBe(10);
     const status = (await page.locator("[data-testid=paused-before]").textContent()) ?? "";
     // The QP by the learner's variable and its number, and the line: no internal "qp0".
     expect(status).toMatch(/^line 10paused before a \(QP 0x[0-9a-f]+\)\.modify\(→ INIT/);
@@ -100,7 +101,7 @@ describe.skipIf(!hasChromium)("the stepper points at the code", () => {
     );
     const results = (await page.locator(".monaco-editor .vl-result").allTextContents()).map(text);
     expect(results.some((r) => r.includes(`→ ${name}`))).toBe(true);
-    expect(await decoratedLine(page, "vl-paused-line")).toBeNull();
+    await expect.poll(() => decoratedLine(page, "vl-paused-line"), { timeout: 10_000 }).toBeNull();
     await screenshot(page, "61-stepper-line-results");
   }, 120_000);
 
@@ -110,18 +111,18 @@ describe.skipIf(!hasChromium)("the stepper points at the code", () => {
     await page.waitForFunction(
       () => document.querySelector(".editor-wrap")?.getAttribute("data-revealed-line") === "5",
     );
-    expect(await decoratedLine(page, "vl-revealed-line")).toBe(5);
+    await expect.poll(() => decoratedLine(page, "vl-revealed-line"), { timeout: 10_000 }).toBe(5);
     await page.locator(".transcript tr.linked", { hasText: "ibv_modify_qp" }).click();
     await page.waitForFunction(
       () => document.querySelector(".editor-wrap")?.getAttribute("data-revealed-line") === "10",
     );
-    expect(await decoratedLine(page, "vl-revealed-line")).toBe(10);
+    await expect.poll(() => decoratedLine(page, "vl-revealed-line"), { timeout: 10_000 }).toBe(10);
     await page.click("[data-tab=log]");
     await page.locator(".log-line.linked", { hasText: "made a" }).click();
     await page.waitForFunction(
       () => document.querySelector(".editor-wrap")?.getAttribute("data-revealed-line") === "9",
     );
-    expect(await decoratedLine(page, "vl-revealed-line")).toBe(9);
+    await expect.poll(() => decoratedLine(page, "vl-revealed-line"), { timeout: 10_000 }).toBe(9);
     await page.click("[data-tab=transcript]");
   }, 60_000);
 
@@ -144,7 +145,7 @@ export default async function main(verbs: Verbs) {
     const column = Number(/main\.ts line 6, column (\d+)/.exec(banner)?.[1]);
     expect(column).toBeGreaterThanOrEqual(14);
     expect(column).toBeLessThanOrEqual(20);
-    expect(await decoratedLine(page, "vl-error-line")).toBe(6);
+    await expect.poll(() => decoratedLine(page, "vl-error-line"), { timeout: 10_000 }).toBe(6);
     await screenshot(page, "62-stepper-reference-error");
   }, 60_000);
 
@@ -168,7 +169,7 @@ export default async function main(verbs: Verbs) {
     const banner = (await page.locator("[data-testid=run-error]").textContent()) ?? "";
     expect(banner).toMatch(/EINVAL/);
     expect(banner).toMatch(/at main\.ts line 9, column \d+ — the call was not awaited/);
-    expect(await decoratedLine(page, "vl-error-line")).toBe(9);
+    await expect.poll(() => decoratedLine(page, "vl-error-line"), { timeout: 10_000 }).toBe(9);
   }, 60_000);
 
   it("Continue is disabled while the program runs, enabled while it is paused", async () => {
@@ -192,7 +193,9 @@ export default async function main(verbs: Verbs) {
     expect(await page.isEnabled("button[data-action=stop]")).toBe(true);
     await page.waitForSelector(".app[data-running=false]", { timeout: 60_000 });
     // A loop's line says how often it ran.
-    expect(await page.locator(".monaco-editor .vl-result", { hasText: "(×400)" }).count()).toBe(1);
+    await expect
+      .poll(() => page.locator(".monaco-editor .vl-result", { hasText: "(×400)" }).count(), { timeout: 10_000 })
+      .toBe(1);
   }, 90_000);
 
   it("a program with type errors asks before it runs", async () => {
@@ -259,12 +262,12 @@ export default async function main(verbs: Verbs) {
     await setEditorCode(page, PROGRAM);
     await runAndWait(page);
     expect(await page.getAttribute(".app", "data-stale")).toBe("false");
-    expect(await page.locator(".monaco-editor .vl-result").count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator(".monaco-editor .vl-result").count(), { timeout: 10_000 }).toBeGreaterThan(0);
     await selectLesson(page, "qp-state-machine");
     await page.waitForSelector("[data-testid=stale-results]");
     expect(await page.getAttribute(".app", "data-stale")).toBe("true");
     // The editor shows the new step's program: none of the old run's outcomes, no rows linking into it.
-    expect(await page.locator(".monaco-editor .vl-result").count()).toBe(0);
+    await expect.poll(() => page.locator(".monaco-editor .vl-result").count(), { timeout: 10_000 }).toBe(0);
     await page.click("[data-tab=transcript]");
     expect(await page.locator(".transcript tbody tr").count()).toBeGreaterThan(0);
     expect(await page.locator(".transcript tr.linked").count()).toBe(0);

@@ -751,6 +751,9 @@ export function createSession(options: SessionOptions): Session {
       for (const e of live("cmEvent")) attempt(() => (e.obj as CmEvent).ack());
       for (const e of live("cmId").reverse()) attempt(() => (e.obj as CmId).destroy());
       for (const e of live("cmChannel").reverse()) attempt(() => (e.obj as CmEventChannel).destroy());
+      // As a process's exit does: a QP left behind would go on sending (rxe retries for ever at
+      // retry_cnt 7) into the next run on the same device, and into its counters.
+      for (const e of live("qp").reverse()) attempt(() => (e.obj as Qp).destroy());
       // A backend serves many sessions (lessons:check replays, the app's runs): faults this
       // session set must not leak into the next one, even when its program was stopped early.
       if (linkChanged && backend.lab) attempt(() => backend.lab?.clearLink());

@@ -247,7 +247,7 @@ describe("the C export of rdma_cm programs", () => {
 
 describe("rdma_cm programs' output on real rxe", () => {
   // fixtures/cm-*.rxe.txt: what the exports of fixtures/cm-*.sim.jsonl printed in the lab VM
-  // (c-cm-rxe.test.ts, Linux 6.1 rxe, rdma-core 44), both exiting 0.
+  // (c-cm-rxe.test.ts, Linux 6.1 rxe, rdma-core 44), each exiting 0.
   const connect = text("cm-connect.rxe.txt");
   const reject = text("cm-reject.rxe.txt");
 
@@ -256,6 +256,13 @@ describe("rdma_cm programs' output on real rxe", () => {
     expect(compareCOutput(fixture("cm-reject.sim.jsonl"), reject)).toEqual([]);
     expect(reject).toContain("event RDMA_CM_EVENT_REJECTED status 28");
     expect(reject).toMatch(/private_data: 62 75 73 79 2c 20 74 72 79 20 6c 61 74 65 72 00 /);
+    // The tour (disconnect, TIMEWAIT_EXIT, UD through the CM) and the multicast group, likewise.
+    expect(compareCOutput(fixture("cm-tour.sim.jsonl"), text("cm-tour.rxe.txt"))).toEqual([]);
+    const mcast = text("cm-mcast.rxe.txt");
+    expect(compareCOutput(fixture("cm-mcast.sim.jsonl"), mcast)).toEqual([]);
+    expect(mcast).toMatch(
+      /event RDMA_CM_EVENT_MULTICAST_JOIN status 0\n  ud: private_data_len 0, qp_num 0xffffff, qkey 0x1234567/,
+    );
   });
 
   it("still matches the transcripts lessons 17 and 18 record now on the simulator", () => {
