@@ -669,7 +669,9 @@ export class SimWorld {
       }
     } finally {
       this.spinning = false;
-      this.catchUpTrains(toNs(clock.now));
+      // The poll returns at this instant: as every timer due now has fired, every packet
+      // arriving now has been received (the reference's wire timer takes all due at once).
+      this.catchUpTrains(toNs(clock.now), false, true);
       this.flushCopy();
       this.armWire();
     }
@@ -873,7 +875,7 @@ export class SimWorld {
    * (spinFor's steps, see beforeFire): what only another device's completer and requester
    * see lets a train pass that its receiver will take whole.
    */
-  catchUpTrains(atNs: number, scoped = false): void {
+  catchUpTrains(atNs: number, scoped = false, inclusive = false): void {
     if (this.running) return;
     const clock = this.clock;
     const now = clock.now;
@@ -890,9 +892,10 @@ export class SimWorld {
       if (only !== undefined && only !== t.destDev && t.done === 0 && this.takesWhole(t)) continue;
       let k = t.done;
       // Not yet arrived, or due whole at this very instant.
-      if (k === 0 && (t.firstNs >= atNs || t.lastNs <= atNs)) continue;
+      const end = inclusive ? atNs + 1 : atNs;
+      if (k === 0 && (t.firstNs >= end || t.lastNs <= atNs)) continue;
       if (k === 0) trainStats.split++;
-      while (k < t.count - 1 && this.trainArrival(t, k) < atNs) {
+      while (k < t.count - 1 && this.trainArrival(t, k) < end) {
         clock.now = this.trainArrival(t, k) / 1e6;
         this.flushCopyBefore(t);
         this.deliver(trainPacket(this, t, k));
