@@ -22,7 +22,7 @@ import type { Context } from "../verbs/backend.js";
 import type { SendWr } from "../verbs/types.js";
 import { trainStats } from "./fast-path.js";
 import { createSimBackend } from "./index.js";
-import { ALL_ACCESS, connectRc, type End } from "./testing.js";
+import { ALL_ACCESS, connectRc, makeEnd, type End } from "./testing.js";
 import { holdNs, wireProfile, type WireProfileName } from "./wire.js";
 
 /** mulberry32: the workload's own generator (independent of the simulator's seed). */
@@ -172,4 +172,36 @@ describe("streams paced by the in-flight window (packet log off) match the packe
     }
     expect(trainStats.whole - before.whole).toBeGreaterThan(100);
   }, 240_000);
+
+  for (const wire of ["rxe", "100GbE"] as const)
+    it(`a program waking at the very instant a train's packet arrives sees it received (${wire} wire)`, async () => {
+      const w = wireProfile(wire);
+      for (const k of [0, 1, 30]) {
+        const seen = [];
+        for (const packetLog of [true, false]) {
+          const b = createSimBackend({ packetLog, wire });
+          const a = makeEnd(b.openDevice("rxe0"));
+          const z = makeEnd(b.openDevice("rxe1"));
+          connectRc(a, z);
+          connectRc(z, a);
+          const src = a.pd.regMr(65536, ALL_ACCESS);
+          const dst = z.pd.regMr(65536, ALL_ACCESS);
+          src.bytes.fill(9);
+          a.qp.postSend({
+            wr_id: 1,
+            opcode: IBV_WR_RDMA_WRITE,
+            send_flags: IBV_SEND_SIGNALED,
+            sg_list: [src.sge(0, 40 * 1024)],
+            rdma: { remote_addr: dst.addr, rkey: dst.rkey },
+          });
+          // Packet k of the 40 arrives (k + 1) holds and the latency after the post.
+          await b.sleep(((k + 1) * holdNs(w, 1024) + w.latencyNs) / 1e6);
+          seen.push([z.ctx.queryCounters().rcvd_pkts, dst.bytes[k * 1024], dst.bytes[(k + 1) * 1024]]);
+        }
+        expect(seen, `packet ${k}`).toEqual([
+          [k + 1, 9, 0],
+          [k + 1, 9, 0],
+        ]);
+      }
+    });
 });

@@ -188,7 +188,13 @@ export class SimWorld {
     this.logOn = packetLog;
     this.perPacket = packetLog;
     this.root = root;
-    this.clock.afterFire = () => this.run();
+    // Once an instant's timers have fired, a program may resume at it (a wait settles): every
+    // packet arriving at that instant has been received by then, trains' included, as the
+    // reference's wire timer takes all that are due at once. (spinFor does so when the poll returns.)
+    this.clock.afterFire = () => {
+      if (!this.spinning) this.catchUpTrains(toNs(this.clock.now), false, true);
+      this.run();
+    };
     // Within spinFor, with no one else waiting, nothing sees a train's receiver before the
     // poll returns (spinFor catches every train up then): other devices' ACKs may pass it.
     this.clock.beforeFire = (at) => this.catchUpTrains(toNs(at), this.spinning && this.clock.pendingWaiters === 0);
