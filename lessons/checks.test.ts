@@ -184,6 +184,17 @@ describe("a failed goal says which constraint failed and what was seen", () => {
     expect(detail({ kind: "qp_state", qp: 1, state: "IBV_QPS_ERR" }, twins)).toBe(
       "QP #1 (0x11) is IBV_QPS_RTS, expected IBV_QPS_ERR",
     );
+    // The goal labels too, once a run is judged: which of the learner's QPs each goal looks at.
+    const wc = { kind: "wc", qp: 1, status: "IBV_WC_SUCCESS" } as const;
+    const state = { kind: "qp_state", qp: 0, state: "IBV_QPS_RTS" } as const;
+    expect(describeCheck(wc, "en")).toBe("A work completion on QP #1: IBV_WC_SUCCESS");
+    const names = evaluateChecks([wc], named).qpNames;
+    expect(names).toEqual(["a (QP 0x11)", "b (QP 0x12)"]);
+    expect(describeCheck(wc, "en", "", names)).toBe("A work completion on b (QP 0x12): IBV_WC_SUCCESS");
+    expect(describeCheck(state, "zh", "", names)).toBe("a (QP 0x11) 最终处于 IBV_QPS_RTS");
+    expect(describeCheck(wc, "en", "", evaluateChecks([wc], twins).qpNames)).toBe(
+      "A work completion on QP #1 (0x11): IBV_WC_SUCCESS",
+    );
     const polls = [{ verb: "verbslab_poll_wait", ok: true }];
     expect(detail({ kind: "wc", qp: 1 }, run({ wcs: [], calls: polls }))).toBe(
       "no completion arrived: the program polled 1 time(s) and got none",

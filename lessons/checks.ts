@@ -77,6 +77,12 @@ export interface Verdict {
   results: CheckResult[];
   /** Set when the program threw an error that no check expected. */
   unexpectedError?: RunError;
+  /**
+   * What the judged run called QP #i, as every pane names it ("a (QP 0x11)"; "QP #1 (0x11)"
+   * where the learner's name is not one QP's): goal labels then say which of the learner's QPs
+   * a goal looks at, instead of a creation-order number alone.
+   */
+  qpNames?: string[];
 }
 
 /** A ConstRef's numeric value: names are looked up in every verbs.h enum. */
@@ -234,11 +240,23 @@ function describeWc(wc: Wc): string {
  * rxe0 and rxe1 both start at 0x11, and a helper function names both QPs "qp").
  */
 function qpLabel(run: RunRecord, i: number): string {
+  const named = learnerQpName(run, i);
+  return named ? `QP #${i}: ${named}` : qpRunName(run, i);
+}
+
+/** QP #i by the learner's variable, as the panes name it, where that names one QP only. */
+function learnerQpName(run: RunRecord, i: number): string | undefined {
+  const qp = run.qps[i];
+  if (qp?.variable === undefined) return undefined;
+  const unique = run.qps.filter((o) => o.variable === qp.variable && o.qp_num === qp.qp_num).length === 1;
+  return unique ? qpName(qp.qp_num, qp.variable) : undefined;
+}
+
+/** What a goal label calls QP #i after `run`: the learner's name, else its number in creation order and its QPN. */
+function qpRunName(run: RunRecord, i: number): string {
   const qp = run.qps[i];
   if (!qp) return `QP #${i}`;
-  const named = qp.variable !== undefined ? qpName(qp.qp_num, qp.variable) : undefined;
-  const unique = named && run.qps.filter((o) => o.variable === qp.variable && o.qp_num === qp.qp_num).length === 1;
-  return unique ? `QP #${i}: ${named}` : `QP #${i} (0x${qp.qp_num.toString(16)})`;
+  return learnerQpName(run, i) ?? `QP #${i} (0x${qp.qp_num.toString(16)})`;
 }
 
 /** Why a wc check failed: too many matches, or the closest completion and what about it differs. */
@@ -548,6 +566,7 @@ export function evaluateChecks(checks: Check[], run: RunRecord): Verdict {
     passed: verdictPassed({ results, ...(unexpectedError && { unexpectedError }) }),
     results,
     ...(unexpectedError && { unexpectedError }),
+    qpNames: run.qps.map((_, i) => qpRunName(run, i)),
   };
 }
 
@@ -567,9 +586,10 @@ function safeJson(v: unknown): string {
 /**
  * A goal's text: the author's when given, else generated from the whole check. `text` is the
  * step's text in that language, so numbers are written in the base it uses (hex for 0x124).
+ * `qpNames` (a Verdict's) names the QPs a generated label counts by creation order.
  */
-export function describeCheck(c: Check, lang: Language, text = ""): string {
-  const label = c.goal ? c.goal[lang] : generated(c, text)[lang];
+export function describeCheck(c: Check, lang: Language, text = "", qpNames?: readonly string[]): string {
+  const label = c.goal ? c.goal[lang] : generated(c, text, qpNames)[lang];
   return c.rxeOnly ? `${RXE_ONLY_PREFIX[lang]}${label}` : label;
 }
 
@@ -580,18 +600,19 @@ function constName(ref: ConstRef): string {
   return typeof ref === "string" ? ref : String(ref);
 }
 
-function generated(c: Check, text: string): Text {
+function generated(c: Check, text: string, qpNames?: readonly string[]): Text {
   const num = (m: NumberMatch, fieldName = "") => describeNumber(m, fieldName, text);
+  const qp = (i: number) => qpNames?.[i] ?? `QP #${i}`;
   switch (c.kind) {
     case "qp_state":
       return {
-        en: `QP #${c.qp} ends in ${constName(c.state)}`,
-        zh: `QP #${c.qp} 最终处于 ${constName(c.state)}`,
+        en: `${qp(c.qp)} ends in ${constName(c.state)}`,
+        zh: `${qp(c.qp)} 最终处于 ${constName(c.state)}`,
       };
     case "qp_attr":
       return {
-        en: `ibv_query_qp: QP #${c.qp} ${c.field} ${num(c.value, c.field)}`,
-        zh: `ibv_query_qp：QP #${c.qp} 的 ${c.field} ${num(c.value, c.field)}`,
+        en: `ibv_query_qp: ${qp(c.qp)} ${c.field} ${num(c.value, c.field)}`,
+        zh: `ibv_query_qp：${qp(c.qp)} 的 ${c.field} ${num(c.value, c.field)}`,
       };
     case "wc": {
       const parts = [
@@ -603,7 +624,7 @@ function generated(c: Check, text: string): Text {
         c.wc_flags_set?.length ? `wc_flags ${c.wc_flags_set.map(constName).join("|")}` : "",
       ].filter(Boolean);
       const clear = c.wc_flags_clear?.length ? c.wc_flags_clear.map(constName).join("|") : "";
-      const on = { en: c.qp !== undefined ? ` on QP #${c.qp}` : "", zh: c.qp !== undefined ? `QP #${c.qp} 上` : "" };
+      const on = { en: c.qp !== undefined ? ` on ${qp(c.qp)}` : "", zh: c.qp !== undefined ? `${qp(c.qp)} 上` : "" };
       const what = {
         en: parts.join(", ") + (clear ? `${parts.length ? ", " : ""}without ${clear}` : ""),
         zh: parts.join("，") + (clear ? `${parts.length ? "，" : ""}不带 ${clear}` : ""),
@@ -646,14 +667,14 @@ function generated(c: Check, text: string): Text {
         c.value !== undefined ? num(c.value, c.key) : "",
         c.equals !== undefined ? `= ${safeJson(c.equals)}` : "",
         c.prefix !== undefined ? `starting with "${c.prefix}"` : "",
-        c.qpAttr !== undefined ? `= QP #${c.qpAttr.qp}'s ${c.qpAttr.field} from ibv_query_qp` : "",
+        c.qpAttr !== undefined ? `= ${qp(c.qpAttr.qp)}'s ${c.qpAttr.field} from ibv_query_qp` : "",
         c.verbResult !== undefined ? `= the ${c.verbResult.field} ${c.verbResult.verb} returned` : "",
       ]
         .filter(Boolean)
         .join(" ");
       const zhWant = want
         .replace(/starting with "(.*)"/, '（以 "$1" 开头）')
-        .replace(/= QP #(\d+)'s (\S+) from ibv_query_qp/, "= ibv_query_qp 报告的 QP #$1 的 $2")
+        .replace(/= (.+)'s (\S+) from ibv_query_qp/, "= ibv_query_qp 报告的 $1 的 $2")
         .replace(/= the (\S+) (\S+) returned/, "= $2 返回的 $1");
       return {
         en: `The program logs "${c.key}" ${want}`.trim(),
