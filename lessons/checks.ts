@@ -28,8 +28,11 @@ export interface RunRecord {
    * and the variable the program assigned each to, where its line says.
    */
   qps: { qp_num: number; attr?: QpAttr; variable?: string }[];
-  /** The MRs the program registered, in order, with the bytes it last read from each (`mr.read()`), by offset. */
-  mrs: { reads: { offset: number; bytes: Uint8Array }[] }[];
+  /**
+   * The MRs the program registered, in order, with the bytes it last read from each
+   * (`mr.read()`), by offset, and the variable the program assigned each to, where its line says.
+   */
+  mrs: { reads: { offset: number; bytes: Uint8Array }[]; variable?: string }[];
   /** `verbs.log(key, value)` calls, in order. */
   logs: { key: string; value: unknown }[];
   /** How much each hw_counter changed over the run, per device name (a device the program opened but whose counters did not move has `{}`). */
@@ -83,6 +86,8 @@ export interface Verdict {
    * a goal looks at, instead of a creation-order number alone.
    */
   qpNames?: string[];
+  /** The same for MR #i: the learner's variable ("dst"), else "MR #i". */
+  mrNames?: string[];
 }
 
 /** A ConstRef's numeric value: names are looked up in every verbs.h enum. */
@@ -250,6 +255,18 @@ function learnerQpName(run: RunRecord, i: number): string | undefined {
   if (qp?.variable === undefined) return undefined;
   const unique = run.qps.filter((o) => o.variable === qp.variable && o.qp_num === qp.qp_num).length === 1;
   return unique ? qpName(qp.qp_num, qp.variable) : undefined;
+}
+
+/** An MR in a failure: "MR #1: dst" where the learner's name is one MR's, else "MR #1". */
+function mrLabel(run: RunRecord, i: number): string {
+  const named = mrRunName(run, i);
+  return named === `MR #${i}` ? named : `MR #${i}: ${named}`;
+}
+
+/** MR #i by the learner's variable where that names one MR only, else by creation order. */
+function mrRunName(run: RunRecord, i: number): string {
+  const v = run.mrs[i]?.variable;
+  return v !== undefined && run.mrs.filter((m) => m.variable === v).length === 1 ? v : `MR #${i}`;
 }
 
 /** What a goal label calls QP #i after `run`: the learner's name, else its number in creation order and its QPN. */
@@ -470,7 +487,10 @@ function judgeCheck(c: Check, run: RunRecord): CheckResult {
           false,
           never(
             run,
-            { en: `the program never read MR #${c.mr} over those bytes`, zh: `程序从未读取 MR #${c.mr} 的这些字节` },
+            {
+              en: `the program never read ${mrLabel(run, c.mr)} over those bytes`,
+              zh: `程序从未读取 ${mrLabel(run, c.mr)} 的这些字节`,
+            },
             "await mr.read()",
           ),
         );
@@ -478,8 +498,8 @@ function judgeCheck(c: Check, run: RunRecord): CheckResult {
       const equal = got.length === want.length && got.every((b, i) => b === want[i]);
       const shown = (b: Uint8Array) => (c.utf8 !== undefined ? `"${utf8(b)}"` : `0x${bytesHex(b)}`);
       const seen = {
-        en: `MR #${c.mr} holds ${shown(got)} at offset ${off}`,
-        zh: `MR #${c.mr} 在偏移 ${off} 处为 ${shown(got)}`,
+        en: `${mrLabel(run, c.mr)} holds ${shown(got)} at offset ${off}`,
+        zh: `${mrLabel(run, c.mr)} 在偏移 ${off} 处为 ${shown(got)}`,
       };
       return equal ? result(true, seen) : result(false, expected(seen, shown(want)));
     }
@@ -567,6 +587,7 @@ export function evaluateChecks(checks: Check[], run: RunRecord): Verdict {
     results,
     ...(unexpectedError && { unexpectedError }),
     qpNames: run.qps.map((_, i) => qpRunName(run, i)),
+    mrNames: run.mrs.map((_, i) => mrRunName(run, i)),
   };
 }
 
@@ -586,12 +607,15 @@ function safeJson(v: unknown): string {
 /**
  * A goal's text: the author's when given, else generated from the whole check. `text` is the
  * step's text in that language, so numbers are written in the base it uses (hex for 0x124).
- * `qpNames` (a Verdict's) names the QPs a generated label counts by creation order.
+ * `names` (a Verdict's) name the QPs and MRs a generated label counts by creation order.
  */
-export function describeCheck(c: Check, lang: Language, text = "", qpNames?: readonly string[]): string {
-  const label = c.goal ? c.goal[lang] : generated(c, text, qpNames)[lang];
+export function describeCheck(c: Check, lang: Language, text = "", names?: RunNames): string {
+  const label = c.goal ? c.goal[lang] : generated(c, text, names)[lang];
   return c.rxeOnly ? `${RXE_ONLY_PREFIX[lang]}${label}` : label;
 }
+
+/** What a judged run called its QPs and MRs (a Verdict carries them). */
+export type RunNames = Pick<Verdict, "qpNames" | "mrNames">;
 
 /** How the goal list marks an rxe-only check (Check.rxeOnly). */
 export const RXE_ONLY_PREFIX: Text = { en: "on rxe: ", zh: "在 rxe 上：" };
@@ -600,9 +624,10 @@ function constName(ref: ConstRef): string {
   return typeof ref === "string" ? ref : String(ref);
 }
 
-function generated(c: Check, text: string, qpNames?: readonly string[]): Text {
+function generated(c: Check, text: string, names?: RunNames): Text {
   const num = (m: NumberMatch, fieldName = "") => describeNumber(m, fieldName, text);
-  const qp = (i: number) => qpNames?.[i] ?? `QP #${i}`;
+  const qp = (i: number) => names?.qpNames?.[i] ?? `QP #${i}`;
+  const mr = (i: number) => names?.mrNames?.[i] ?? `MR #${i}`;
   switch (c.kind) {
     case "qp_state":
       return {
@@ -658,8 +683,8 @@ function generated(c: Check, text: string, qpNames?: readonly string[]): Text {
     case "mr_bytes": {
       const bytes = c.utf8 !== undefined ? `"${c.utf8}"` : `0x${c.hex}`;
       return {
-        en: `MR #${c.mr} holds ${bytes} at offset ${c.offset ?? 0}`,
-        zh: `MR #${c.mr} 在偏移（offset）${c.offset ?? 0} 处的内容为 ${bytes}`,
+        en: `${mr(c.mr)} holds ${bytes} at offset ${c.offset ?? 0}`,
+        zh: `${mr(c.mr)} 在偏移（offset）${c.offset ?? 0} 处的内容为 ${bytes}`,
       };
     }
     case "log": {
