@@ -9,7 +9,7 @@
  * The recovery from a lost packet is not here: the responder's PSN checks (out_of_seq NAKs,
  * duplicates) and the requester's retransmit timer do it, as rxe's go-back-N does.
  */
-import { CLEAN_LINK, copyLink, type LinkState } from "../verbs/lab.js";
+import { CLEAN_LINK, copyLink, type LinkState, type WireModel } from "../verbs/lab.js";
 import type { SimDevice } from "./device.js";
 import { isV4Mapped } from "./gid.js";
 import { M_AETH, M_ATMACK, M_ATMETH, M_DETH, M_IMMDT, M_RETH, type Packet } from "./packets.js";
@@ -54,7 +54,7 @@ export type Fate = { drop: string; offWire?: boolean } | { delayMs: number } | n
 
 /** The lab link's faults and the packets netem is holding back. */
 export class WireFaults {
-  /** The link without faults: the devices' own netdev MTUs (the profile's), nothing else. */
+  /** The link without faults: the devices' own netdev MTUs (the profile's) and wire model, nothing else. */
   clean: LinkState = copyLink(CLEAN_LINK);
   state: LinkState = copyLink(CLEAN_LINK);
   /** True when some fault can touch a packet between the devices: the fast paths stand aside then. */
@@ -67,9 +67,9 @@ export class WireFaults {
   /** Per QP, the timer of its requester's next try after a refused send (sendAgain). */
   private retries = new WeakMap<object, Timer>();
 
-  /** Starts from `clean` (createSimBackend, once the devices exist). */
-  init(rxe0: SimDevice, rxe1: SimDevice): void {
-    this.clean = { ...copyLink(CLEAN_LINK), mtu: { rxe0: rxe0.netdevMtu, rxe1: rxe1.netdevMtu } };
+  /** Starts from `clean` (createSimBackend, once the devices exist): their MTUs, the backend's wire model. */
+  init(rxe0: SimDevice, rxe1: SimDevice, wire: WireModel): void {
+    this.clean = { ...copyLink(CLEAN_LINK), mtu: { rxe0: rxe0.netdevMtu, rxe1: rxe1.netdevMtu }, wire };
     this.state = copyLink(this.clean);
   }
 

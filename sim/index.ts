@@ -37,7 +37,8 @@ export interface SimBackendOptions {
   profile?: SimProfileName;
   /**
    * How fast the wire is (sim/wire.ts): "rxe" (default, fitted to rxe in the lab VM), or the
-   * NIC models "25GbE" and "100GbE". Independent of `profile`.
+   * NIC models "25GbE" and "100GbE". Independent of `profile`. The link starts on it (and
+   * `lab.clearLink` returns to it); `lab.setLink({ wire })` switches it.
    */
   wire?: WireProfileName;
 }
@@ -91,7 +92,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
   const rxe0 = new SimDevice("rxe0", randomMac(world), 3, "veth0", world.profile);
   const rxe1 = new SimDevice("rxe1", randomMac(world), 4, "veth1", world.profile);
   world.devices = [rxe0, rxe1];
-  world.faults.init(rxe0, rxe1);
+  world.faults.init(rxe0, rxe1, world.wire.name);
   rxe0.addGid(v4MappedGid("10.77.0.1")!);
   rxe1.addGid(v4MappedGid("10.77.0.2")!);
 
@@ -119,7 +120,9 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
     setPacketLog(on: boolean) {
       world.packetLog = !!on;
     },
-    wire: world.wire,
+    get wire() {
+      return world.wire;
+    },
     clock: { now: () => world.clock.now },
     completionReason: (wc: Wc) => reasonOf(wc),
     getDeviceList(): DeviceInfo[] {

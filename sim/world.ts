@@ -398,9 +398,13 @@ export class SimWorld {
     return true;
   }
 
-  /** Applies the lab link's new state (verbs/lab.ts) to the wire and the devices' netdev MTUs. */
+  /**
+   * Applies the lab link's new state (verbs/lab.ts) to the wire, its model and the devices'
+   * netdev MTUs. A new model times the packets sent from now on; those on the link keep theirs.
+   */
   setLink(next: LinkState): void {
     const [rxe0, rxe1] = this.devices;
+    this.wire = wireProfile(next.wire);
     this.faults.set(next, rxe0!, rxe1!, this.clock, (p) => {
       if (this.packetLog) this.log(p.srcQp ? p.srcQp.device : p.destDev!, p.destDev, p, "purged with the netem qdisc");
       this.recycle(p);

@@ -6,11 +6,23 @@
  */
 import { createContext, useContext } from "react";
 import type { Language } from "../../../lessons/schema.js";
-import type { LinkState } from "../../../verbs/lab.js";
+import type { LinkState, WireModel } from "../../../verbs/lab.js";
 import { percentOf as pct } from "./model/link-form.js";
 import type { VerbWhy } from "./model/verb-why.js";
 import type { LineOutcome } from "./model/view.js";
 import { stateName } from "./model/format.js";
+
+/** The wire models as the UI names them: each is a model, and says so. */
+const WIRE_NAME_EN: Record<WireModel, string> = {
+  rxe: "rxe model",
+  "25GbE": "25GbE NIC model",
+  "100GbE": "100GbE NIC model",
+};
+const WIRE_NAME_ZH: Record<WireModel, string> = {
+  rxe: "rxe 模型",
+  "25GbE": "25GbE 网卡模型",
+  "100GbE": "100GbE 网卡模型",
+};
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -33,7 +45,8 @@ const en = {
   lessonPicker: "lesson",
   backendTitle: "which verbs backend runs the program",
   backendSim: "simulator (rxe-faithful)",
-  wireModel: "wire: rxe model",
+  wireModel: (m: WireModel) => `wire: ${WIRE_NAME_EN[m]}`,
+  wireModelName: (m: WireModel) => WIRE_NAME_EN[m],
   wireModelTitle:
     "The simulator's timing comes from a wire model (sim/wire.ts) fitted to rxe in the lab VM; 25GbE and 100GbE are NIC models. Neither is real rxe.",
   backendNative: "real rxe (libibverbs)",
@@ -174,6 +187,10 @@ const en = {
       l.dropPsn !== null && `drop PSN ${l.dropPsn}`,
     ].filter(Boolean) as string[],
   netMtuNow: (l: LinkState) => `MTU rxe0 ${l.mtu.rxe0} · rxe1 ${l.mtu.rxe1}`,
+  netWire: "Wire model",
+  netWireTitle:
+    "How fast the simulator's wire is: rxe's model fitted to the lab VM (slow: emulated), or a 25GbE or 100GbE NIC model. Packets already on the wire keep their times.",
+  netWireNative: "Real rxe runs at its host's speed: the wire models are the simulator's.",
   netLoss: "Loss (%)",
   netDelay: "Delay (ms)",
   netReorder: "Reorder (%)",
@@ -296,7 +313,8 @@ const zh: Strings = {
   lessonPicker: "课程",
   backendTitle: "由哪个 verbs 后端运行程序",
   backendSim: "模拟器（行为同 rxe）",
-  wireModel: "链路：rxe 模型",
+  wireModel: (m) => `链路：${WIRE_NAME_ZH[m]}`,
+  wireModelName: (m) => WIRE_NAME_ZH[m],
   wireModelTitle:
     "模拟器的时间来自一个链路模型（sim/wire.ts），按实验虚拟机中的 rxe 拟合；25GbE 和 100GbE 是网卡模型。它们都不是真实的 rxe。",
   backendNative: "真实 rxe（libibverbs）",
@@ -436,6 +454,10 @@ const zh: Strings = {
       l.dropPsn !== null && `丢弃 PSN ${l.dropPsn}`,
     ].filter(Boolean) as string[],
   netMtuNow: (l) => `MTU rxe0 ${l.mtu.rxe0} · rxe1 ${l.mtu.rxe1}`,
+  netWire: "链路模型",
+  netWireTitle:
+    "模拟器线路的速度：按实验虚拟机拟合的 rxe 模型（较慢：虚拟机是模拟的），或 25GbE、100GbE 网卡模型。已在线路上的包保持原来的时间。",
+  netWireNative: "真实 rxe 以其主机的速度运行：链路模型只属于模拟器。",
   netLoss: "丢包率 (%)",
   netDelay: "延迟 (ms)",
   netReorder: "乱序 (%)",
