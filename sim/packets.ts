@@ -3,6 +3,7 @@
  * rxe_opcode.c), the header masks rxe derives from them, the in-flight Packet record (pooled:
  * the hot path allocates none), and the entries of the per-packet log.
  */
+import type { WcReason } from "../verbs/wc-reason.js";
 import type { SimDevice } from "./device.js";
 import type { SimQp } from "./qp.js";
 import type { SendWqe } from "./wqe.js";
@@ -206,7 +207,7 @@ export class Packet {
   /** wr_id of the requester WQE (for the timeline), or undefined for responses. */
   wrId: number | undefined = undefined;
   /** Simulator only (no header field): why the responder sent this NAK or duplicate ACK (sim/explain.ts). */
-  reason: string | undefined = undefined;
+  reason: WcReason | undefined = undefined;
 }
 const EMPTY = new Uint8Array(0);
 

@@ -209,7 +209,8 @@ export class SimWorld {
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
       const why = destDev ? "link down" : "no route to the destination GID";
       if (this.packetLog) this.log(from, destDev, pkt, why, false);
-      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${from.name} could not send: ${why}`;
+      if (pkt.mask & M_REQ && pkt.srcQp)
+        pkt.srcQp.retryCause = { kind: "dropped", device: from.name, where: "send", drop: why };
       this.recycle(pkt);
       return false;
     }
@@ -235,7 +236,8 @@ export class SimWorld {
     const fate = this.faults.fate(from, to, pkt);
     if (fate === null) return false;
     if ("drop" in fate) {
-      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${to.name} never got its packets: ${fate.drop}`;
+      if (pkt.mask & M_REQ && pkt.srcQp)
+        pkt.srcQp.retryCause = { kind: "dropped", device: to.name, where: "wire", drop: fate.drop };
       if (!this.packetLog) this.recycle(pkt);
       else {
         // Logged in its turn in the FIFO, as if it arrived: a capture on the link (tcpdump on
@@ -589,7 +591,10 @@ export class SimWorld {
     if (this.packetLog) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, drop ?? undefined);
     if (drop !== null || !qp) {
       // What the requester's retries will meet (its RETRY_EXC_ERR says so, sim/explain.ts).
-      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${dev.name} dropped its packets: ${drop}`;
+      if (pkt.mask & M_REQ && pkt.srcQp)
+        pkt.srcQp.retryCause = qp
+          ? { kind: "dropped", device: dev.name, where: "receive", drop: drop! }
+          : { kind: "no-qp", device: dev.name, qpn: pkt.destQpn };
       return;
     }
     dev.counters[CNT_RCVD_PKTS]++;

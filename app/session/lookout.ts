@@ -25,6 +25,7 @@ import { unackedEventsError } from "../../verbs/cq-events.js";
 import type { VerbsError } from "../../verbs/errors.js";
 import type { Cq, Mr, Qp, VerbsBackend } from "../../verbs/backend.js";
 import type { QpAttrInput, QpInitAttr, RecvWr, SendWr, Wc } from "../../verbs/types.js";
+import type { WcReason } from "../../verbs/wc-reason.js";
 import { inferWcReason, type MrFact, type QpFact, type WcWhy, type WrFact } from "./explain-wc.js";
 import type { SessionNotice } from "./transcript.js";
 
@@ -39,7 +40,7 @@ export interface LookoutObjects {
 
 /** A backend that knows exactly why it failed a completion (the simulator, sim/explain.ts). */
 interface ExplainsCompletions {
-  completionReason(wc: Wc): string | undefined;
+  completionReason(wc: Wc): WcReason | undefined;
 }
 const explains = (b: VerbsBackend): b is VerbsBackend & ExplainsCompletions =>
   typeof (b as Partial<ExplainsCompletions>).completionReason === "function";

@@ -11,6 +11,17 @@ import { percentOf as pct } from "./model/link-form.js";
 import type { VerbWhy } from "./model/verb-why.js";
 import type { LineOutcome } from "./model/view.js";
 import { stateName } from "./model/format.js";
+import {
+  accessName,
+  accessNames,
+  hex,
+  qpStateShort,
+  wcReasonText,
+  wrOpcodeName,
+  type QpRef,
+  type SgeOwner,
+  type WcReason,
+} from "../../../verbs/wc-reason.js";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -110,6 +121,8 @@ const en = {
   } as Partial<Record<string, string>>,
   wcStatusOther: (status: number) => `Status ${status}.`,
   why: "Why:",
+  /** Why a completion failed, from its data (verbs/wc-reason.ts, where the English wording lives). */
+  wcReason: (r: WcReason): string => wcReasonText(r),
   whySimulator: "exact: the simulator's responder",
   whyInferred: "inferred from both sides' objects",
   opcodeUnset: (opcode: number) => `opcode ${opcode} (unset)`,
@@ -276,6 +289,133 @@ const en = {
 
 export type Strings = typeof en;
 
+/** "rxe1 上的 QP 17". */
+const zhQp = (q: QpRef) => (q.device ? `${q.device} 上的 QP ${q.qpn}` : `QP ${q.qpn}`);
+const zhRange = (a: number, n: number) => `[${hex(a)}, ${hex(a + n)})`;
+const zhFlags = (a: number) => accessNames(a, "无");
+const zhOwner = (o: SgeOwner) => (o === "send" ? "该 WR 的" : "它的接收 WQE 的");
+const zhRkeyMr = (rkey: number, mr?: string) => (mr ? `${mr}（rkey ${hex(rkey)}）` : `rkey 为 ${hex(rkey)} 的 MR`);
+/** The simulator's packet-log words for a drop (sim/world.ts) that a retry can meet; others stay as logged. */
+const ZH_DROP: Record<string, string> = {
+  "link down": "链路断开",
+  "no route to the destination GID": "没有到目的 GID 的路由",
+  "QP type does not match the opcode": "QP 类型与操作码不符",
+  "destination QP is not ready": "目的 QP 尚未就绪",
+  "addresses do not match the QP's path": "地址与该 QP 的路径不符",
+  "Q_Key mismatch": "Q_Key 不匹配",
+};
+
+/** Why a completion failed, in Chinese: one case per kind of verbs/wc-reason.ts, the same values. */
+function zhWcReason(r: WcReason): string {
+  if (typeof r !== "object" || r === null) return String(r);
+  const at = "at" in r && r.at ? `${zhQp(r.at)}：` : "";
+  return at + zhWcBody(r);
+}
+
+function zhWcBody(r: WcReason): string {
+  switch (r.kind) {
+    case "rkey-zero":
+      return "rkey 0 不指向任何 MR（注册时没有 REMOTE_* 访问标志的 MR，rkey 就是 0）";
+    case "rkey-is-lkey":
+      if (r.mrRkey !== 0)
+        return r.mr
+          ? `rkey ${hex(r.rkey)} 是 ${r.mr} 的 lkey，不是它的 rkey（${hex(r.mrRkey)}）`
+          : `rkey ${hex(r.rkey)} 是某个 MR 的 lkey，该 MR 的 rkey 是 ${hex(r.mrRkey)}`;
+      return r.mr
+        ? `rkey ${hex(r.rkey)} 是 ${r.mr} 的 lkey；${r.mr} 注册时没有 REMOTE_* 访问标志，它的 rkey 是 0`
+        : `rkey ${hex(r.rkey)} 是某个 MR 的 lkey；该 MR 注册时没有 REMOTE_* 访问标志，它的 rkey 是 0` +
+            "（rxe 只给带远程访问权限的 MR 分配 rkey，值与其 lkey 相同）";
+    case "rkey-unknown":
+      return r.peer
+        ? `rkey ${hex(r.rkey)} 不是 ${zhQp(r.peer)} 所在设备上任何 MR 的 rkey`
+        : `rkey ${hex(r.rkey)} 在本设备上不指向任何 MR`;
+    case "mr-other-pd":
+      return `${zhRkeyMr(r.rkey, r.mr)} 与 ${r.peer ? zhQp(r.peer) : "该 QP"} 不属于同一个 PD`;
+    case "mr-access":
+      return `${zhRkeyMr(r.rkey, r.mr)} 缺少 ${accessName(r.need)}（它的访问标志是 ${zhFlags(r.have)}）`;
+    case "outside-mr": {
+      const past = r.va + r.n - (r.mrAddr + r.mrLen);
+      return (
+        `${zhRange(r.va, r.n)}（${r.n} 字节）超出了 ${r.mr ?? "该 MR"} ${zhRange(r.mrAddr, r.mrLen)}` +
+        (past > 0 && r.va >= r.mrAddr ? `：越过末尾 ${past} 字节` : "")
+      );
+    }
+    case "qp-access":
+      return `${r.peer ? `${zhQp(r.peer)} 的` : "它的"} qp_access_flags 缺少 ${accessName(r.need)}（现在是 ${zhFlags(r.have)}）`;
+    case "no-rd-atomic":
+      return `${zhQp(r.qp)} 的 max_dest_rd_atomic 为 0：它不接受 RDMA READ 或原子操作`;
+    case "atomic-unaligned":
+      return `原子操作的远端地址 ${hex(r.va)} 没有按 8 字节对齐`;
+    case "op-sequence":
+      return "到达的包不符合其消息的操作码顺序";
+    case "op-invalid":
+      return `该 QP 现在不能发送这个操作码（${wrOpcodeName(r.opcode)}：对此 QP 类型无效，或顺序不对）`;
+    case "refused":
+      return { "invalid-request": "请求无效", access: "访问被拒绝", "recv-wqe": "接收 WQE 有误" }[r.what];
+    case "recv-short":
+      return `消息比它的接收 WQE（${r.recvBytes} 字节）长`;
+    case "send-longer":
+      return `这个 SEND 携带 ${r.sendBytes} 字节，而 ${zhQp(r.peer)} 的接收 WQE 只能容纳 ${r.recvBytes} 字节`;
+    case "sge-lkey-unknown":
+      return `${zhOwner(r.owner)} sg_list[${r.i}].lkey ${hex(r.lkey)} ${r.device ? `在 ${r.device} 上不指向任何 MR` : "不是本 QP 所在设备上任何 MR 的 lkey"}`;
+    case "sge-other-pd":
+      return r.mr
+        ? `${zhOwner(r.owner)} sg_list[${r.i}] 指向 ${r.mr}，它与该 QP 不属于同一个 PD`
+        : `${zhOwner(r.owner)} sg_list[${r.i}].lkey ${hex(r.lkey)} 指向的 MR 与该 QP 不属于同一个 PD`;
+    case "sge-no-local-write":
+      return `${zhOwner(r.owner)} sg_list[${r.i}] 的 MR（lkey ${hex(r.lkey)}）缺少 IBV_ACCESS_LOCAL_WRITE（它的访问标志是 ${zhFlags(r.have)}）`;
+    case "sge-outside":
+      return `${zhOwner(r.owner)} sg_list[${r.i}] ${zhRange(r.addr, r.len)} 超出了 ${r.mr ?? "它的 MR"} ${zhRange(r.mrAddr, r.mrLen)}`;
+    case "sge-refused":
+      return `${zhOwner(r.owner)} sg_list 被拒绝`;
+    case "psn-ahead":
+      return `${zhQp(r.qp)} 期望 PSN ${hex(r.expected)}，却收到更靠后的 ${hex(r.got)}：发送方的 sq_psn 与本 QP 的 rq_psn 不一致`;
+    case "psn-behind":
+      return (
+        `${zhQp(r.qp)} 期望 PSN ${hex(r.expected)}，却收到更早的 ${hex(r.got)}，于是把请求当作重复请求：` +
+        "发送方的 sq_psn 与本 QP 的 rq_psn 不一致"
+      );
+    case "psn-set-apart":
+      return (
+        `本 QP 的 sq_psn 设为 ${r.sqPsn}，而 ${zhQp(r.peer)} 的 rq_psn 设为 ${r.rqPsn}：响应方` +
+        (r.sqPsn > r.rqPsn ? "以 PSN 顺序错误回 NAK" : "把这些请求当作重复请求")
+      );
+    case "no-qp":
+      return `${r.device} 丢弃了它的包：${r.device} 上没有 QP ${hex(r.qpn)}`;
+    case "dropped": {
+      const what = ZH_DROP[r.drop] ?? r.drop;
+      return r.where === "send"
+        ? `${r.device} 无法发送：${what}`
+        : r.where === "wire"
+          ? `${r.device} 没有收到它的包：${what}`
+          : `${r.device} 丢弃了它的包：${what}`;
+    }
+    case "dest-qp-unknown":
+      return (
+        `dest_qp_num 是 ${r.qpn}，而本会话里没有这个编号的 QP` +
+        (r.others.length ? `（其他 QP 是 ${r.others.join("、")}）` : "") +
+        "：对端设备丢弃每一个包"
+      );
+    case "peer-not-ready":
+      return `${zhQp(r.peer)} 处于 ${qpStateShort(r.state)}：QP 要到 RTR 及之后才接受请求`;
+    case "peer-answers-other":
+      return `${zhQp(r.peer)} 应答的是 QP ${r.answers}（它的 dest_qp_num），不是 QP ${r.me}：不会有 ACK 回来`;
+    case "no-answer":
+      return `QP ${r.qpn} 没有任何应答`;
+    case "rnr":
+      return r.qp
+        ? `SEND 到达时 ${zhQp(r.qp)} 没有提交任何接收 WQE（要在对端发送之前 post_recv）`
+        : "响应方回了 RNR NAK";
+    case "retries":
+      return (
+        `${zhWcReason(r.cause)}；共尝试 ${r.value + 1} 次（${r.counter} ${r.value}）` +
+        (r.counter === "rnr_retry" ? "后请求方放弃了" : "")
+      );
+    default:
+      return JSON.stringify(r);
+  }
+}
+
 const zh: Strings = {
   goals: "目标",
   hint: "显示提示",
@@ -372,6 +512,7 @@ const zh: Strings = {
   },
   wcStatusOther: (status) => `状态 ${status}。`,
   why: "原因：",
+  wcReason: (r) => zhWcReason(r),
   whySimulator: "确切原因：来自模拟器的响应方",
   whyInferred: "根据双方的对象推断",
   opcodeUnset: (opcode) => `opcode ${opcode}（未设置）`,

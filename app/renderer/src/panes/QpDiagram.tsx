@@ -23,6 +23,7 @@ function CmTitle({ move }: { move: CmQpMove }) {
 }
 
 export function QpDiagram({ qps, focus }: QpDiagramProps) {
+  const t = useStrings();
   const f = qps.find((q) => q.handle === focus) ?? qps[qps.length - 1];
   // The edges librdmacm moved the focused QP along (the newest move on each), drawn apart from
   // the program's own: a learner compares the path rdma_cm took with lesson 5's by hand.
@@ -129,7 +130,7 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
               >
                 {q.failure && (
                   // One string child: React renders a <title> with several children empty.
-                  <title>{`${wcStatusName(q.failure.status)}${q.failure.why ? `: ${q.failure.why.reason}` : ""}`}</title>
+                  <title>{`${wcStatusName(q.failure.status)}${q.failure.why ? `: ${t.wcReason(q.failure.why.reason)}` : ""}`}</title>
                 )}
                 <rect width={chipWidth(q)} height={13} rx={3} />
                 <text x={chipWidth(q) / 2} y={10} textAnchor="middle">

@@ -41,7 +41,11 @@ const wc = (status: number, over: Partial<Wc> = {}): Wc => ({
   ...over,
 });
 
-const why = { reason: "[0x1fe0, 0x2020) (64 bytes) is outside mr0 [0x1000, 0x2000)", source: "inferred" as const };
+// "[0x1fe0, 0x2020) (64 bytes) is outside mr0 [0x1000, 0x2000)": 32 bytes past its end
+const why = {
+  reason: { kind: "outside-mr" as const, mr: "mr0", va: 0x1fe0, n: 64, mrAddr: 0x1000, mrLen: 0x1000 },
+  source: "inferred" as const,
+};
 
 let seq = 0;
 const verb = (over: Partial<VerbEvent>): VerbEvent => ({
@@ -153,11 +157,11 @@ describe("the Connection tab and a failure", () => {
       status: IBV_WC_RETRY_EXC_ERR,
       wr_id: 1,
       seq: 3,
-      why: { reason: "no ACK", source: "simulator" as const },
+      why: { reason: { kind: "no-answer" as const, qpn: 0x12 }, source: "simulator" as const },
     };
     const s = html(<ConnectionPane qps={[a({ failure }), b]} devices={[]} mrs={[]} />);
     expect(s).not.toContain("agree");
-    expect(s).toContain("QP 0x11: a WR failed with IBV_WC_RETRY_EXC_ERR: no ACK");
+    expect(s).toContain("QP 0x11: a WR failed with IBV_WC_RETRY_EXC_ERR: nothing came back from QP 18");
   });
 
   it("without a failure, two matching sides still agree", () => {
