@@ -202,6 +202,13 @@ describe("beginner mistakes that pass silently get a notice", () => {
     expect(notices.map((n) => n.id)).toEqual(["cq_rounded_up"]);
     expect(notices[0]!.text).toMatch(/created with cqe 10, and rxe0 returned cqe 15/);
     expect(notices[0]!.text).toMatch(/15 WRs can complete into it \(QP \d+: 10 sends \+ 5 receives\)/);
+    expect(notices[0]).toMatchObject({
+      asked: 10,
+      actual: 15,
+      device: "rxe0",
+      wrs: 15,
+      users: [{ send: 10, recv: 5 }],
+    });
   });
 
   it("a CQ big enough as asked gets none, nor one the rounding does not save either (lessons size CQs so)", async () => {

@@ -10,6 +10,8 @@ import type { LinkState } from "../../../verbs/lab.js";
 import { percentOf as pct } from "./model/link-form.js";
 import type { VerbWhy } from "./model/verb-why.js";
 import type { LineOutcome } from "./model/view.js";
+import type { SessionNotice } from "../../session/transcript.js";
+import { shortWrOpcode } from "../../session/notice-text.js";
 import { stateName } from "./model/format.js";
 import {
   accessName,
@@ -121,6 +123,8 @@ const en = {
   } as Partial<Record<string, string>>,
   wcStatusOther: (status: number) => `Status ${status}.`,
   why: "Why:",
+  /** A beginner mistake the session noticed: its own English (app/session/notice-text.ts). */
+  notice: (n: SessionNotice): string => n.text,
   /** Why a completion failed, from its data (verbs/wc-reason.ts, where the English wording lives). */
   wcReason: (r: WcReason): string => wcReasonText(r),
   whySimulator: "exact: the simulator's responder",
@@ -416,6 +420,29 @@ function zhWcBody(r: WcReason): string {
   }
 }
 
+/** The session's notices in Chinese, from their data; a transcript from before they had data keeps its English. */
+function zhNotice(n: SessionNotice): string {
+  const english = n.text;
+  if (n.id === "cq_rounded_up") {
+    if (!("asked" in n)) return english;
+    const users = n.users.map((u) => {
+      const parts = [...(u.send ? [`${u.send} 个发送`] : []), ...(u.recv ? [`${u.recv} 个接收`] : [])];
+      return `QP ${u.qpn}：${parts.join(" + ")}`;
+    });
+    return (
+      `创建 CQ 时请求的 cqe 是 ${n.asked}，${n.device} 返回了 cqe ${n.actual}（rxe 向上取整到 2^k − 1）。` +
+      `最多有 ${n.wrs} 个 WR 会完成到这个 CQ（${users.join("，")}），比请求的 ${n.asked} 多：它能工作只是因为取整。` +
+      `严格按请求分配的设备会溢出（IBV_EVENT_CQ_ERR）。请把 cqe 设为 ≥ ${n.wrs}。`
+    );
+  }
+  if (!("mr" in n)) return english;
+  return (
+    `${n.mr}.read(${n.offset}, ${n.length}) 读取的字节正被一个 ${shortWrOpcode(n.opcode)}（QP ${n.qpn} 上的 wr_id ${n.wr_id}）` +
+    "修改，而它的完成还没有被轮询。模拟器已经执行完它，所以这些字节看起来像最终结果；在真实设备上它们可能还在传输途中。" +
+    `请先轮询它的完成${n.signaled ? "" : "（它是无信号的：轮询该 QP 之后一个有信号的 WR）"}。`
+  );
+}
+
 const zh: Strings = {
   goals: "目标",
   hint: "显示提示",
@@ -512,6 +539,7 @@ const zh: Strings = {
   },
   wcStatusOther: (status) => `状态 ${status}。`,
   why: "原因：",
+  notice: (n) => zhNotice(n),
   wcReason: (r) => zhWcReason(r),
   whySimulator: "确切原因：来自模拟器的响应方",
   whyInferred: "根据双方的对象推断",

@@ -56,7 +56,7 @@ export function Alerts({ qps, devices, mrs, notices }: AlertsProps) {
       ))}
       {shown.map((n) => (
         <div key={`n${n.seq}-${n.id}`} className="alert notice" data-testid="session-notice" data-notice={n.id}>
-          ⚠ {n.text}
+          ⚠ {t.notice(n)}
         </div>
       ))}
     </div>

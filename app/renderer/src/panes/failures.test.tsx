@@ -83,7 +83,17 @@ function events(): TranscriptEvent[] {
       method: "createQp",
       target: { $handle: 2, type: "pd" },
       created: [{ $handle: 4, type: "qp", props: { qp_num: 17, qp_type: 2, send_cq: { $handle: 3, type: "cq" } } }],
-      notices: [{ id: "cq_rounded_up", text: "A CQ was created with cqe 10, and rxe0 returned cqe 15" }],
+      notices: [
+        {
+          id: "cq_rounded_up",
+          text: "A CQ was created with cqe 10, and rxe0 returned cqe 15",
+          asked: 10,
+          actual: 15,
+          device: "rxe0",
+          wrs: 15,
+          users: [{ qpn: 17, send: 10, recv: 5 }],
+        },
+      ],
     }),
     verb({ qps: [snap(IBV_QPS_ERR)], completions: [{ cq: 3, wc: wc(IBV_WC_REM_ACCESS_ERR), why }] }),
   ];
