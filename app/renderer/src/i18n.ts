@@ -54,6 +54,11 @@ const en = {
     string
   >,
   restarted: (n: number) => ` · restarted ${n}×`,
+  backendDied: (reason?: string) => `The backend process stopped (${reason ?? "unknown reason"}). Restarting it…`,
+  backendBack: "The backend is back. Your transcript so far is intact.",
+  hostLost: (reason: string) => `Lost the connection to VerbsLab's host: ${reason}`,
+  hostUnreachable: (why: string) => `Could not reach the VerbsLab host: ${why}`,
+  resyncFailed: (why: string) => `Could not re-read the transcript yet: ${why}`,
   switched: (native: boolean) => `Switched to the ${native ? "real rxe device" : "simulator"}: a fresh session.`,
   stillOn: (native: boolean, why: string) =>
     `Still on the ${native ? "real rxe device" : "simulator"}, nothing lost. ${why}`,
@@ -465,6 +470,11 @@ const zh: Strings = {
   backendState: (state) => `后端${state}`,
   backendStates: { running: "运行中", starting: "启动中", died: "已崩溃", disconnected: "已断开" },
   restarted: (n) => ` · 已重启 ${n} 次`,
+  backendDied: (reason) => `后端进程已停止（${reason ?? "原因不明"}）。正在重启…`,
+  backendBack: "后端已恢复。到目前为止的记录完好无损。",
+  hostLost: (reason) => `与 VerbsLab 主机的连接已断开：${reason}`,
+  hostUnreachable: (why) => `无法连接 VerbsLab 主机：${why}`,
+  resyncFailed: (why) => `暂时无法重新读取记录：${why}`,
   switched: (native) => `已切换到${native ? "真实 rxe 设备" : "模拟器"}：新的会话。`,
   stillOn: (native, why) => `仍在${native ? "真实 rxe 设备" : "模拟器"}上，没有丢失任何内容。${why}`,
   run: "▶ 运行",
@@ -506,6 +516,11 @@ const zh: Strings = {
         return `cur_qp_state 写的是 ${st(w.claimed)}，但 QP 处于 ${st(w.actual)}`;
       case "rate-limit":
         return `libibverbs 拒绝 IBV_QP_RATE_LIMIT 及更高的掩码位：${w.notAllowed.join(", ")}`;
+      case "unacked-events":
+        return (
+          `libibverbs 会永远等下去：有 ${w.n} 个完成事件还没有确认` +
+          `（它们是 ibv_get_cq_event 取回的；请先调用 cq.ackEvents(${w.n})）`
+        );
     }
   },
   lineOutcome: (o) =>
