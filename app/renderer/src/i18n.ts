@@ -345,7 +345,7 @@ function zhWcBody(r: WcReason): string {
     case "outside-mr": {
       const past = r.va + r.n - (r.mrAddr + r.mrLen);
       return (
-        `${zhRange(r.va, r.n)}（${r.n} 字节）超出了 ${r.mr ?? "该 MR"} ${zhRange(r.mrAddr, r.mrLen)}` +
+        `${zhRange(r.va, r.n)}（${r.n} 字节）超出了${r.mr ? ` ${r.mr}` : "该 MR"} ${zhRange(r.mrAddr, r.mrLen)}` +
         (past > 0 && r.va >= r.mrAddr ? `：越过末尾 ${past} 字节` : "")
       );
     }
@@ -374,7 +374,7 @@ function zhWcBody(r: WcReason): string {
     case "sge-no-local-write":
       return `${zhOwner(r.owner)} sg_list[${r.i}] 的 MR（lkey ${hex(r.lkey)}）缺少 IBV_ACCESS_LOCAL_WRITE（它的访问标志是 ${zhFlags(r.have)}）`;
     case "sge-outside":
-      return `${zhOwner(r.owner)} sg_list[${r.i}] ${zhRange(r.addr, r.len)} 超出了 ${r.mr ?? "它的 MR"} ${zhRange(r.mrAddr, r.mrLen)}`;
+      return `${zhOwner(r.owner)} sg_list[${r.i}] ${zhRange(r.addr, r.len)} 超出了${r.mr ? ` ${r.mr}` : "它的 MR"} ${zhRange(r.mrAddr, r.mrLen)}`;
     case "sge-refused":
       return `${zhOwner(r.owner)} sg_list 被拒绝`;
     case "psn-ahead":
