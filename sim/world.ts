@@ -389,7 +389,7 @@ export class SimWorld {
     if (fate === null) return false;
     if ("drop" in fate) {
       if (pkt.mask & M_REQ && pkt.srcQp)
-        pkt.srcQp.retryCause = { kind: "dropped", device: to.name, where: "wire", drop: fate.drop };
+        pkt.srcQp.retryCause = { kind: "dropped", device: to.name, where: "wire", drop: fate.drop, fault: fate.fault };
       // Logged now, in its turn among the packets sent (a capture on the sender's veth).
       if (this.packetLog) this.log(from, to, pkt, fate.drop, !fate.offWire);
       this.recycle(pkt);

@@ -14,6 +14,17 @@ export interface QpRef {
   device?: string;
 }
 
+/** A fault of the lab link that took a packet (sim/faults.ts): what the "dropped" reason says in any language. */
+export type LinkFault =
+  /** A `bytes`-byte IP packet above `netdev`'s MTU. */
+  | { kind: "mtu"; bytes: number; netdev: string }
+  /** netem's loss on the sender's veth. */
+  | { kind: "loss"; percent: number; netdev: string }
+  /** The nftables rule on the receiver's host that drops RoCE's UDP port 4791. */
+  | { kind: "udp-blocked"; netdev: string }
+  /** The nftables rule that drops one PSN once. */
+  | { kind: "psn-dropped"; psn: number; netdev: string };
+
 /** Whose scatter/gather list: the send WR's, or the responder's receive WQE's. */
 export type SgeOwner = "send" | "recv";
 
@@ -81,9 +92,10 @@ export type WcReason =
   | { kind: "no-qp"; device: string; qpn: number }
   /**
    * A device dropped the packets: `where` "send" (it could not send them), "wire" (the link's
-   * faults took them) or "receive" (the receiving device); `drop` is the packet log's words.
+   * faults took them) or "receive" (the receiving device); `drop` is the packet log's words, and
+   * `fault` the link's fault as data where one took them.
    */
-  | { kind: "dropped"; device: string; where: "send" | "wire" | "receive"; drop: string }
+  | { kind: "dropped"; device: string; where: "send" | "wire" | "receive"; drop: string; fault?: LinkFault }
   /** Inferred: no QP in the session has dest_qp_num `qpn` (`others` are the QPs there are). */
   | { kind: "dest-qp-unknown"; qpn: number; others: number[] }
   /** Inferred: the peer QP is in `state`, which takes no requests. */

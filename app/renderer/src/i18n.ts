@@ -20,6 +20,7 @@ import {
   qpStateShort,
   wcReasonText,
   wrOpcodeName,
+  type LinkFault,
   type QpRef,
   type SgeOwner,
   type WcReason,
@@ -318,6 +319,20 @@ const ZH_DROP: Record<string, string> = {
   "Q_Key mismatch": "Q_Key 不匹配",
 };
 
+/** A fault of the lab link (sim/faults.ts) in Chinese. */
+function zhFault(f: LinkFault): string {
+  switch (f.kind) {
+    case "mtu":
+      return `${f.bytes} 字节的包超过了 ${f.netdev} 的 MTU`;
+    case "loss":
+      return `丢失（${f.netdev} 上 netem 的丢包率 ${f.percent}%）`;
+    case "udp-blocked":
+      return `UDP 4791 被拦截（${f.netdev} 所在主机的 nftables input 规则）`;
+    case "psn-dropped":
+      return `PSN ${f.psn} 被丢弃一次（${f.netdev} 所在主机的 nftables input 规则）`;
+  }
+}
+
 /** Why a completion failed, in Chinese: one case per kind of verbs/wc-reason.ts, the same values. */
 function zhWcReason(r: WcReason): string {
   if (typeof r !== "object" || r === null) return String(r);
@@ -396,7 +411,7 @@ function zhWcBody(r: WcReason): string {
     case "no-qp":
       return `${r.device} 丢弃了它的包：${r.device} 上没有 QP ${hex(r.qpn)}`;
     case "dropped": {
-      const what = ZH_DROP[r.drop] ?? r.drop;
+      const what = r.fault ? zhFault(r.fault) : (ZH_DROP[r.drop] ?? r.drop);
       return r.where === "send"
         ? `${r.device} 无法发送：${what}`
         : r.where === "wire"

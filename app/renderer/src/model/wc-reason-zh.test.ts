@@ -15,7 +15,7 @@ const at = { qpn: 0x12, device: "rxe1" };
 const peer = { qpn: 18, device: "rxe1" };
 
 /** One reason of each kind: the record's type makes a kind without a sample a compile error. */
-const SAMPLES: { [K in WcReason["kind"]]: Extract<WcReason, { kind: K }> } = {
+const SAMPLES: { [K in WcReason["kind"]]: Extract<WcReason, { kind: K }> } & Record<string, WcReason> = {
   "rkey-zero": { kind: "rkey-zero", at },
   "rkey-is-lkey": { kind: "rkey-is-lkey", at, rkey: 0x1200, mrRkey: 0 },
   "rkey-unknown": { kind: "rkey-unknown", rkey: 0x999, peer },
@@ -40,6 +40,20 @@ const SAMPLES: { [K in WcReason["kind"]]: Extract<WcReason, { kind: K }> } = {
   "psn-set-apart": { kind: "psn-set-apart", peer, sqPsn: 100, rqPsn: 0 },
   "no-qp": { kind: "no-qp", device: "rxe1", qpn: 0xabcde },
   dropped: { kind: "dropped", device: "rxe1", where: "receive", drop: "destination QP is not ready" },
+  "dropped-wire": {
+    kind: "dropped",
+    device: "rxe1",
+    where: "wire",
+    drop: "lost (netem loss 100% on veth0)",
+    fault: { kind: "loss", percent: 100, netdev: "veth0" },
+  },
+  "dropped-mtu": {
+    kind: "dropped",
+    device: "rxe1",
+    where: "wire",
+    drop: "1120-byte packet above the MTU of veth1",
+    fault: { kind: "mtu", bytes: 1120, netdev: "veth1" },
+  },
   "dest-qp-unknown": { kind: "dest-qp-unknown", qpn: 99, others: [17, 18] },
   "peer-not-ready": { kind: "peer-not-ready", peer, state: c.IBV_QPS_INIT },
   "peer-answers-other": { kind: "peer-answers-other", peer, answers: 40, me: 17 },
