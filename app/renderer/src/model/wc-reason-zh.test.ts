@@ -9,6 +9,9 @@ import { wcReasonText, type WcReason } from "../../../../verbs/wc-reason.js";
 import { cqRoundedUpText, readBeforePollText } from "../../../session/notice-text.js";
 import type { SessionNotice } from "../../../session/transcript.js";
 import { STRINGS } from "../i18n.js";
+import { unackedEventsError } from "../../../../verbs/cq-events.js";
+import type { VerbEvent } from "../../../session/transcript.js";
+import { verbWhy } from "./verb-why.js";
 
 const zh = STRINGS.zh;
 const at = { qpn: 0x12, device: "rxe1" };
@@ -105,6 +108,9 @@ describe("session notices in Chinese", () => {
   });
 
   it("the unacknowledged-events refusal of ibv_destroy_cq is worded from its count", () => {
+    // The count is read back from the one error the session and both backends give.
+    const event = { kind: "verb", method: "destroy", error: unackedEventsError(2).toJSON() } as unknown as VerbEvent;
+    expect(verbWhy(event, undefined)).toEqual({ kind: "unacked-events", n: 2 });
     expect(zh.verbWhy({ kind: "unacked-events", n: 2 })).toMatch(/2 个完成事件.*cq\.ackEvents\(2\)/);
     expect(STRINGS.en.verbWhy({ kind: "unacked-events", n: 2 })).toBeUndefined();
   });
