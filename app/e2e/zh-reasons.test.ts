@@ -1,7 +1,8 @@
 /**
  * The Chinese UI explains a beginner's remote mistakes in Chinese: a WRITE past the end of the
  * peer's MR, a WRITE with rkey 0, a WRITE to a QP whose qp_access_flags lack REMOTE_WRITE, a SEND
- * with no receive posted (RNR), and a CQ that fits its WRs only by rxe's rounding. Each reason
+ * with no receive posted (RNR), a CQ that fits its WRs only by rxe's rounding, and a CQ destroyed
+ * with completion events not acknowledged (libibverbs would wait for ever). Each reason
  * under the diagram (and on the CQ tab's row) is Chinese, has no English sentence around its code
  * names, and still names the values: the byte counts, the rkey, the flag, the QP, the tries.
  */
@@ -17,6 +18,7 @@ import {
   setEditorCode,
   type Lab,
 } from "./harness.js";
+import { solutionOf } from "./lessons.js";
 
 interface Mistake {
   /** The WR: an RDMA WRITE (remote address and rkey as code) or a SEND. */
@@ -163,6 +165,26 @@ describe.skipIf(!hasChromium)("the Chinese UI explains remote mistakes in Chines
       /SEND 到达时 rxe0 上的 QP \d+ 没有提交任何接收 WQE.*共尝试 2 次（rnr_retry 1）后请求方放弃了/,
     );
     await screenshot(page, "zh-44-rnr");
+  }, 120_000);
+
+  it("destroying a CQ whose completion events were not acknowledged: the refusal in Chinese, with the count", async () => {
+    // Lesson 4's event loop without its ackEvents, then the QPs and the CQ destroyed.
+    const code = solutionOf("completion-queues", 2)
+      .replace("    await cq.ackEvents(1);\n", "")
+      .replace(
+        '  await verbs.log("events", events);',
+        "  await a.destroy();\n  await b.destroy();\n  await cq.destroy();",
+      );
+    expect(code).not.toContain("ackEvents");
+    await setEditorCode(page, code);
+    await runAndWait(page);
+    const banner = page.locator("[data-testid=run-error]");
+    await banner.waitFor();
+    expect(await banner.getAttribute("data-code")).toBe("EBUSY");
+    const reason = (await banner.locator("[data-testid=error-reason]").textContent()) ?? "";
+    expectChinese(reason);
+    expect(reason).toMatch(/libibverbs 会永远等下去：有 (\d+) 个完成事件还没有确认.*cq\.ackEvents\(\1\)/);
+    await screenshot(page, "zh-45-unacked-destroy");
     expect(errors).toEqual([]);
   }, 120_000);
 });
