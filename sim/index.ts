@@ -9,6 +9,7 @@ import { applyLinkFaults, copyLink, type LabLink, type LinkFaults, type LinkStat
 import type { DeviceInfo, Wc } from "../verbs/types.js";
 import { describe } from "./check.js";
 import { checkWait, waitFor } from "./clock.js";
+import type { WcReason } from "../verbs/wc-reason.js";
 import { reasonOf } from "./explain.js";
 import { SimContext } from "./context.js";
 import { CNT_LINK_DOWNED } from "./counters.js";
@@ -69,9 +70,10 @@ export interface SimBackend extends VerbsBackend {
   netdev(device: string): { name: string; mac: string; ifindex: number; mtu: number; up: boolean };
   /**
    * Why this simulator failed a completion it polled out, exactly (the responder's check that
-   * refused, the drops the retries met), or undefined (a success, a flush, or not one of ours).
+   * refused, the drops the retries met) as data (`wcReasonText` words it), or undefined (a
+   * success, a flush, or not one of ours).
    */
-  completionReason(wc: Wc): string | undefined;
+  completionReason(wc: Wc): WcReason | undefined;
 }
 
 function randomMac(world: SimWorld): Uint8Array {

@@ -437,7 +437,7 @@ function Lab({
             )}
             {stale && (
               <div className="notice" data-testid="stale-results">
-                The views show the last run, from another step: run this step&apos;s program to replace them.
+                {t.staleResults}
               </div>
             )}
             <ErrorBanner error={stale ? undefined : runner.error} failed={view.lastError} />
