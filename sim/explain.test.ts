@@ -121,7 +121,7 @@ describe.each([true, false])("remote failures carry the responder's reason (pack
     write(x, y.mr, 64, y.mr.length - 32);
     const { wc, reason } = await failed(sim, x);
     expect(wc.status).toBe(IBV_WC_REM_ACCESS_ERR);
-    expect(reason).toContain(`QP ${y.qp.qp_num} on rxe1`);
+    expect(reason).toContain(`QP 0x${y.qp.qp_num.toString(16)} on rxe1`);
     expect(reason).toContain("outside the MR");
     expect(reason).toContain(`0x${(y.mr.addr + y.mr.length).toString(16)}`);
   });
@@ -142,7 +142,7 @@ describe.each([true, false])("remote failures carry the responder's reason (pack
     expect(wc.status).toBe(IBV_WC_REM_ACCESS_ERR);
     expect(reason).toMatch(
       new RegExp(
-        `^QP ${y.qp.qp_num} on rxe1: rkey 0x${local.lkey.toString(16)} is the lkey of an MR registered without a REMOTE_\\* access flag: its rkey is 0`,
+        `^QP 0x${y.qp.qp_num.toString(16)} on rxe1: rkey 0x${local.lkey.toString(16)} is the lkey of an MR registered without a REMOTE_\\* access flag: its rkey is 0`,
       ),
     );
   });
@@ -161,7 +161,9 @@ describe.each([true, false])("remote failures carry the responder's reason (pack
     write(x, y.mr, 16);
     const { wc, reason } = await failed(sim, x);
     expect(wc.status).toBe(IBV_WC_REM_INV_REQ_ERR);
-    expect(reason).toMatch(new RegExp(`QP ${y.qp.qp_num} on rxe1: its qp_access_flags lack IBV_ACCESS_REMOTE_WRITE`));
+    expect(reason).toMatch(
+      new RegExp(`QP 0x${y.qp.qp_num.toString(16)} on rxe1: its qp_access_flags lack IBV_ACCESS_REMOTE_WRITE`),
+    );
   });
 
   it("a wrong dest_qp_num: RETRY_EXC_ERR, the peer device has no such QP", async () => {
@@ -203,7 +205,9 @@ describe.each([true, false])("remote failures carry the responder's reason (pack
     x.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [x.mr.sge(0, 64)] });
     const sent = await failed(sim, x);
     expect(sent.wc.status).toBe(IBV_WC_REM_OP_ERR);
-    expect(sent.reason).toBe(`QP ${y.qp.qp_num} on rxe1: the message is longer than its receive WQE (8 bytes)`);
+    expect(sent.reason).toBe(
+      `QP 0x${y.qp.qp_num.toString(16)} on rxe1: the message is longer than its receive WQE (8 bytes)`,
+    );
     const received = await failed(sim, y);
     expect(received.wc.status).toBe(IBV_WC_LOC_QP_OP_ERR);
     expect(received.reason).toBe(sent.reason);

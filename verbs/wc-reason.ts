@@ -120,7 +120,7 @@ export const qpStateShort = (s: number) => nameOf(ibv_qp_state, s).replace("IBV_
 export const hex = (n: number) => `0x${n.toString(16)}`;
 
 /** "QP 17 on rxe1". */
-export const qpText = (q: QpRef) => `QP ${q.qpn}${q.device ? ` on ${q.device}` : ""}`;
+export const qpText = (q: QpRef) => `QP ${hex(q.qpn)}${q.device ? ` on ${q.device}` : ""}`;
 const sgOwner = (o: SgeOwner) => (o === "send" ? "the WR's" : "its receive WQE's");
 const rkeyMr = (rkey: number, mr?: string) => (mr ? `${mr} (rkey ${hex(rkey)})` : `the MR with rkey ${hex(rkey)}`);
 const range = (a: number, n: number) => `[${hex(a)}, ${hex(a + n)})`;
@@ -209,16 +209,16 @@ function body(r: WcReason): string {
       return `${r.device} ${r.where === "send" ? "could not send" : r.where === "wire" ? "never got its packets" : "dropped its packets"}: ${r.drop}`;
     case "dest-qp-unknown":
       return (
-        `dest_qp_num is ${r.qpn}, and no QP in this session has that number` +
-        (r.others.length ? ` (the others are ${r.others.join(", ")})` : "") +
+        `dest_qp_num is ${r.qpn} (${hex(r.qpn)}), and no QP in this session has that number` +
+        (r.others.length ? ` (the others are ${r.others.map(hex).join(", ")})` : "") +
         ": the peer device drops every packet"
       );
     case "peer-not-ready":
       return `${qpText(r.peer)} is in ${qpStateShort(r.state)}: a QP takes requests only from RTR on`;
     case "peer-answers-other":
-      return `${qpText(r.peer)} answers QP ${r.answers} (its dest_qp_num), not QP ${r.me}: no ACK comes back`;
+      return `${qpText(r.peer)} answers QP ${hex(r.answers)} (its dest_qp_num), not QP ${hex(r.me)}: no ACK comes back`;
     case "no-answer":
-      return `nothing came back from QP ${r.qpn}`;
+      return `nothing came back from QP ${hex(r.qpn)}`;
     case "rnr":
       return r.qp
         ? `${qpText(r.qp)} had no receive WQE posted when the SEND arrived (post_recv before the peer sends)`

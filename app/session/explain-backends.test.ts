@@ -139,7 +139,7 @@ const CASES: {
     setup: { a: { [IBV_QPS_RTR]: { dest_qp_num: 0xabcde } } },
     act: (x) => write(x, { addr: x.mr.addr, rkey: x.mr.rkey }),
     simulator: /dropped its packets: no QP 0xabcde/,
-    inferred: /dest_qp_num is 703710, and no QP in this session has that number/,
+    inferred: /dest_qp_num is 703710 \(0xabcde\), and no QP in this session has that number/,
   },
   {
     name: "an sq_psn the peer's rq_psn does not expect",
@@ -147,7 +147,7 @@ const CASES: {
     setup: { a: { [IBV_QPS_RTS]: { sq_psn: 100 } } },
     act: (x) => write(x, { addr: x.mr.addr, rkey: x.mr.rkey }),
     simulator: /expected PSN 0x0 and got 0x64/,
-    inferred: /sq_psn was set to 100 and QP \d+ on rxe0's rq_psn to 0/,
+    inferred: /sq_psn was set to 100 and QP 0x[0-9a-f]+ on rxe0's rq_psn to 0/,
   },
   {
     name: "a SEND longer than the peer's receive",
@@ -157,7 +157,7 @@ const CASES: {
       await x.a.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [x.mr.sge(0, 32)] });
     },
     simulator: /the message is longer than its receive WQE \(8 bytes\)/,
-    inferred: /the SEND carries 32 bytes, and QP \d+ on rxe0's receive WQE holds 8/,
+    inferred: /the SEND carries 32 bytes, and QP 0x[0-9a-f]+ on rxe0's receive WQE holds 8/,
   },
   {
     name: "a local SGE past its MR",

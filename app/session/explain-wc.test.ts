@@ -27,7 +27,7 @@ const inferWcReason = (f: WcFacts) => {
   return r && wcReasonText(r);
 };
 
-// Two connected QPs as a session would know them: QP 17 on rxe0 writes to QP 18 on rxe1.
+// Two connected QPs as a session would know them: QP 17 on rxe0 writes to QP 0x12 on rxe1.
 const me = (o: Partial<QpFact> = {}): QpFact => ({
   qp_num: 17,
   device: "rxe0",
@@ -78,7 +78,7 @@ describe("inferring why a completion failed from both sides' objects", () => {
     const f = facts(IBV_WC_REM_ACCESS_ERR, {
       wr: { wr_id: 1, opcode: IBV_WR_RDMA_WRITE, length: 8, remote_addr: 0x1000, rkey: 0x999 },
     });
-    expect(inferWcReason(f)).toBe("rkey 0x999 is not the rkey of any MR on QP 18 on rxe1's device");
+    expect(inferWcReason(f)).toBe("rkey 0x999 is not the rkey of any MR on QP 0x12 on rxe1's device");
   });
 
   it("REM_ACCESS_ERR with an lkey given as the rkey", () => {
@@ -112,7 +112,7 @@ describe("inferring why a completion failed from both sides' objects", () => {
   it("REM_INV_REQ_ERR when the peer QP lacks REMOTE_WRITE", () => {
     const f = facts(IBV_WC_REM_INV_REQ_ERR, { peerQp: { qp_access_flags: IBV_ACCESS_REMOTE_READ } });
     expect(inferWcReason(f)).toBe(
-      "QP 18 on rxe1's qp_access_flags lack IBV_ACCESS_REMOTE_WRITE (they are IBV_ACCESS_REMOTE_READ)",
+      "QP 0x12 on rxe1's qp_access_flags lack IBV_ACCESS_REMOTE_WRITE (they are IBV_ACCESS_REMOTE_READ)",
     );
   });
 
@@ -127,30 +127,30 @@ describe("inferring why a completion failed from both sides' objects", () => {
   it("RETRY_EXC_ERR when no QP has the dest_qp_num", () => {
     const f = facts(IBV_WC_RETRY_EXC_ERR, { myQp: { dest_qp_num: 99 } });
     expect(inferWcReason(f)).toBe(
-      "dest_qp_num is 99, and no QP in this session has that number (the others are 18): " +
+      "dest_qp_num is 99 (0x63), and no QP in this session has that number (the others are 0x12): " +
         "the peer device drops every packet; after 2 tries (retry_cnt 1)",
     );
   });
 
   it("RETRY_EXC_ERR when sq_psn and the peer's rq_psn were set apart", () => {
     const ahead = facts(IBV_WC_RETRY_EXC_ERR, { myQp: { sq_psn_set: 100 } });
-    expect(inferWcReason(ahead)).toMatch(/sq_psn was set to 100 and QP 18 on rxe1's rq_psn to 0: .*out of sequence/);
+    expect(inferWcReason(ahead)).toMatch(/sq_psn was set to 100 and QP 0x12 on rxe1's rq_psn to 0: .*out of sequence/);
     const behind = facts(IBV_WC_RETRY_EXC_ERR, { peerQp: { rq_psn_set: 100 } });
     expect(inferWcReason(behind)).toMatch(/duplicates/);
   });
 
   it("RETRY_EXC_ERR when the peer is not ready, or answers another QP", () => {
     expect(inferWcReason(facts(IBV_WC_RETRY_EXC_ERR, { peerQp: { state: IBV_QPS_INIT } }))).toMatch(
-      /QP 18 on rxe1 is in INIT/,
+      /QP 0x12 on rxe1 is in INIT/,
     );
     expect(inferWcReason(facts(IBV_WC_RETRY_EXC_ERR, { peerQp: { dest_qp_num: 40 } }))).toMatch(
-      /answers QP 40 \(its dest_qp_num\), not QP 17/,
+      /answers QP 0x28 \(its dest_qp_num\), not QP 0x11/,
     );
   });
 
   it("RNR_RETRY_EXC_ERR names the peer with no receive posted", () => {
     const f = facts(IBV_WC_RNR_RETRY_EXC_ERR, { wr: { wr_id: 1, opcode: IBV_WR_SEND, length: 8 } });
-    expect(inferWcReason(f)).toMatch(/^QP 18 on rxe1 had no receive WQE posted/);
+    expect(inferWcReason(f)).toMatch(/^QP 0x12 on rxe1 had no receive WQE posted/);
   });
 
   it("REM_OP_ERR for a SEND longer than the peer's receive WQE", () => {
@@ -158,7 +158,7 @@ describe("inferring why a completion failed from both sides' objects", () => {
       peerQp: { recv_bytes: 8 },
       wr: { wr_id: 1, opcode: IBV_WR_SEND, length: 32 },
     });
-    expect(inferWcReason(f)).toBe("the SEND carries 32 bytes, and QP 18 on rxe1's receive WQE holds 8");
+    expect(inferWcReason(f)).toBe("the SEND carries 32 bytes, and QP 0x12 on rxe1's receive WQE holds 8");
   });
 
   it("LOC_PROT_ERR / LOC_QP_OP_ERR: the SGE outside its MR, or with an lkey of no MR", () => {

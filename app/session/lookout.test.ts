@@ -119,9 +119,9 @@ describe("failed completions carry why", () => {
     const s = createSession({ backend: createSimBackend({ seed: 2 }) });
     await writePastTheEnd(s.verbs);
     expect(toMarkdown(s.transcript())).toMatch(
-      /IBV_WC_REM_ACCESS_ERR.* — why \(simulator\): QP \d+ on rxe0: .*outside the MR/,
+      /IBV_WC_REM_ACCESS_ERR.* — why \(simulator\): QP 0x[0-9a-f]+ on rxe0: .*outside the MR/,
     );
-    expect(toHtml(s.transcript())).toMatch(/ — why \(simulator\): QP \d+ on rxe0: /);
+    expect(toHtml(s.transcript())).toMatch(/ — why \(simulator\): QP 0x[0-9a-f]+ on rxe0: /);
     // rxe's opcode 0 on an error completion is not printed as IBV_WC_SEND.
     expect(toMarkdown(s.transcript())).toMatch(/IBV_WC_REM_ACCESS_ERR, opcode 0 \(not set on an error completion\)/);
   });
@@ -201,7 +201,7 @@ describe("beginner mistakes that pass silently get a notice", () => {
     const notices = verbEvents(s).at(-1)!.notices!;
     expect(notices.map((n) => n.id)).toEqual(["cq_rounded_up"]);
     expect(notices[0]!.text).toMatch(/created with cqe 10, and rxe0 returned cqe 15/);
-    expect(notices[0]!.text).toMatch(/15 WRs can complete into it \(QP \d+: 10 sends \+ 5 receives\)/);
+    expect(notices[0]!.text).toMatch(/15 WRs can complete into it \(QP 0x[0-9a-f]+: 10 sends \+ 5 receives\)/);
     expect(notices[0]).toMatchObject({
       asked: 10,
       actual: 15,

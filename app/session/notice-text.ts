@@ -4,6 +4,7 @@
  * same data in the learner's language. Browser-safe, pure.
  */
 import { ibv_wr_opcode, nameOf } from "../../verbs/constants.js";
+import { hex } from "../../verbs/wc-reason.js";
 import type { CqRoundedUp, ReadBeforePoll } from "./transcript.js";
 
 /** The WR opcode without its prefix ("RDMA_WRITE"). */
@@ -15,7 +16,7 @@ const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 export function cqRoundedUpText(n: Omit<CqRoundedUp, "id" | "text">): string {
   const users = n.users.map((u) => {
     const parts = [...(u.send ? [count(u.send, "send")] : []), ...(u.recv ? [count(u.recv, "receive")] : [])];
-    return `QP ${u.qpn}: ${parts.join(" + ")}`;
+    return `QP ${hex(u.qpn)}: ${parts.join(" + ")}`;
   });
   return (
     `A CQ was created with cqe ${n.asked}, and ${n.device} returned cqe ${n.actual} (rxe rounds up to 2^k − 1). ` +
@@ -29,7 +30,7 @@ export function cqRoundedUpText(n: Omit<CqRoundedUp, "id" | "text">): string {
 export function readBeforePollText(n: Omit<ReadBeforePoll, "id" | "text">): string {
   return (
     `${n.mr}.read(${n.offset}, ${n.length}) reads bytes that an ${shortWrOpcode(n.opcode)} ` +
-    `(wr_id ${n.wr_id} on QP ${n.qpn}) changes, before its completion was polled. The simulator ` +
+    `(wr_id ${n.wr_id} on QP ${hex(n.qpn)}) changes, before its completion was polled. The simulator ` +
     `has already finished it, so they look final; on a real device they may still be on the way. ` +
     `Poll its completion first${n.signaled ? "" : " (it is unsignaled: poll a later signaled WR of that QP)"}.`
   );

@@ -321,7 +321,7 @@ const en = {
 export type Strings = typeof en;
 
 /** "rxe1 上的 QP 17". */
-const zhQp = (q: QpRef) => (q.device ? `${q.device} 上的 QP ${q.qpn}` : `QP ${q.qpn}`);
+const zhQp = (q: QpRef) => (q.device ? `${q.device} 上的 QP ${hex(q.qpn)}` : `QP ${hex(q.qpn)}`);
 const zhRange = (a: number, n: number) => `[${hex(a)}, ${hex(a + n)})`;
 const zhFlags = (a: number) => accessNames(a, "无");
 const zhOwner = (o: SgeOwner) => (o === "send" ? "该 WR 的" : "它的接收 WQE 的");
@@ -437,16 +437,16 @@ function zhWcBody(r: WcReason): string {
     }
     case "dest-qp-unknown":
       return (
-        `dest_qp_num 是 ${r.qpn}，而本会话里没有这个编号的 QP` +
-        (r.others.length ? `（其他 QP 是 ${r.others.join("、")}）` : "") +
+        `dest_qp_num 是 ${r.qpn}（${hex(r.qpn)}），而本会话里没有这个编号的 QP` +
+        (r.others.length ? `（其他 QP 是 ${r.others.map(hex).join("、")}）` : "") +
         "：对端设备丢弃每一个包"
       );
     case "peer-not-ready":
       return `${zhQp(r.peer)} 处于 ${qpStateShort(r.state)}：QP 要到 RTR 及之后才接受请求`;
     case "peer-answers-other":
-      return `${zhQp(r.peer)} 应答的是 QP ${r.answers}（它的 dest_qp_num），不是 QP ${r.me}：不会有 ACK 回来`;
+      return `${zhQp(r.peer)} 应答的是 QP ${hex(r.answers)}（它的 dest_qp_num），不是 QP ${hex(r.me)}：不会有 ACK 回来`;
     case "no-answer":
-      return `QP ${r.qpn} 没有任何应答`;
+      return `QP ${hex(r.qpn)} 没有任何应答`;
     case "rnr":
       return r.qp
         ? `SEND 到达时 ${zhQp(r.qp)} 没有提交任何接收 WQE（要在对端发送之前 post_recv）`
@@ -468,7 +468,7 @@ function zhNotice(n: SessionNotice): string {
     if (!("asked" in n)) return english;
     const users = n.users.map((u) => {
       const parts = [...(u.send ? [`${u.send} 个发送`] : []), ...(u.recv ? [`${u.recv} 个接收`] : [])];
-      return `QP ${u.qpn}：${parts.join(" + ")}`;
+      return `QP ${hex(u.qpn)}：${parts.join(" + ")}`;
     });
     return (
       `创建 CQ 时请求的 cqe 是 ${n.asked}，${n.device} 返回了 cqe ${n.actual}（rxe 向上取整到 2^k − 1）。` +
@@ -478,7 +478,7 @@ function zhNotice(n: SessionNotice): string {
   }
   if (!("mr" in n)) return english;
   return (
-    `${n.mr}.read(${n.offset}, ${n.length}) 读取的字节正被一个 ${shortWrOpcode(n.opcode)}（QP ${n.qpn} 上的 wr_id ${n.wr_id}）` +
+    `${n.mr}.read(${n.offset}, ${n.length}) 读取的字节正被一个 ${shortWrOpcode(n.opcode)}（QP ${hex(n.qpn)} 上的 wr_id ${n.wr_id}）` +
     "修改，而它的完成还没有被轮询。模拟器已经执行完它，所以这些字节看起来像最终结果；在真实设备上它们可能还在传输途中。" +
     `请先轮询它的完成${n.signaled ? "" : "（它是无信号的：轮询该 QP 之后一个有信号的 WR）"}。`
   );

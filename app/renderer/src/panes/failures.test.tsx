@@ -171,7 +171,7 @@ describe("the Connection tab and a failure", () => {
     };
     const s = html(<ConnectionPane qps={[a({ failure }), b]} devices={[]} mrs={[]} />);
     expect(s).not.toContain("agree");
-    expect(s).toContain("QP 0x11: a WR failed with IBV_WC_RETRY_EXC_ERR: nothing came back from QP 18");
+    expect(s).toContain("QP 0x11: a WR failed with IBV_WC_RETRY_EXC_ERR: nothing came back from QP 0x12");
   });
 
   it("without a failure, two matching sides still agree", () => {
