@@ -184,6 +184,17 @@ describe("a failed goal says which constraint failed and what was seen", () => {
     expect(detail({ kind: "qp_state", qp: 1, state: "IBV_QPS_ERR" }, twins)).toBe(
       "QP #1 (0x11) is IBV_QPS_RTS, expected IBV_QPS_ERR",
     );
+    // The goal labels too, once a run is judged: which of the learner's QPs each goal looks at.
+    const wc = { kind: "wc", qp: 1, status: "IBV_WC_SUCCESS" } as const;
+    const state = { kind: "qp_state", qp: 0, state: "IBV_QPS_RTS" } as const;
+    expect(describeCheck(wc, "en")).toBe("A work completion on QP #1: IBV_WC_SUCCESS");
+    const names = evaluateChecks([wc], named);
+    expect(names.qpNames).toEqual(["a (QP 0x11)", "b (QP 0x12)"]);
+    expect(describeCheck(wc, "en", "", names)).toBe("A work completion on b (QP 0x12): IBV_WC_SUCCESS");
+    expect(describeCheck(state, "zh", "", names)).toBe("a (QP 0x11) 最终处于 IBV_QPS_RTS");
+    expect(describeCheck(wc, "en", "", evaluateChecks([wc], twins))).toBe(
+      "A work completion on QP #1 (0x11): IBV_WC_SUCCESS",
+    );
     const polls = [{ verb: "verbslab_poll_wait", ok: true }];
     expect(detail({ kind: "wc", qp: 1 }, run({ wcs: [], calls: polls }))).toBe(
       "no completion arrived: the program polled 1 time(s) and got none",
@@ -226,6 +237,14 @@ describe("a failed goal says which constraint failed and what was seen", () => {
     expect(detail({ kind: "mr_bytes", mr: 0, hex: "6869" }, run())).toBe(
       "MR #0 holds 0x6865 at offset 0, expected 0x6869",
     );
+    // By the learner's name where the program gave the MR one, in the detail and the label.
+    const dst = run({ mrs: run().mrs.map((m) => ({ ...m, variable: "dst" })) });
+    expect(detail({ kind: "mr_bytes", mr: 0, utf8: "help!" }, dst)).toBe(
+      'MR #0: dst holds "hello" at offset 0, expected "help!"',
+    );
+    const bytes = { kind: "mr_bytes", mr: 0, utf8: "help!" } as const;
+    expect(describeCheck(bytes, "en", "", evaluateChecks([bytes], dst))).toBe('dst holds "help!" at offset 0');
+    expect(describeCheck(bytes, "en")).toBe('MR #0 holds "help!" at offset 0');
     const logs = [parseLog("packets 3"), parseLog('gid "fe80::1"'), parseLog("order [1,2]")];
     expect(detail({ kind: "log", key: "packets", value: { min: 4 } }, run({ logs }))).toBe(
       '"packets" = 3, expected ≥ 4',

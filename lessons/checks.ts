@@ -28,8 +28,11 @@ export interface RunRecord {
    * and the variable the program assigned each to, where its line says.
    */
   qps: { qp_num: number; attr?: QpAttr; variable?: string }[];
-  /** The MRs the program registered, in order, with the bytes it last read from each (`mr.read()`), by offset. */
-  mrs: { reads: { offset: number; bytes: Uint8Array }[] }[];
+  /**
+   * The MRs the program registered, in order, with the bytes it last read from each
+   * (`mr.read()`), by offset, and the variable the program assigned each to, where its line says.
+   */
+  mrs: { reads: { offset: number; bytes: Uint8Array }[]; variable?: string }[];
   /** `verbs.log(key, value)` calls, in order. */
   logs: { key: string; value: unknown }[];
   /** How much each hw_counter changed over the run, per device name (a device the program opened but whose counters did not move has `{}`). */
@@ -77,6 +80,14 @@ export interface Verdict {
   results: CheckResult[];
   /** Set when the program threw an error that no check expected. */
   unexpectedError?: RunError;
+  /**
+   * What the judged run called QP #i, as every pane names it ("a (QP 0x11)"; "QP #1 (0x11)"
+   * where the learner's name is not one QP's): goal labels then say which of the learner's QPs
+   * a goal looks at, instead of a creation-order number alone.
+   */
+  qpNames?: string[];
+  /** The same for MR #i: the learner's variable ("dst"), else "MR #i". */
+  mrNames?: string[];
 }
 
 /** A ConstRef's numeric value: names are looked up in every verbs.h enum. */
@@ -234,11 +245,35 @@ function describeWc(wc: Wc): string {
  * rxe0 and rxe1 both start at 0x11, and a helper function names both QPs "qp").
  */
 function qpLabel(run: RunRecord, i: number): string {
+  const named = learnerQpName(run, i);
+  return named ? `QP #${i}: ${named}` : qpRunName(run, i);
+}
+
+/** QP #i by the learner's variable, as the panes name it, where that names one QP only. */
+function learnerQpName(run: RunRecord, i: number): string | undefined {
+  const qp = run.qps[i];
+  if (qp?.variable === undefined) return undefined;
+  const unique = run.qps.filter((o) => o.variable === qp.variable && o.qp_num === qp.qp_num).length === 1;
+  return unique ? qpName(qp.qp_num, qp.variable) : undefined;
+}
+
+/** An MR in a failure: "MR #1: dst" where the learner's name is one MR's, else "MR #1". */
+function mrLabel(run: RunRecord, i: number): string {
+  const named = mrRunName(run, i);
+  return named === `MR #${i}` ? named : `MR #${i}: ${named}`;
+}
+
+/** MR #i by the learner's variable where that names one MR only, else by creation order. */
+function mrRunName(run: RunRecord, i: number): string {
+  const v = run.mrs[i]?.variable;
+  return v !== undefined && run.mrs.filter((m) => m.variable === v).length === 1 ? v : `MR #${i}`;
+}
+
+/** What a goal label calls QP #i after `run`: the learner's name, else its number in creation order and its QPN. */
+function qpRunName(run: RunRecord, i: number): string {
   const qp = run.qps[i];
   if (!qp) return `QP #${i}`;
-  const named = qp.variable !== undefined ? qpName(qp.qp_num, qp.variable) : undefined;
-  const unique = named && run.qps.filter((o) => o.variable === qp.variable && o.qp_num === qp.qp_num).length === 1;
-  return unique ? `QP #${i}: ${named}` : `QP #${i} (0x${qp.qp_num.toString(16)})`;
+  return learnerQpName(run, i) ?? `QP #${i} (0x${qp.qp_num.toString(16)})`;
 }
 
 /** Why a wc check failed: too many matches, or the closest completion and what about it differs. */
@@ -452,7 +487,10 @@ function judgeCheck(c: Check, run: RunRecord): CheckResult {
           false,
           never(
             run,
-            { en: `the program never read MR #${c.mr} over those bytes`, zh: `程序从未读取 MR #${c.mr} 的这些字节` },
+            {
+              en: `the program never read ${mrLabel(run, c.mr)} over those bytes`,
+              zh: `程序从未读取 ${mrLabel(run, c.mr)} 的这些字节`,
+            },
             "await mr.read()",
           ),
         );
@@ -460,8 +498,8 @@ function judgeCheck(c: Check, run: RunRecord): CheckResult {
       const equal = got.length === want.length && got.every((b, i) => b === want[i]);
       const shown = (b: Uint8Array) => (c.utf8 !== undefined ? `"${utf8(b)}"` : `0x${bytesHex(b)}`);
       const seen = {
-        en: `MR #${c.mr} holds ${shown(got)} at offset ${off}`,
-        zh: `MR #${c.mr} 在偏移 ${off} 处为 ${shown(got)}`,
+        en: `${mrLabel(run, c.mr)} holds ${shown(got)} at offset ${off}`,
+        zh: `${mrLabel(run, c.mr)} 在偏移 ${off} 处为 ${shown(got)}`,
       };
       return equal ? result(true, seen) : result(false, expected(seen, shown(want)));
     }
@@ -548,6 +586,8 @@ export function evaluateChecks(checks: Check[], run: RunRecord): Verdict {
     passed: verdictPassed({ results, ...(unexpectedError && { unexpectedError }) }),
     results,
     ...(unexpectedError && { unexpectedError }),
+    qpNames: run.qps.map((_, i) => qpRunName(run, i)),
+    mrNames: run.mrs.map((_, i) => mrRunName(run, i)),
   };
 }
 
@@ -567,11 +607,15 @@ function safeJson(v: unknown): string {
 /**
  * A goal's text: the author's when given, else generated from the whole check. `text` is the
  * step's text in that language, so numbers are written in the base it uses (hex for 0x124).
+ * `names` (a Verdict's) name the QPs and MRs a generated label counts by creation order.
  */
-export function describeCheck(c: Check, lang: Language, text = ""): string {
-  const label = c.goal ? c.goal[lang] : generated(c, text)[lang];
+export function describeCheck(c: Check, lang: Language, text = "", names?: RunNames): string {
+  const label = c.goal ? c.goal[lang] : generated(c, text, names)[lang];
   return c.rxeOnly ? `${RXE_ONLY_PREFIX[lang]}${label}` : label;
 }
+
+/** What a judged run called its QPs and MRs (a Verdict carries them). */
+export type RunNames = Pick<Verdict, "qpNames" | "mrNames">;
 
 /** How the goal list marks an rxe-only check (Check.rxeOnly). */
 export const RXE_ONLY_PREFIX: Text = { en: "on rxe: ", zh: "在 rxe 上：" };
@@ -580,18 +624,20 @@ function constName(ref: ConstRef): string {
   return typeof ref === "string" ? ref : String(ref);
 }
 
-function generated(c: Check, text: string): Text {
+function generated(c: Check, text: string, names?: RunNames): Text {
   const num = (m: NumberMatch, fieldName = "") => describeNumber(m, fieldName, text);
+  const qp = (i: number) => names?.qpNames?.[i] ?? `QP #${i}`;
+  const mr = (i: number) => names?.mrNames?.[i] ?? `MR #${i}`;
   switch (c.kind) {
     case "qp_state":
       return {
-        en: `QP #${c.qp} ends in ${constName(c.state)}`,
-        zh: `QP #${c.qp} 最终处于 ${constName(c.state)}`,
+        en: `${qp(c.qp)} ends in ${constName(c.state)}`,
+        zh: `${qp(c.qp)} 最终处于 ${constName(c.state)}`,
       };
     case "qp_attr":
       return {
-        en: `ibv_query_qp: QP #${c.qp} ${c.field} ${num(c.value, c.field)}`,
-        zh: `ibv_query_qp：QP #${c.qp} 的 ${c.field} ${num(c.value, c.field)}`,
+        en: `ibv_query_qp: ${qp(c.qp)} ${c.field} ${num(c.value, c.field)}`,
+        zh: `ibv_query_qp：${qp(c.qp)} 的 ${c.field} ${num(c.value, c.field)}`,
       };
     case "wc": {
       const parts = [
@@ -603,7 +649,7 @@ function generated(c: Check, text: string): Text {
         c.wc_flags_set?.length ? `wc_flags ${c.wc_flags_set.map(constName).join("|")}` : "",
       ].filter(Boolean);
       const clear = c.wc_flags_clear?.length ? c.wc_flags_clear.map(constName).join("|") : "";
-      const on = { en: c.qp !== undefined ? ` on QP #${c.qp}` : "", zh: c.qp !== undefined ? `QP #${c.qp} 上` : "" };
+      const on = { en: c.qp !== undefined ? ` on ${qp(c.qp)}` : "", zh: c.qp !== undefined ? `${qp(c.qp)} 上` : "" };
       const what = {
         en: parts.join(", ") + (clear ? `${parts.length ? ", " : ""}without ${clear}` : ""),
         zh: parts.join("，") + (clear ? `${parts.length ? "，" : ""}不带 ${clear}` : ""),
@@ -637,8 +683,8 @@ function generated(c: Check, text: string): Text {
     case "mr_bytes": {
       const bytes = c.utf8 !== undefined ? `"${c.utf8}"` : `0x${c.hex}`;
       return {
-        en: `MR #${c.mr} holds ${bytes} at offset ${c.offset ?? 0}`,
-        zh: `MR #${c.mr} 在偏移（offset）${c.offset ?? 0} 处的内容为 ${bytes}`,
+        en: `${mr(c.mr)} holds ${bytes} at offset ${c.offset ?? 0}`,
+        zh: `${mr(c.mr)} 在偏移（offset）${c.offset ?? 0} 处的内容为 ${bytes}`,
       };
     }
     case "log": {
@@ -646,14 +692,14 @@ function generated(c: Check, text: string): Text {
         c.value !== undefined ? num(c.value, c.key) : "",
         c.equals !== undefined ? `= ${safeJson(c.equals)}` : "",
         c.prefix !== undefined ? `starting with "${c.prefix}"` : "",
-        c.qpAttr !== undefined ? `= QP #${c.qpAttr.qp}'s ${c.qpAttr.field} from ibv_query_qp` : "",
+        c.qpAttr !== undefined ? `= ${qp(c.qpAttr.qp)}'s ${c.qpAttr.field} from ibv_query_qp` : "",
         c.verbResult !== undefined ? `= the ${c.verbResult.field} ${c.verbResult.verb} returned` : "",
       ]
         .filter(Boolean)
         .join(" ");
       const zhWant = want
         .replace(/starting with "(.*)"/, '（以 "$1" 开头）')
-        .replace(/= QP #(\d+)'s (\S+) from ibv_query_qp/, "= ibv_query_qp 报告的 QP #$1 的 $2")
+        .replace(/= (.+)'s (\S+) from ibv_query_qp/, "= ibv_query_qp 报告的 $1 的 $2")
         .replace(/= the (\S+) (\S+) returned/, "= $2 返回的 $1");
       return {
         en: `The program logs "${c.key}" ${want}`.trim(),

@@ -72,7 +72,8 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
     const mrRef = createdOf(e, "mr");
     if (mrRef) {
       mrIndex.set(mrRef.$handle, record.mrs.length);
-      record.mrs.push({ reads: [] });
+      const variable = e.source?.variable;
+      record.mrs.push({ reads: [], ...(variable && { variable }) });
     }
     if (e.method === "read" && e.target.type === "mr" && e.error === undefined) {
       const i = mrIndex.get(e.target.$handle);

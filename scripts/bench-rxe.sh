@@ -35,11 +35,22 @@ build_bundle() {
     --target=node20 --log-level=warning --outfile="$bundle"
 }
 
+# The curve-shape comparison: rxe's bandwidth-vs-size curve (scripts/bench-rxe-curve.sh, in
+# the same boot) is written here (the VM shares the repo, not /tmp) and compared on the host
+# with the simulator's rxe wire profile (scripts/bench-curve-sim.ts: 4 KiB, 64 KiB and 1 MiB
+# relative to 1 MiB, within 20%).
+curve_json="$repo/.vm/bench-rxe-curve.json"
 if [[ -z "${VERBSLAB_IN_RXE_VM:-}" ]]; then
   build_bundle
   trap 'rm -f "$bundle"' EXIT
-  "$repo/scripts/rxe-vm/run.sh" -- bash "$repo/scripts/bench-rxe.sh" "$@"
-  exit $?
+  rm -f "$curve_json"
+  rc=0
+  "$repo/scripts/rxe-vm/run.sh" -- bash "$repo/scripts/bench-rxe.sh" "$@" || rc=$?
+  if [[ -s "$curve_json" ]]; then
+    echo "[bench-rxe] curve shape: real rxe (lab VM) against the simulator's rxe wire profile"
+    "$repo/node_modules/.bin/tsx" "$repo/scripts/bench-curve-sim.ts" --wire rxe "$curve_json" || rc=$?
+  fi
+  exit $rc
 fi
 cd "$repo"
 [[ -f "$bundle" ]] || { build_bundle && trap 'rm -f "$bundle"' EXIT; }
@@ -122,6 +133,8 @@ js latp --part lat-perftest-order --iters "$iters_lat" --warmup "$warmup"
 js lat1t --part lat-one-thread --iters "$iters_lat" --warmup "$warmup"
 goal_round 4
 goal_round 5
+echo "[bench-rxe] the bandwidth-vs-size curve (scripts/bench-rxe-curve.sh)"
+bash scripts/bench-rxe-curve.sh | tail -1 >"$curve_json" || echo "[bench-rxe] the curve failed" >&2
 
 node - "$tmp" <<'JS'
 const fs = require("node:fs");

@@ -66,6 +66,8 @@ export class Timer {
   seq = 0;
   /** Position in the heap, or -1 when not armed. */
   heapIndex = -1;
+  /** What its firing can touch: one device of the world's (set by its owner), or null for anything. */
+  scope: unknown = null;
   constructor(readonly fire: () => void) {}
   get armed(): boolean {
     return this.heapIndex >= 0;
@@ -95,6 +97,8 @@ export class Clock {
   settled = 0;
   /** Called after timers fire, to let the world process what they started. */
   afterFire: () => void = () => {};
+  /** Called at each instant before its timers fire (the world catches its wire up to it). */
+  beforeFire: (at: number) => void = () => {};
 
   /** Arms (or re-arms) `t` to fire at virtual time `at`. */
   arm(t: Timer, at: number): void {
@@ -168,13 +172,19 @@ export class Clock {
       if (at > this.now) this.now = at;
       // Fire everything due at this instant, in arming order. Each firing counts toward the
       // turn's budget: a timer that re-arms at the instant it fires must not hold the loop.
-      while (this.heap.length && this.heap[0].at <= at && n < FIRINGS_PER_TURN) {
-        const t = this.heap[0];
-        this.remove(t);
-        t.fire();
-        n++;
+      this.busy = true;
+      try {
+        this.beforeFire(at);
+        while (this.heap.length && this.heap[0].at <= at && n < FIRINGS_PER_TURN) {
+          const t = this.heap[0];
+          this.remove(t);
+          t.fire();
+          n++;
+        }
+        this.afterFire();
+      } finally {
+        this.busy = false;
       }
-      this.afterFire();
       this.checkWaiters();
       if (this.settled !== before || this.waiters.size === 0) {
         if (this.waiters.size) this.schedule();
@@ -182,6 +192,78 @@ export class Clock {
       }
     }
     this.schedule();
+  }
+
+  /** The timer that fires next, if any. */
+  get next(): Timer | undefined {
+    return this.heap[0];
+  }
+
+  /**
+   * The scope (Timer.scope) the timers other than `except` due by `at` share: null when one of
+   * them may touch anything or two differ; undefined when none is due.
+   */
+  scopeBy(at: number, except: Timer): unknown {
+    let scope: unknown = undefined;
+    const h = this.heap;
+    const stack = this.scan;
+    stack.length = 0;
+    if (h.length) stack.push(0);
+    while (stack.length) {
+      const i = stack.pop()!;
+      const t = h[i];
+      if (t.at > at) continue;
+      if (t !== except) {
+        if (t.scope === null || (scope !== undefined && scope !== t.scope)) return null;
+        scope = t.scope;
+      }
+      if (2 * i + 1 < h.length) stack.push(2 * i + 1);
+      if (2 * i + 2 < h.length) stack.push(2 * i + 2);
+    }
+    return scope;
+  }
+  private scan: number[] = [];
+
+  /**
+   * When the next timer other than `t` fires (ms; Infinity if none). The heap's second
+   * smallest is one of the root's children, so this is O(1).
+   */
+  nextAtExcept(t: Timer): number {
+    const h = this.heap;
+    if (h.length === 0) return Infinity;
+    if (h[0] !== t) return h[0].at;
+    const a = h.length > 1 ? h[1].at : Infinity;
+    const b = h.length > 2 ? h[2].at : Infinity;
+    return a < b ? a : b;
+  }
+
+  /** True while timers are firing (turn or step): a poll then must not let time run again. */
+  busy = false;
+
+  /**
+   * Jumps to the next armed timer's instant, fires everything due then (as a turn does) and
+   * settles the waiters that are done. For a program that polls in a loop (SimCq.poll): its
+   * time passes as the wire's does. False when nothing is armed.
+   */
+  step(): boolean {
+    const next = this.heap[0];
+    if (!next || this.busy) return false;
+    this.busy = true;
+    try {
+      const at = next.at;
+      if (at > this.now) this.now = at;
+      this.beforeFire(at);
+      while (this.heap.length && this.heap[0].at <= at) {
+        const t = this.heap[0];
+        this.remove(t);
+        t.fire();
+      }
+      this.afterFire();
+    } finally {
+      this.busy = false;
+    }
+    this.checkWaiters();
+    return true;
   }
 
   private less(a: Timer, b: Timer): boolean {

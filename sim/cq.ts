@@ -90,6 +90,14 @@ export class SimCq implements Cq {
     const want = int("ibv_poll_cq", "num_entries", num_entries);
     if (want < 0)
       fail("ibv_poll_cq", "EINVAL", { reason: "num_entries must not be negative", attribute: "num_entries" });
+    // Fewer here than asked for: virtual time runs while the wire delivers, as for a program
+    // polling in a loop (world.ts spinFor).
+    if (this.n < want) this.context.world.spinFor(this, want);
+    return this.take(want);
+  }
+
+  /** Takes up to `want` completions, oldest first (poll without letting time run). */
+  private take(want: number): Wc[] {
     const k = want < this.n ? want : this.n;
     const out: Wc[] = new Array(k);
     const ring = this.ring;
@@ -112,7 +120,7 @@ export class SimCq implements Cq {
     checkWait(this.context.world.clock, "verbslab_poll_wait", "timeoutMs", timeoutMs);
     const got: Wc[] = [];
     const take = () => {
-      if (!this.destroyed && got.length < c) for (const wc of this.poll(c - got.length)) got.push(wc);
+      if (!this.destroyed && got.length < c) for (const wc of this.take(c - got.length)) got.push(wc);
     };
     return waitFor(
       this.context.world.clock,

@@ -53,7 +53,8 @@ import {
   SRC_WQE,
   type Packet,
 } from "./packets.js";
-import { QS_READY, makeWc, type SimQp } from "./qp.js";
+import { IN_FLIGHT_HIGH, QS_READY, makeWc, type SimQp } from "./qp.js";
+import { toNs } from "./wire.js";
 import { completer, completerAgain, oldestWaits, syncRetransTimer } from "./completer.js";
 import {
   doComplete,
@@ -103,11 +104,9 @@ function lastOf(opcode: number, imm: boolean): number {
  * returns true, or returns false (nothing changed) when fewer than two would.
  */
 export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: number): boolean {
-  // On one device each packet is answered before the next is built (requester.ts, rxe_loopback),
-  // and a refusal stops the message there. A receive can refuse any packet of a SEND, so a
-  // SEND goes packet by packet; a WRITE is refused at its first packet or not at all (its
-  // RETH covers the whole message), so only that packet goes alone.
-  if (qp.destDev === qp.device && (wqe.wrMask & WR_SEND || OPCODE_MASK[opcode] & M_START)) return false;
+  // On one device each packet is received and answered as it is sent (world.transmit,
+  // rxe_loopback), so a refusal stops the message where the packet-by-packet path stops it.
+  if (qp.destDev === qp.device) return false;
   const mtu = qp.mtu;
   const dma = wqe.dma;
   const resid = dma.resid;
@@ -116,8 +115,10 @@ export function sendTrain(qp: SimQp, wqe: SendWqe, opcode: number, windowEnd: nu
   // packets go out before the one rxe marks ack_req (the 66th since the last).
   const room = ((windowEnd - qp.reqPsn) & PSN_MASK) + 1;
   const quiet = MAX_PKT_PER_ACK + 1 - qp.noackPkts;
-  const withEnd = left <= room && left - 1 <= quiet;
-  const n = withEnd ? left : Math.min(left - 1, room, quiet);
+  // The requester checks skb_out before each packet: at most 65 in flight (qp.ts inFlight).
+  const sendable = Math.min(room, IN_FLIGHT_HIGH + 1 - qp.inFlight(toNs(qp.world.clock.now)));
+  const withEnd = left <= sendable && left - 1 <= quiet;
+  const n = withEnd ? left : Math.min(left - 1, sendable, quiet);
   if (n < 2) return false;
   const total = withEnd ? resid : n * mtu;
   const msgOff = dma.length - resid;
@@ -198,6 +199,7 @@ export function sendRun(qp: SimQp, first: SendWqe, windowEnd: number): boolean {
   const sq = qp.sq;
   const start = qp.reqWqeIndex;
   if (
+    qp.destDev === qp.device || // one device's packets are received as each is sent (world.transmit)
     qp.reqState !== QS_READY ||
     !runnable(qp, first) ||
     start + 1 === sq.prod ||
@@ -206,11 +208,14 @@ export function sendRun(qp: SimQp, first: SendWqe, windowEnd: number): boolean {
   )
     return false;
   const world = qp.world;
+  // The requester checks skb_out before each packet: at most 65 in flight (qp.ts inFlight).
+  const most = IN_FLIGHT_HIGH + 1 - qp.inFlight(toNs(world.clock.now));
+  if (most < 2) return false;
   const t = world.newPacket();
   let n = 0;
   for (let idx = start; idx !== sq.prod; idx++) {
     const w = sq.at(idx);
-    if (n > 0 && (!runnable(qp, w) || psnCompare(qp.reqPsn, windowEnd) > 0)) break;
+    if (n > 0 && (n === most || !runnable(qp, w) || psnCompare(qp.reqPsn, windowEnd) > 0)) break;
     // finish_packet's gather check; a failing WQE ends the run (the requester then fails it).
     const dma = w.dma;
     const len = dma.length;
@@ -327,15 +332,37 @@ export function trainPacket(world: SimWorld, t: Packet, i: number): Packet {
 }
 
 /**
+ * receiveTrain's checks for train `t` at `qp`, without their effects: true when it would be
+ * taken whole (PSN and opcode sequence, and a receive WQE or an MR range that holds its
+ * quiet packets). Then `qp` answers nothing before the train's last packet.
+ */
+export function trainFits(qp: SimQp, t: Packet): boolean {
+  if (qp.qp_type !== IBV_QPT_RC || qp.world.perPacket) return false;
+  if (t.psn !== qp.respPsn) return false;
+  if (!opcodeSequenceOk(qp, t) || !opcodeAllowed(qp, t)) return false;
+  const total = quietCount(t) * t.trainMtu;
+  const m = t.mask;
+  if (m & M_SEND) {
+    const wqe = qp.rq.head();
+    return wqe !== null && scatterFits(qp, wqe.dma, total, null);
+  }
+  if (!(m & M_WRITE)) return false;
+  const reth = (m & M_RETH) !== 0;
+  const va = reth ? t.va : qp.respVa;
+  const resid = reth ? t.dmaLen : qp.respResid;
+  if (total > resid) return false;
+  const mr = lookupMr(qp.device, qp.pd, reth ? t.rkey : qp.respRkey, IBV_ACCESS_REMOTE_WRITE, true);
+  return mr !== null && inRange(mr, va, resid);
+}
+
+/**
  * The responder's side, after rxe_rcv's checks passed: executes the quiet packets of the
  * train if each would take the plain path (expected PSN, opcode in sequence, access
  * allowed, resources there, every byte in range), hands a last packet to the responder, and
  * returns true; otherwise changes nothing and returns false (the caller splits the train).
  */
 export function receiveTrain(qp: SimQp, t: Packet): boolean {
-  if (qp.qp_type !== IBV_QPT_RC || qp.world.perPacket) return false;
-  if (t.psn !== qp.respPsn) return false;
-  if (!opcodeSequenceOk(qp, t) || !opcodeAllowed(qp, t)) return false;
+  if (!trainFits(qp, t)) return false;
   const n = quietCount(t);
   const mtu = t.trainMtu;
   const total = n * mtu;
@@ -524,7 +551,7 @@ function finishPlain(qp: SimQp, pkt: Packet): void {
 }
 
 /**
- * The responder's side of a SEND run (world.ts deliverSendRun), from packet `i` on, after
+ * The responder's side of a SEND run (world.ts receiveRunPacket), from packet `i` on, after
  * packet `i - 1` took respondPlain's path: each next packet takes it too unless it finds no
  * receive WQE, a full CQ or a buffer its bytes do not fit. respondPlain's other checks hold
  * for the whole run once they held for one packet: the QP type and the log do not change,
@@ -638,7 +665,7 @@ export function completePlainAck(qp: SimQp, pkt: Packet): boolean {
 }
 
 /**
- * The ACKs of an ACK train for `qp`, in turn (world.ts deliverAckTrain, once rxe_rcv's
+ * The ACKs of an ACK train for `qp`, in turn (world.ts receiveAckOfTrain, once rxe_rcv's
  * per-train checks passed). An ACK that completePlainAck takes, on a QP in RTS with no
  * retry pending, is handled here with the completer's entry checks and its next run;
  * anything else goes through completer(). That next run, when the oldest WQE still waits,

@@ -17,9 +17,11 @@ import { simProfile, type SimProfileName } from "./profile.js";
 import { v4MappedGid } from "./gid.js";
 import { SimCm } from "./cm.js";
 import { SimWorld } from "./world.js";
+import { wireProfile, type WireProfile, type WireProfileName } from "./wire.js";
 
 export type { PacketLogEntry } from "../verbs/backend.js";
 export { SIM_PROFILES, type SimProfileName } from "./profile.js";
+export { WIRE_PROFILES, type WireProfile, type WireProfileName } from "./wire.js";
 
 export interface SimBackendOptions {
   /** Seeds everything random (MACs, key bytes, addresses). Default 1. */
@@ -33,6 +35,11 @@ export interface SimBackendOptions {
    * differs from rxe wherever the specification allows (to prove the course does not lean on rxe).
    */
   profile?: SimProfileName;
+  /**
+   * How fast the wire is (sim/wire.ts): "rxe" (default, fitted to rxe in the lab VM), or the
+   * NIC models "25GbE" and "100GbE". Independent of `profile`.
+   */
+  wire?: WireProfileName;
 }
 
 export interface SimBackend extends VerbsBackend {
@@ -49,6 +56,8 @@ export interface SimBackend extends VerbsBackend {
   clearPackets(): void;
   /** Turns the packet log on or off. */
   setPacketLog(on: boolean): void;
+  /** The wire profile in use (sim/wire.ts): its name, the UI's label, its figures. */
+  readonly wire: WireProfile;
   /** The virtual clock in ms (same as now()). */
   readonly clock: { now(): number };
   /** `ip link set <netdev> up|down`: both ends of the veth pair follow; raises PORT_ERR / PORT_ACTIVE. */
@@ -77,6 +86,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
     throw new TypeError("createSimBackend: seed must be a number");
   const world = new SimWorld(seed, options.packetLog ?? true, options.root ?? true);
   world.profile = simProfile(options.profile);
+  world.wire = wireProfile(options.wire);
   // The devices keep rxe's names on every profile: the course's programs open "rxe0".
   const rxe0 = new SimDevice("rxe0", randomMac(world), 3, "veth0", world.profile);
   const rxe1 = new SimDevice("rxe1", randomMac(world), 4, "veth1", world.profile);
@@ -109,6 +119,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
     setPacketLog(on: boolean) {
       world.packetLog = !!on;
     },
+    wire: world.wire,
     clock: { now: () => world.clock.now },
     completionReason: (wc: Wc) => reasonOf(wc),
     getDeviceList(): DeviceInfo[] {

@@ -1,6 +1,6 @@
 /** The packet log is a ring: once it holds MAX_LOG packets each new one replaces the oldest, at the same cost as before. */
 import { describe, expect, it } from "vitest";
-import { IBV_WR_RDMA_WRITE } from "../verbs/constants.js";
+import { IBV_SEND_SIGNALED, IBV_WR_RDMA_WRITE } from "../verbs/constants.js";
 import { createSimBackend } from "./index.js";
 import { connectRc, makeEnd } from "./testing.js";
 import { MAX_LOG } from "./world.js";
@@ -12,13 +12,17 @@ describe("packet log ring", () => {
     const z = makeEnd(b.openDevice("rxe1"));
     connectRc(a, z);
     connectRc(z, a);
-    const write = () =>
+    // Signaled and polled: on the timed wire a WQE's slot is free once its ACK has arrived.
+    const write = () => {
       a.qp.postSend({
         wr_id: 1,
         opcode: IBV_WR_RDMA_WRITE,
+        send_flags: IBV_SEND_SIGNALED,
         sg_list: [a.mr.sge(0, 8192)],
         rdma: { remote_addr: z.mr.addr, rkey: z.mr.rkey },
       });
+      a.cq.poll(1);
+    };
     const logged = () => {
       const p = b.packets;
       return p.length ? p[p.length - 1]!.seq + 1 : 0;

@@ -20,7 +20,7 @@ function pair(packetLog = true) {
 }
 
 describe("packet log", () => {
-  it("logs each packet with opcode name, PSN, QPNs and headers", () => {
+  it("logs each packet with opcode name, PSN, QPNs and headers", async () => {
     const { b, a, z } = pair();
     z.qp.postRecv({ wr_id: 1, sg_list: [z.mr.sge(0, 4096)] });
     a.qp.postSend({
@@ -45,18 +45,26 @@ describe("packet log", () => {
       sg_list: [a.mr.sge(0, 8)],
       atomic: { remote_addr: z.mr.addr + 8, rkey: z.mr.rkey, compare_add: 3n },
     });
+    // Logged as they go onto the wire (a capture on veth0 sees them then): the FETCH_ADD waits
+    // for the READ's credit (max_rd_atomic 1), and no answer has come back yet.
+    expect(b.packets.map((p) => p.opcode)).toEqual([
+      "RC_RDMA_WRITE_FIRST",
+      "RC_RDMA_WRITE_LAST_WITH_IMMEDIATE",
+      "RC_RDMA_READ_REQUEST",
+    ]);
+    await b.sleep(20);
     const lines = b.packets.map((p) => [p.src, p.dst, p.opcode, p.psn]);
     expect(lines).toEqual([
       ["rxe0", "rxe1", "RC_RDMA_WRITE_FIRST", 0],
       ["rxe0", "rxe1", "RC_RDMA_WRITE_LAST_WITH_IMMEDIATE", 1],
-      ["rxe1", "rxe0", "RC_ACKNOWLEDGE", 1],
       ["rxe0", "rxe1", "RC_RDMA_READ_REQUEST", 2],
+      ["rxe1", "rxe0", "RC_ACKNOWLEDGE", 1],
       ["rxe1", "rxe0", "RC_RDMA_READ_RESPONSE_FIRST", 2],
       ["rxe1", "rxe0", "RC_RDMA_READ_RESPONSE_LAST", 3],
       ["rxe0", "rxe1", "RC_FETCH_ADD", 4],
       ["rxe1", "rxe0", "RC_ATOMIC_ACKNOWLEDGE", 4],
     ]);
-    const [first, last, ack] = b.packets;
+    const [first, last, , ack] = b.packets;
     expect(first.reth).toEqual({ va: z.mr.addr, rkey: z.mr.rkey, len: 1500 });
     expect(first.wr_id).toBe(9);
     expect(first.src_qpn).toBe(a.qp.qp_num);
@@ -72,12 +80,24 @@ describe("packet log", () => {
   it("shows RNR NAKs with the responder's timer, and drops with their reason", async () => {
     const { b, a, z } = pair();
     a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [a.mr.sge(0, 8)] });
+    await b.sleep(1);
     expect(b.packets[1].aeth?.text).toBe("RNR NAK (timer 14)");
-    await b.sleep(5);
+    await b.sleep(4);
     expect(b.packets.length).toBe(2);
     await b.sleep(5);
     expect(b.packets.length).toBeGreaterThan(2);
-    expect(b.packets[2].time).toBe(8); // 1.28 ms → 1 jiffy, plus a tick
+    // Each is logged as it is sent: the SEND at 0, the NAK once the SEND has crossed the wire
+    // (sim/wire.ts), the retried SEND once the NAK has crossed back and the RNR wait (1.28 ms
+    // → 1 jiffy, plus a tick) is over.
+    const w = b.wire;
+    const oneWay = (payload: number) =>
+      (w.perPacketNs + Math.round(((payload + w.headerBytes) * 8) / w.gbps) + w.latencyNs) / 1e6;
+    expect(b.packets[0].time).toBe(0);
+    expect(b.packets[1].time).toBeCloseTo(oneWay(8), 9);
+    // The wait itself: 1.28 ms as jiffies on Linux's timer wheel (clock.ts timerFireAt), 4–8 ms.
+    const wait = b.packets[2].time - (oneWay(8) + oneWay(0));
+    expect(wait).toBeGreaterThanOrEqual(4);
+    expect(wait).toBeLessThanOrEqual(8);
     z.qp.destroy();
     await b.sleep(50);
     expect(b.packets.some((p) => p.dropped?.startsWith("no QP"))).toBe(true);
@@ -87,6 +107,7 @@ describe("packet log", () => {
     const { b, a, z } = pair(false);
     z.qp.postRecv({ wr_id: 1, sg_list: [z.mr.sge(0, 64)] });
     a.qp.postSend({ wr_id: 2, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [a.mr.sge(0, 8)] });
+    expect(a.cq.poll(1)).toHaveLength(1);
     expect(b.packets).toHaveLength(0);
     expect(a.ctx.queryCounters().sent_pkts).toBe(1);
     expect(z.ctx.queryCounters().sent_pkts).toBe(1);

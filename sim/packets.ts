@@ -1,3 +1,4 @@
+import type { PacketLogEntry } from "../verbs/backend.js";
 /**
  * What travels on the simulated wire: InfiniBand BTH opcodes (numbered and named as in
  * rxe_opcode.c), the header masks rxe derives from them, the in-flight Packet record (pooled:
@@ -173,6 +174,19 @@ export class Packet {
    */
   sendRun = false;
   runWqe = 0;
+  // The timed wire (sim/wire.ts, world.ts): arrival of the next packet not yet delivered, of
+  // the last one, the spacing of an ACK train's ACKs (ns), and how many have been delivered.
+  atNs = 0;
+  lastNs = 0;
+  /** What the sender does once this packet has arrived (a UD/UC send's completion), or null. */
+  onArrive: (() => void) | null = null;
+  /** A train's first packet's arrival (its others follow `gapNs` apart, the last at `lastNs`). */
+  firstNs = 0;
+  gapNs = 0;
+  done = 0;
+  /** A SEND run's first PSN, and whether one of its packets left the plain path (the rest go alone). */
+  runPsn = 0;
+  runSplit = false;
   srcQp: SimQp | null = null;
   destQpn = 0;
   destDev: SimDevice | null = null;
@@ -207,6 +221,11 @@ export class Packet {
   wrId: number | undefined = undefined;
   /** Simulator only (no header field): why the responder sent this NAK or duplicate ACK (sim/explain.ts). */
   reason: string | undefined = undefined;
+  /**
+   * Its packet-log entry, made as it went onto the link (a capture on the sender's veth sees
+   * it then); the receiver adds why it dropped it, if it does (world.ts receive).
+   */
+  logEntry: PacketLogEntry | null = null;
 }
 const EMPTY = new Uint8Array(0);
 

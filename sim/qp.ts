@@ -67,6 +67,10 @@ const MAX_SGE = 32;
 const MAX_INLINE = 512;
 /** rxe's RXE_MAX_UNACKED_PSNS: the requester's window. */
 export const MAX_UNACKED_PSNS = 128;
+/** rxe's RXE_INFLIGHT_SKBS_PER_QP_HIGH and _LOW (rxe_param.h): the requester stops with more than HIGH of its skbs not yet freed, and goes on once fewer than LOW are left. */
+export const IN_FLIGHT_HIGH = 64;
+export const IN_FLIGHT_LOW = 16;
+const IN_FLIGHT_RING = 128;
 
 /** A READ or atomic the responder answered, kept for replays (rxe's struct resp_res). */
 export interface RespRes {
@@ -205,6 +209,16 @@ export class SimQp implements Qp {
   waitForRnrTimer = false;
   waitPsn = false;
   reqQueued = false;
+  /**
+   * rxe's qp->skb_out for this QP's requests between the two devices: when each one not yet
+   * received arrives (ns, oldest first; a veth frees its skb in the receiver's ip_rcv, and a
+   * dropped one at once, so only queued packets count). A ring, see inFlight().
+   */
+  private readonly outAt = new Float64Array(IN_FLIGHT_RING);
+  private outHead = 0;
+  private outCount = 0;
+  /** need_req_skb: the requester stopped with too many in flight; this timer runs it again. */
+  readonly skbTimer: Timer;
 
   // Completer (qp->comp)
   compPsn = 0;
@@ -302,6 +316,14 @@ export class SimQp implements Qp {
         this.world.run();
       }
     });
+    this.skbTimer = new Timer(() => {
+      if (!this.destroyed) {
+        this.world.kickRequester(this);
+        this.world.run();
+      }
+    });
+    // It touches only this QP's requester (which queues its packets behind those in flight).
+    this.skbTimer.scope = this.device;
     this.rnrTimer = new Timer(() => {
       if (!this.destroyed) {
         this.waitForRnrTimer = false;
@@ -309,6 +331,34 @@ export class SimQp implements Qp {
         this.world.run();
       }
     });
+  }
+
+  /** skb_out now: this QP's requests on the wire between the devices, not yet received. */
+  inFlight(nowNs: number): number {
+    while (this.outCount > 0 && this.outAt[this.outHead] <= nowNs) {
+      this.outHead = (this.outHead + 1) % IN_FLIGHT_RING;
+      this.outCount--;
+    }
+    return this.outCount;
+  }
+
+  /** One more request on the wire, arriving at `atNs` (after all earlier ones: one link, FIFO). */
+  sentAt(atNs: number): void {
+    if (this.outCount === IN_FLIGHT_RING) return; // cannot happen: the requester stops at 65
+    this.outAt[(this.outHead + this.outCount) % IN_FLIGHT_RING] = atNs;
+    this.outCount++;
+  }
+
+  /**
+   * The requester stopped with more than RXE_INFLIGHT_SKBS_PER_QP_HIGH in flight: rxe's skb
+   * destructor runs it again once fewer than RXE_INFLIGHT_SKBS_PER_QP_LOW are left, i.e. when
+   * the one that leaves LOW - 1 arrives.
+   */
+  waitForSkbs(): void {
+    const k = this.outCount - IN_FLIGHT_LOW;
+    if (k < 0) return;
+    const at = this.outAt[(this.outHead + k) % IN_FLIGHT_RING];
+    this.world.clock.arm(this.skbTimer, at / 1e6);
   }
 
   get respReady(): boolean {
@@ -396,13 +446,13 @@ export class SimQp implements Qp {
   }
 
   /**
-   * The responder's own move to ERROR: the flushes run after the NAK already queued, as
-   * rxe's tasks do — measured on rxe, a shared CQ shows the requester's REM_ACCESS_ERR
-   * before the responder's flushes.
+   * The responder's own move to ERROR: the flushes run once the NAK already queued has been
+   * received, as rxe's tasks do — measured on rxe, a shared CQ shows the requester's
+   * REM_ACCESS_ERR before the responder's flushes.
    */
   toErrorAfterNak(): void {
     this.enterError();
-    this.world.later(() => this.flushAll());
+    this.world.afterArrival(this.world.lastQueued() !== null, () => this.flushAll());
   }
 
   private enterError(): void {
@@ -411,6 +461,7 @@ export class SimQp implements Qp {
     this.attr.qp_state = IBV_QPS_ERR;
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
+    this.world.clock.cancel(this.skbTimer);
     this.waitForRnrTimer = false;
   }
 
@@ -434,6 +485,7 @@ export class SimQp implements Qp {
     this.respState = QS_RESET;
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
+    this.world.clock.cancel(this.skbTimer);
     this.sq.clear();
     this.rq.clear();
     this.reqWqeIndex = this.sq.prod;
@@ -729,6 +781,7 @@ export class SimQp implements Qp {
     this.context.dropAsync((ev) => ev.qp_num === this.qp_num);
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
+    this.world.clock.cancel(this.skbTimer);
     this.device.qps.delete(this.qp_num);
     this.send_cq.qpRefs--;
     this.recv_cq.qpRefs--;

@@ -23,6 +23,7 @@ import {
   IBV_WC_SUCCESS,
 } from "../verbs/constants.js";
 import { completer } from "./completer.js";
+import { toNs } from "./wire.js";
 import { CNT_SEND_ERR } from "./counters.js";
 import { sendRun, sendTrain } from "./fast-path.js";
 import { COPY_EFAULT, COPY_OK, gatherCheck } from "./dma.js";
@@ -55,7 +56,7 @@ import {
   UD_SEND_ONLY_IMM,
   psnCompare,
 } from "./packets.js";
-import { MAX_UNACKED_PSNS, QS_DRAIN, QS_DRAINED, QS_ERROR, QS_RESET, type SimQp } from "./qp.js";
+import { IN_FLIGHT_HIGH, MAX_UNACKED_PSNS, QS_DRAIN, QS_DRAINED, QS_ERROR, QS_RESET, type SimQp } from "./qp.js";
 import {
   WQE_DONE,
   WQE_ERROR,
@@ -216,6 +217,11 @@ function requesterLoop(qp: SimQp): void {
       qp.waitPsn = true;
       return;
     }
+    // Limit the number of inflight SKBs per QP (rxe_requester): more than 64 not yet freed.
+    if (qp.inFlight(toNs(world.clock.now)) > IN_FLIGHT_HIGH) {
+      qp.waitForSkbs();
+      return;
+    }
     // RDMA READ and atomics need an initiator credit (max_rd_atomic): none means waiting forever.
     if (rc && wqe.wrMask & WR_ATOMIC_OR_READ && !wqe.hasRdAtomic) {
       if (qp.rdAtomic <= 0) {
@@ -354,12 +360,13 @@ function requesterLoop(qp: SimQp): void {
     qp.reqOpcode = opcode;
     if (mask & M_END) qp.reqWqeIndex++;
     if (!rc && mask & M_END) wqe.state = WQE_DONE;
-    if (mcast) world.transmitMcast(qp.device, pkt);
-    else world.transmit(qp.device, pkt, dest);
+    const sent = mcast ? world.transmitMcast(qp.device, pkt) : world.transmit(qp.device, pkt, dest);
     if (rc) qp.armRetransIfIdle();
-    else if (mask & M_END) completer(qp, null, false);
-    // rxe_loopback: the responder answers this packet before the next one is built (§5).
-    if (rc && !(mask & M_END) && dest === qp.device) world.runNow();
+    // rxe completes a UD/UC send once its packet is out, and rxe receives it within that
+    // transmit (loopback) or right after (veth): the sender sees it complete once it arrived.
+    else if (mask & M_END) world.afterArrival(sent, () => completer(qp, null, false));
+    // rxe_loopback: world.transmit had the responder answer this packet, and the completer
+    // take that answer, before the next packet is built (§5): a NAK has stopped the QP here.
   }
 }
 

@@ -1,21 +1,25 @@
 /**
- * The simulated world: the virtual clock, the two devices and the wire between them, and the
- * event loop that moves packets. The wire has zero latency: everything a verb starts is
- * processed, in FIFO order, before the verb returns ("at the same instant"); only timers
- * (retransmit, RNR wait) wait for virtual time to move.
+ * The simulated world: the virtual clock, the two devices and the timed wire between them
+ * (sim/wire.ts), and the event loop that moves packets. What a verb starts at an instant
+ * (requester runs, jobs) is processed in FIFO order before the verb returns; the packets it
+ * sends are queued on their link and received when virtual time reaches their arrival.
  */
 import { simProfile, type SimProfile } from "./profile.js";
 import { IBV_QPT_UD } from "../verbs/constants.js";
 import type { AsyncEvent } from "../verbs/types.js";
-import { Clock } from "./clock.js";
+import { Clock, Timer } from "./clock.js";
+import { Link, holdNs, toNs, wireProfile, type WireProfile } from "./wire.js";
 import { CNT_RCVD_PKTS, CNT_SENT_PKTS } from "./counters.js";
 import type { SimDevice } from "./device.js";
 import { AddressSpace } from "./memory.js";
 import {
+  AETH_ACK,
+  AETH_TYPE_MASK,
   M_AETH,
   M_ATMACK,
   M_ATMETH,
   M_DETH,
+  M_END,
   M_IMMDT,
   M_REQ,
   M_RETH,
@@ -44,6 +48,7 @@ import {
   respondPlain,
   respondSendRun,
   sendRunPacket,
+  trainFits,
   trainPacket,
   trainStats,
 } from "./fast-path.js";
@@ -78,6 +83,22 @@ function addToTrain(t: Packet, msn: number): boolean {
   return true;
 }
 
+/** `d`'s place in `devs` (the two lab devices first: this runs for every packet). */
+function devIndex(devs: SimDevice[], d: SimDevice): number {
+  return d === devs[0] ? 0 : d === devs[1] ? 1 : devs.indexOf(d);
+}
+
+/** Empties `q` (popping a few entries is much cheaper than setting length, which runs per packet here). */
+function clear<T>(q: T[]): void {
+  if (q.length > 8) q.length = 0;
+  else while (q.length) q.pop();
+}
+
+/** A positive ACK record (one ACK or an ACK train): it touches only its QP's completer, no memory. */
+function plainAck(p: Packet): boolean {
+  return p.opcode === RC_ACKNOWLEDGE && (p.syndrome & AETH_TYPE_MASK) === AETH_ACK;
+}
+
 /** What rxe_modify_qp derived the QP's UDP source port from when its AV was set. */
 function avOf(qp: SimQp): { flowLabel: number; destQpNum: number } {
   return { flowLabel: qp.attr.ah_attr.grh.flow_label, destQpNum: qp.attr.dest_qp_num };
@@ -86,6 +107,8 @@ function avOf(qp: SimQp): { flowLabel: number; destQpNum: number } {
 export class SimWorld {
   /** Which device the simulator imitates (sim/profile.ts); rxe unless createSimBackend says otherwise. */
   profile: SimProfile = simProfile("rxe");
+  /** How long packets take (sim/wire.ts); rxe's fitted model unless createSimBackend says otherwise. */
+  wire: WireProfile = wireProfile("rxe");
   readonly clock = new Clock();
   readonly rng: Rng;
   readonly memory: AddressSpace;
@@ -119,9 +142,21 @@ export class SimWorld {
   private logSeq = 0;
   root: boolean;
 
-  // The FIFO of things to do at this instant: packets to deliver, QPs whose requester must
-  // run, or work rxe leaves to a later task run (a responder's flush after its NAK went out).
-  private queue: (Packet | SimQp | (() => void))[] = [];
+  // The FIFO of things to do at this instant: QPs whose requester must run, or work rxe
+  // leaves to a later task run (a responder's flush after its NAK went out).
+  private queue: (SimQp | (() => void))[] = [];
+  /** One link per (from, to) pair of devices, in devices order (sim/wire.ts). */
+  private links: Link[] = [];
+  /** Each link's records (packets, trains, SEND runs, ACK trains) in arrival order, and where its head is. */
+  private linkQ: Packet[][] = [];
+  private linkHead: number[] = [];
+  /** Records on the wire not yet fully received. */
+  private inFlight = 0;
+  /** Fires when the next packet arrives. */
+  private wireTimer = new Timer(() => this.deliverDue());
+  /** The record the last transmit queued or joined (lastQueued). */
+  private lastSent: Packet | null = null;
+  private lastSentLink = -1;
   private qHead = 0;
   private running = false;
   private pool: Packet[] = [];
@@ -153,7 +188,16 @@ export class SimWorld {
     this.logOn = packetLog;
     this.perPacket = packetLog;
     this.root = root;
-    this.clock.afterFire = () => this.run();
+    // Once an instant's timers have fired, a program may resume at it (a wait settles): every
+    // packet arriving at that instant has been received by then, trains' included, as the
+    // reference's wire timer takes all that are due at once. (spinFor does so when the poll returns.)
+    this.clock.afterFire = () => {
+      if (!this.spinning) this.catchUpTrains(toNs(this.clock.now), false, true);
+      this.run();
+    };
+    // Within spinFor, with no one else waiting, nothing sees a train's receiver before the
+    // poll returns (spinFor catches every train up then): other devices' ACKs may pass it.
+    this.clock.beforeFire = (at) => this.catchUpTrains(toNs(at), this.spinning && this.clock.pendingWaiters === 0);
   }
 
   findDeviceByGid(gid: Uint8Array): SimDevice | null {
@@ -175,13 +219,52 @@ export class SimWorld {
   /** Returns a packet to the pool once it has been handled. */
   recycle(p: Packet): void {
     p.count = 1;
+    p.onArrive = null;
     p.sendRun = false;
     p.srcQp = null;
     p.srcWqe = null;
     p.destDev = null;
     p.wrId = undefined;
     p.reason = undefined;
+    p.logEntry = null;
     this.pool.push(p);
+  }
+
+  /** The link from `from` to `to` (its index in `links`), created on first use. */
+  private linkIndex(from: SimDevice, to: SimDevice): number {
+    const devs = this.devices;
+    const i = devIndex(devs, from) * devs.length + devIndex(devs, to);
+    if (this.links[i] === undefined) {
+      this.links[i] = new Link(`${from.name}→${to.name}`);
+      this.linkQ[i] = [];
+      this.linkHead[i] = 0;
+    }
+    return i;
+  }
+
+  /** The time a record holds its link (ns): each of its packets in turn (sim/wire.ts). */
+  private recordHoldNs(pkt: Packet): number {
+    const w = this.wire;
+    const n = pkt.count;
+    if (n === 1) return holdNs(w, pkt.payloadLen);
+    if (pkt.sendRun) {
+      let sum = 0;
+      const sq = pkt.srcQp!.sq;
+      for (let i = 0; i < n; i++) sum += holdNs(w, sq.at(pkt.runWqe + i).dma.length);
+      return sum;
+    }
+    // A train: full path-MTU packets, and the last one with what is left.
+    const mtu = pkt.trainMtu;
+    const last = pkt.endOpcode >= 0 ? pkt.payloadLen - (n - 1) * mtu : mtu;
+    return (n - 1) * holdNs(w, mtu) + holdNs(w, last);
+  }
+
+  /** How many request messages end in record `pkt` (each adds the wire's perMessageNs). */
+  private messagesIn(pkt: Packet): number {
+    if (!(pkt.mask & M_REQ)) return 0;
+    if (pkt.sendRun) return pkt.count;
+    if (pkt.count > 1) return pkt.endOpcode >= 0 ? 1 : 0;
+    return pkt.mask & M_END ? 1 : 0;
   }
 
   /**
@@ -189,29 +272,28 @@ export class SimWorld {
    * sender, and the IP stack hands a copy to every device whose netdev is a member of the
    * group, the sender's own included (sim/cm-mcast.ts). Counted once, as rxe counts it.
    */
-  transmitMcast(from: SimDevice, pkt: Packet): void {
+  transmitMcast(from: SimDevice, pkt: Packet): boolean {
     const to = this.devices.filter((d) => this.mcast.isMember(d, pkt.dgid));
     from.counters[CNT_SENT_PKTS] += pkt.count;
     if (to.length === 0) {
       if (this.packetLog) this.log(from, null, pkt, "no netdev is a member of the multicast group");
       this.recycle(pkt);
-      return;
+      return false;
     }
+    let sent = false;
     to.forEach((d, i) => {
       const p = i === to.length - 1 ? pkt : Object.assign(this.newPacket(), pkt);
-      this.transmit(from, p, d, false);
+      if (this.transmit(from, p, d, false)) sent = true;
     });
+    return sent;
   }
 
-  /** rxe_xmit_packet: counts, logs and queues a packet for delivery. False when it was dropped. */
+  /** rxe_xmit_packet: counts, logs and queues a packet on its link (one device's: receives it now). False when it was dropped. */
   transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null, count = true): boolean {
     if (count) from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
       const why = destDev ? "link down" : "no route to the destination GID";
-      if (this.packetLog) this.log(from, destDev, pkt, why, false);
-      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${from.name} could not send: ${why}`;
-      this.recycle(pkt);
-      return false;
+      return this.dropAtSender(from, destDev, pkt, why);
     }
     pkt.destDev = destDev;
     if (from !== destDev && this.faults.active && this.faulted(from, destDev, pkt)) return true;
@@ -222,8 +304,78 @@ export class SimWorld {
       this.recycle(pkt);
       return true;
     }
-    this.queue.push(pkt);
+    // rxe_loopback: a packet to the sending device itself goes straight to rxe_rcv, whose
+    // responder (or completer) runs inline, within this transmit; rxe_post_send runs the
+    // requester in the posting process (rxe_run_task(&qp->req.task, 0)), so one device's
+    // traffic is done when the verb returns and takes no virtual time. Loopback packets are
+    // never trains or runs (fast-path.ts).
+    if (from === destDev && pkt.count === 1) {
+      this.lastSent = null;
+      this.flushCopyBefore(pkt);
+      this.deliver(pkt);
+      return true;
+    }
+    return this.onLink(from, pkt, destDev);
+  }
+
+  /** Queues `pkt` on the link from `from` to `destDev` (timing, bounded queue, wire timer). */
+  private onLink(from: SimDevice, pkt: Packet, destDev: SimDevice, counted = true): boolean {
+    const li = this.linkIndex(from, destDev);
+    const link = this.links[li];
+    const w = this.wire;
+    const now = toNs(this.clock.now);
+    const start = link.freeNs > now ? link.freeNs : now;
+    // The bounded transmit queue: tail drop behind queuePackets full-size (1024-byte) packets.
+    if (start - now > w.queuePackets * holdNs(w, 1024))
+      return this.dropAtSender(from, destDev, pkt, `${link.name}'s transmit queue is full`);
+    const hold = this.recordHoldNs(pkt);
+    const lat = w.latencyNs;
+    pkt.lastNs = start + hold + lat;
+    link.freeNs = start + hold + this.messagesIn(pkt) * w.perMessageNs;
+    // A SEND run or an ACK train is received packet by packet; a train as one piece when its
+    // last packet arrives (unless something else happens first: catchUpTrains).
+    pkt.atNs = pkt.sendRun ? start + holdNs(w, pkt.payloadLen) + lat : pkt.lastNs;
+    if (pkt.count > 1 && !pkt.sendRun) {
+      pkt.gapNs = holdNs(w, pkt.trainMtu);
+      pkt.firstNs = start + pkt.gapNs + lat;
+    }
+    pkt.done = 0;
+    pkt.runPsn = pkt.psn;
+    pkt.runSplit = false;
+    if (this.packetLog) pkt.logEntry = this.log(from, destDev, pkt);
+    if (counted && pkt.mask & M_REQ && pkt.srcQp !== null) this.countInFlight(pkt);
+    this.linkQ[li].push(pkt);
+    this.lastSent = pkt;
+    this.lastSentLink = li;
+    this.inFlight++;
+    if (!this.wireTimer.armed || pkt.atNs < toNs(this.wireTimer.at)) this.clock.arm(this.wireTimer, pkt.atNs / 1e6);
     return true;
+  }
+
+  /** Tells the sending QP when each packet of request record `pkt` arrives (its skb_out). */
+  private countInFlight(pkt: Packet): void {
+    const qp = pkt.srcQp!;
+    const n = pkt.count;
+    if (n === 1) qp.sentAt(pkt.lastNs);
+    else if (pkt.sendRun) {
+      const w = this.wire;
+      let at = pkt.atNs;
+      for (let i = 0; i < n; i++) {
+        if (i > 0) at += holdNs(w, qp.sq.at(pkt.runWqe + i).dma.length) + w.perMessageNs;
+        qp.sentAt(at);
+      }
+    } else {
+      for (let i = 0; i < n - 1; i++) qp.sentAt(pkt.firstNs + i * pkt.gapNs);
+      qp.sentAt(pkt.lastNs);
+    }
+  }
+
+  /** A packet that never reached the wire: logged with the reason, told to the requester's retries. */
+  private dropAtSender(from: SimDevice, destDev: SimDevice | null, pkt: Packet, why: string): boolean {
+    if (this.packetLog) this.log(from, destDev, pkt, why, false);
+    if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${from.name} could not send: ${why}`;
+    this.recycle(pkt);
+    return false;
   }
 
   /**
@@ -236,19 +388,13 @@ export class SimWorld {
     if (fate === null) return false;
     if ("drop" in fate) {
       if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${to.name} never got its packets: ${fate.drop}`;
-      if (!this.packetLog) this.recycle(pkt);
-      else {
-        // Logged in its turn in the FIFO, as if it arrived: a capture on the link (tcpdump on
-        // veth0) has it among the packets sent with it, in order, not ahead of them.
-        const { drop: why, offWire } = fate;
-        this.queue.push(() => {
-          this.log(from, to, pkt, why, !offWire);
-          this.recycle(pkt);
-        });
-      }
+      // Logged now, in its turn among the packets sent (a capture on the sender's veth).
+      if (this.packetLog) this.log(from, to, pkt, fate.drop, !fate.offWire);
+      this.recycle(pkt);
       return true;
     }
-    this.faults.hold(this.clock, pkt, fate.delayMs, (p) => this.queue.push(p));
+    // netem orphans a packet it delays (skb_orphan_partial): it no longer counts as in flight.
+    this.faults.hold(this.clock, pkt, fate.delayMs, (p) => this.onLink(p.srcQp!.device, p, p.destDev!, false));
     return true;
   }
 
@@ -262,21 +408,40 @@ export class SimWorld {
     this.perPacket = this.logOn || this.faults.active;
   }
 
-  /** The FIFO's last record when it is a packet not yet taken, else null. */
+  /** The record the last transmit queued or joined, while it is still its link's last and nothing of it was received. */
   lastQueued(): Packet | null {
-    const q = this.queue;
-    if (q.length <= this.qHead) return null;
-    const t = q[q.length - 1];
-    return t instanceof Packet ? t : null;
+    const t = this.lastSent;
+    if (t === null) return null;
+    const q = this.linkQ[this.lastSentLink];
+    return q.length > this.linkHead[this.lastSentLink] && q[q.length - 1] === t && t.done === 0 ? t : null;
   }
 
   /**
    * joinAck for an ACK whose fields other than PSN and MSN are known to be those of `t`, the
-   * ACK train the same QP's previous ACK joined (the FIFO's last record, checked here).
+   * ACK train the same QP's previous ACK joined (the link's last record, checked here).
    */
   extendAck(t: Packet, psn: number, msn: number): boolean {
     if (this.lastQueued() !== t || psn !== ((t.psn + t.count) & PSN_MASK)) return false;
-    return addToTrain(t, msn);
+    return this.joinTimed(t, this.lastSentLink, msn);
+  }
+
+  /**
+   * Adds one ACK to train `t` (link `li`'s last record) if its MSN follows and it arrives one
+   * gap after the train's last ACK, as it would alone; then holds the link for it.
+   */
+  private joinTimed(t: Packet, li: number, msn: number): boolean {
+    const w = this.wire;
+    const link = this.links[li];
+    const now = toNs(this.clock.now);
+    const start = link.freeNs > now ? link.freeNs : now;
+    const at = start + holdNs(w, 0) + w.latencyNs;
+    const gap = at - t.lastNs;
+    if (gap <= 0 || (t.count > 1 && gap !== t.gapNs)) return false;
+    if (!addToTrain(t, msn)) return false;
+    t.gapNs = gap;
+    t.lastNs = at;
+    link.freeNs = start + holdNs(w, 0);
+    return true;
   }
 
   /**
@@ -297,11 +462,13 @@ export class SimWorld {
     psn: number,
     msn: number,
   ): boolean {
-    const q = this.queue;
-    if (this.perPacket || q.length <= this.qHead) return false;
+    if (this.perPacket) return false;
+    const li = this.linkIndex(srcQp.device, destDev);
+    const q = this.linkQ[li];
+    if (q.length <= this.linkHead[li]) return false;
     const t = q[q.length - 1];
     if (
-      !(t instanceof Packet) ||
+      t.done !== 0 ||
       t.opcode !== RC_ACKNOWLEDGE ||
       t.srcQp !== srcQp ||
       t.destDev !== destDev ||
@@ -312,7 +479,17 @@ export class SimWorld {
       psn !== ((t.psn + t.count) & PSN_MASK)
     )
       return false;
-    return addToTrain(t, msn);
+    if (!this.joinTimed(t, li, msn)) return false;
+    this.lastSent = t;
+    this.lastSentLink = li;
+    return true;
+  }
+
+  /** Runs `job` once the packet just transmitted has arrived (`sent`), or at this instant if it was dropped. */
+  afterArrival(sent: boolean, job: () => void): void {
+    const t = this.lastSent;
+    if (sent && t !== null && t.count === 1 && t.onArrive === null && this.lastQueued() === t) t.onArrive = job;
+    else this.later(job);
   }
 
   /** Runs `job` after everything already queued at this instant. */
@@ -406,35 +583,18 @@ export class SimWorld {
     try {
       this.drain();
     } finally {
-      this.flushCopy();
+      if (!this.spinning) this.flushCopy();
       this.running = false;
     }
     if (this.clock.pendingWaiters) this.clock.poke();
-  }
-
-  /**
-   * rxe_loopback: a packet for the sending device itself goes straight to rxe_rcv, and the
-   * responder and completer tasks, idle, run inline; so the requester builds its next packet
-   * only after this one was answered (a NAK that moves it to ERR stops the message there).
-   * Processes the FIFO now, also from inside run() (whose loop then finds it empty).
-   */
-  runNow(): void {
-    if (this.running) this.drain();
-    else this.run();
   }
 
   private drain(): void {
     const q = this.queue;
     while (this.qHead < q.length) {
       const item = q[this.qHead];
-      q[this.qHead++] = undefined as unknown as Packet;
-      if (item instanceof Packet) {
-        this.flushCopyBefore(item);
-        if (item.count === 1) this.deliver(item);
-        else if (item.sendRun) this.deliverSendRun(item);
-        else if (item.mask & M_REQ) this.deliverTrain(item);
-        else this.deliverAckTrain(item);
-      } else if (typeof item === "function") {
+      q[this.qHead++] = undefined as unknown as SimQp;
+      if (typeof item === "function") {
         item();
       } else {
         item.reqQueued = false;
@@ -445,7 +605,7 @@ export class SimWorld {
         this.qHead = 0;
       }
     }
-    q.length = 0;
+    clear(q);
     this.qHead = 0;
   }
 
@@ -460,65 +620,359 @@ export class SimWorld {
     if (this.cpDst !== null && p.opcode !== RC_ACKNOWLEDGE && !(p.mask & M_WRITE)) this.flushCopy();
   }
 
+  /** Whether packets are on the wire (a poll that finds nothing lets time run while they are: SimCq.poll). */
+  get wireBusy(): boolean {
+    return this.inFlight > 0;
+  }
+
   /**
-   * A SEND run (fast-path.ts sendRun): each packet in turn, as if queued alone. rxe_rcv's
-   * checks are made once: the plain responder path changes nothing they read, so they hold
-   * for each next packet until one takes the reference path; from there on each packet goes
-   * through rxe_rcv on its own.
+   * The wire timer: receives every packet whose arrival has come, in arrival order (ties in
+   * the order they were sent), each followed by what it started at this instant; then
+   * re-arms for the next arrival.
    */
-  private deliverSendRun(t: Packet): void {
-    const n = t.count;
-    const src = t.srcQp!;
-    const psn = t.psn;
-    const dev = t.destDev!;
-    const qp = this.destQp(t);
-    t.count = 1;
-    let i = 0;
-    if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.respReady && qp.pathMatches(t.sgid, t.dgid)) {
-      // The first packet through every check; the rest while they stay plain (SENDs leave
-      // no block copy pending, so nothing needs flushing between them).
-      dev.counters[CNT_RCVD_PKTS]++;
-      i = respondPlain(qp, t) ? respondSendRun(qp, t, 1, n) : 0;
-      if (i < n) {
-        responder(qp, t);
-        i++;
+  deliverDue(): void {
+    if (this.running) return;
+    const now = toNs(this.clock.now);
+    for (;;) {
+      let best = -1;
+      let bestAt = 0;
+      for (let i = 0; i < this.linkQ.length; i++) {
+        const q = this.linkQ[i];
+        if (q === undefined || this.linkHead[i] >= q.length) continue;
+        const at = q[this.linkHead[i]].atNs;
+        if (at <= now && (best < 0 || at < bestAt)) {
+          best = i;
+          bestAt = at;
+        }
+      }
+      if (best < 0) break;
+      this.receiveNext(best);
+      this.run();
+    }
+    if (!this.spinning) this.flushCopy();
+    this.armWire();
+    if (this.clock.pendingWaiters) this.clock.poke();
+  }
+
+  /**
+   * A poll found fewer than `want` completions in `cq`: as for a program polling in a loop,
+   * virtual time runs (arrivals and timers, in order) until `cq` holds `want` (or is full)
+   * or nothing is left on the wire (so a poll never runs into an RNR wait or a retry loop
+   * towards a peer that drops: those wait for the program to wait). Nothing moves while the
+   * clock is already firing (a wait's own check polls).
+   */
+  spinFor(cq: { readonly count: number; readonly cqe: number }, want: number): void {
+    const clock = this.clock;
+    if (clock.busy || this.running) return;
+    const enough = want < cq.cqe ? want : cq.cqe;
+    // The program sees memory only once the poll returns: WRITE block copies stay held until
+    // then (or until a packet that reads memory lands), as they do within one instant.
+    this.spinning = true;
+    try {
+      while (cq.count < enough && this.inFlight > 0) {
+        if (!this.perPacket && clock.pendingWaiters === 0 && this.runAhead(cq, enough)) continue;
+        if (!clock.step()) break;
+      }
+    } finally {
+      this.spinning = false;
+      // The poll returns at this instant: as every timer due now has fired, every packet
+      // arriving now has been received (the reference's wire timer takes all due at once).
+      this.catchUpTrains(toNs(clock.now), false, true);
+      this.flushCopy();
+      this.armWire();
+    }
+  }
+  /** True while spinFor runs the wire (see there). */
+  private spinning = false;
+
+  /**
+   * spinFor's way through a SEND run to the polled CQ's QP, with no one else waiting: its
+   * packets are received one after the other, each at its arrival, without a clock step,
+   * while nothing but plain ACKs to the other device arrives in between (those cannot see
+   * the run's receiver: they touch their own QP's completer and no memory) and no timer is
+   * due; the ACKs that arrived meanwhile are then received, each at its own time. Stops as
+   * soon as `cq` holds `enough`, so the poll returns at the instant it would have. False
+   * when the next thing on the wire is not such a run.
+   */
+  private runAhead(cq: { readonly count: number }, enough: number): boolean {
+    let li = -1;
+    let t: Packet | null = null;
+    for (let i = 0; i < this.linkQ.length; i++) {
+      const q = this.linkQ[i];
+      if (q === undefined || this.linkHead[i] >= q.length) continue;
+      const h = q[this.linkHead[i]];
+      if (t === null || h.atNs < t.atNs) {
+        li = i;
+        t = h;
       }
     }
-    if (i === n) trainStats.runsWhole++;
-    else trainStats.runsSplit++;
-    for (; i < n; i++) {
+    if (t === null || !t.sendRun || t.runSplit) return false;
+    const dev = t.destDev!;
+    if (t.srcQp!.device === dev) return false;
+    const qp = this.destQp(t);
+    if (qp === undefined || qp.recv_cq !== cq) return false;
+    // The first thing that could see the receiver: a timer, or another link's record that is not a plain ACK away from it.
+    let bound = toNs(this.clock.nextAtExcept(this.wireTimer));
+    for (let i = 0; i < this.linkQ.length; i++) {
+      const q = this.linkQ[i];
+      if (i === li || q === undefined) continue;
+      for (let k = this.linkHead[i]; k < q.length; k++) {
+        const h = q[k];
+        if (plainAck(h) && h.destDev !== dev) continue;
+        if (h.atNs < bound) bound = h.atNs;
+        break;
+      }
+    }
+    if (t.atNs >= bound) return false;
+    const clock = this.clock;
+    const q = this.linkQ[li];
+    let last = t.atNs;
+    // receiveNext recycles the run with its last packet; `t` is then no longer the head.
+    while (q[this.linkHead[li]] === t && t.atNs < bound && cq.count < enough && !t.runSplit) {
+      last = t.atNs;
+      clock.now = last / 1e6;
+      this.receiveNext(li);
+      this.run();
+    }
+    // The plain ACKs that arrived meanwhile, in arrival order, each at its own time.
+    for (;;) {
+      let best = -1;
+      let bestAt = 0;
+      for (let i = 0; i < this.linkQ.length; i++) {
+        const lq = this.linkQ[i];
+        if (i === li || lq === undefined || this.linkHead[i] >= lq.length) continue;
+        const h = lq[this.linkHead[i]];
+        if (h.atNs <= last && plainAck(h) && h.destDev !== dev && (best < 0 || h.atNs < bestAt)) {
+          best = i;
+          bestAt = h.atNs;
+        }
+      }
+      if (best < 0) break;
+      clock.now = bestAt / 1e6;
+      this.receiveNext(best);
+      this.run();
+    }
+    clock.now = last / 1e6;
+    this.armWire();
+    clock.checkWaiters();
+    return true;
+  }
+
+  /** Arms the wire timer at the earliest arrival still to come (or cancels it). */
+  private armWire(): void {
+    let next = -1;
+    for (let i = 0; i < this.linkQ.length; i++) {
+      const q = this.linkQ[i];
+      if (q === undefined || this.linkHead[i] >= q.length) continue;
+      const at = q[this.linkHead[i]].atNs;
+      if (next < 0 || at < next) next = at;
+    }
+    if (next < 0) this.clock.cancel(this.wireTimer);
+    else this.clock.arm(this.wireTimer, next / 1e6);
+  }
+
+  /** Receives the next packet of link `li`'s head record (all of it for a packet or a train). */
+  private receiveNext(li: number): void {
+    const q = this.linkQ[li];
+    const t = q[this.linkHead[li]];
+    let whole = true;
+    this.flushCopyBefore(t);
+    if (t.count === 1) {
+      const job = t.onArrive;
+      t.onArrive = null;
+      this.deliver(t);
+      if (job !== null) job();
+    } else if (t.sendRun) whole = this.receiveRunPacket(t);
+    else if (t.mask & M_REQ) whole = this.receiveTrainStep(t);
+    else whole = this.receiveAckOfTrain(t);
+    if (!whole) return;
+    q[this.linkHead[li]++] = undefined as unknown as Packet;
+    this.inFlight--;
+    if (this.linkHead[li] === q.length) {
+      clear(q);
+      this.linkHead[li] = 0;
+    } else if (this.linkHead[li] > 1024 && this.linkHead[li] * 2 > q.length) {
+      q.splice(0, this.linkHead[li]);
+      this.linkHead[li] = 0;
+    }
+    if (this.lastSent === t) this.lastSent = null;
+  }
+
+  /**
+   * The next packet of a SEND run (fast-path.ts sendRun), as if it had been sent alone; true
+   * when it was the run's last (the record is then recycled). While its packets stay on the
+   * plain path, rxe_rcv's checks are made here and respondSendRun takes the packet without
+   * building it; once one leaves it, each of the rest is built and goes through rxe_rcv alone.
+   */
+  private receiveRunPacket(t: Packet): boolean {
+    const k = t.done;
+    const src = t.srcQp!;
+    const dev = t.destDev!;
+    const psn = (t.runPsn + k) & PSN_MASK;
+    if (!t.runSplit) {
+      const qp = this.destQp(t);
+      if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.respReady && qp.pathMatches(t.sgid, t.dgid)) {
+        let plain: boolean;
+        if (k === 0) {
+          dev.counters[CNT_RCVD_PKTS]++;
+          plain = respondPlain(qp, t);
+          if (!plain) responder(qp, t);
+        } else {
+          t.psn = (psn - 1) & PSN_MASK; // respondSendRun starts after packet k - 1
+          plain = respondSendRun(qp, t, k, k + 1) === k + 1;
+          if (!plain) responder(qp, t);
+        }
+        if (!plain) t.runSplit = true;
+      } else {
+        t.runSplit = true;
+        const p = this.newPacket();
+        sendRunPacket(p, src, src.sq.at(t.runWqe + k), psn);
+        p.destDev = dev;
+        this.deliver(p);
+      }
+    } else {
       const p = this.newPacket();
-      sendRunPacket(p, src, src.sq.at(t.runWqe + i), (psn + i) & PSN_MASK);
+      sendRunPacket(p, src, src.sq.at(t.runWqe + k), psn);
       p.destDev = dev;
-      this.flushCopyBefore(p);
       this.deliver(p);
     }
+    t.done = k + 1;
+    if (t.done < t.count) {
+      t.atNs += holdNs(this.wire, src.sq.at(t.runWqe + k + 1).dma.length) + this.wire.perMessageNs;
+      return false;
+    }
+    if (t.runSplit) trainStats.runsSplit++;
+    else trainStats.runsWhole++;
+    t.psn = t.runPsn;
     this.recycle(t);
+    return true;
   }
 
   /**
    * A train of packets (fast-path.ts): all at once when it passes rxe_rcv's checks and the
    * responder can take it whole, else packet by packet.
    */
-  private deliverTrain(t: Packet): void {
+  private receiveTrainStep(t: Packet): boolean {
+    if (t.done === 0) {
+      this.deliverTrain(t);
+      return true;
+    }
+    const k = t.done;
+    this.deliver(trainPacket(this, t, k));
+    t.done = k + 1;
+    if (t.done < t.count) {
+      t.atNs = this.trainArrival(t, t.done);
+      return false;
+    }
+    this.recycle(t);
+    return true;
+  }
+
+  /** When packet `k` of train `t` arrives (ns). */
+  private trainArrival(t: Packet, k: number): number {
+    return k === t.count - 1 ? t.lastNs : t.firstNs + k * t.gapNs;
+  }
+
+  /**
+   * Before anything happens at `atNs` (a timer, another link's packet): the packets of
+   * trains that arrived before it are received now, each at its own arrival time (nothing
+   * happened since to see the difference), and those trains go on packet by packet. So a
+   * train is taken whole only when nothing else happens while it crosses the wire. `scoped`
+   * (spinFor's steps, see beforeFire): what only another device's completer and requester
+   * see lets a train pass that its receiver will take whole.
+   */
+  catchUpTrains(atNs: number, scoped = false, inclusive = false): void {
+    if (this.running) return;
+    const clock = this.clock;
+    const now = clock.now;
+    const only = scoped ? this.ackOnlyAt(atNs) : undefined;
+    for (let li = 0; li < this.linkQ.length; li++) {
+      const q = this.linkQ[li];
+      if (q === undefined || this.linkHead[li] >= q.length) continue;
+      const t = q[this.linkHead[li]];
+      if (t.count === 1 || t.sendRun || !(t.mask & M_REQ)) continue;
+      // Plain ACKs to (and in-flight timers of) another device touch only its completer and
+      // requester, and no memory; what they make the requester send queues behind the train.
+      // So the train need not be received first if its receiver will take it whole: it then
+      // answers nothing before its last packet, and nothing it does can reach them earlier.
+      if (only !== undefined && only !== t.destDev && t.done === 0 && this.takesWhole(t)) continue;
+      let k = t.done;
+      // Not yet arrived, or due whole at this very instant.
+      const end = inclusive ? atNs + 1 : atNs;
+      if (k === 0 && (t.firstNs >= end || t.lastNs <= atNs)) continue;
+      if (k === 0) trainStats.split++;
+      while (k < t.count - 1 && this.trainArrival(t, k) < end) {
+        clock.now = this.trainArrival(t, k) / 1e6;
+        this.flushCopyBefore(t);
+        this.deliver(trainPacket(this, t, k));
+        t.done = ++k;
+        this.run();
+      }
+      t.atNs = this.trainArrival(t, k);
+    }
+    clock.now = now;
+  }
+
+  /**
+   * What happens at `atNs` when it is only plain ACKs arriving to one device, or timers that
+   * touch only that device's requesters: that device (null: nothing arrives). Undefined when
+   * anything else happens then.
+   */
+  private ackOnlyAt(atNs: number): SimDevice | null | undefined {
+    let dev: SimDevice | null = null;
+    if (toNs(this.clock.nextAtExcept(this.wireTimer)) <= atNs) {
+      // Timers that touch one device's requester alone (QP skbTimer) are like its plain ACKs.
+      const scope = this.clock.scopeBy(atNs / 1e6, this.wireTimer);
+      if (scope === null) return undefined;
+      dev = scope as SimDevice;
+    }
+    for (let li = 0; li < this.linkQ.length; li++) {
+      const q = this.linkQ[li];
+      if (q === undefined || this.linkHead[li] >= q.length) continue;
+      const h = q[this.linkHead[li]];
+      if (h.atNs > atNs) continue;
+      if (!plainAck(h) || (dev !== null && dev !== h.destDev)) return undefined;
+      dev = h.destDev;
+    }
+    return dev;
+  }
+
+  /** Whether train `t`, arriving now, would be received whole (deliverTrain's checks, without their effects). */
+  private takesWhole(t: Packet): boolean {
+    const qp = this.trainReceiver(t);
+    return qp !== null && trainFits(qp, t);
+  }
+
+  /** The QP that takes train `t` whole if its own checks pass (rxe_rcv's pass for it), or null. */
+  private trainReceiver(t: Packet): SimQp | null {
     const qp = this.destQp(t);
-    if (
-      qp &&
+    return qp &&
       !this.perPacket &&
       qp.typeOfOpcode(t.opcode) === qp.qp_type &&
       qp.respReady &&
-      qp.pathMatches(t.sgid, t.dgid) &&
-      receiveTrain(qp, t)
-    ) {
+      qp.pathMatches(t.sgid, t.dgid)
+      ? qp
+      : null;
+  }
+
+  private deliverTrain(t: Packet): void {
+    const qp = this.trainReceiver(t);
+    if (qp !== null && receiveTrain(qp, t)) {
       this.recycle(t);
       return;
     }
+    // Packet by packet, each at its own arrival time (nothing else happened meanwhile).
     trainStats.split++;
+    const clock = this.clock;
+    const now = clock.now;
     for (let i = 0; i < t.count; i++) {
       const p = trainPacket(this, t, i);
       if (i > 0) this.flushCopyBefore(p);
+      clock.now = this.trainArrival(t, i) / 1e6;
       this.deliver(p);
+      this.run();
     }
+    clock.now = now;
     this.recycle(t);
   }
 
@@ -539,27 +993,31 @@ export class SimWorld {
   }
 
   /**
-   * An ACK train (joinAckTrain): each ACK delivered in turn, exactly as if queued alone. Of
-   * rxe_rcv's checks only the QP's state can change from one ACK to the next (the completer
-   * may move it to ERR); the QP, its type and its path cannot, so they are checked once.
+   * The next ACK of an ACK train (joinAck), exactly as if it had been sent alone; true when
+   * it was the train's last (the record is then recycled).
    */
-  private deliverAckTrain(t: Packet): void {
-    const n = t.count;
+  private receiveAckOfTrain(t: Packet): boolean {
+    const k = t.done;
     const psn = t.psn;
     const msn = t.msn;
+    const n = t.count;
     t.count = 1;
+    t.psn = (psn + k) & PSN_MASK;
+    t.msn = (msn + k * t.msnStep) & 0xffffff;
     const qp = this.destQp(t);
-    if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.pathMatches(t.sgid, t.dgid)) {
-      completeAckTrain(qp, t, n);
-    } else {
-      for (let i = 0; i < n; i++) {
-        t.psn = (psn + i) & PSN_MASK;
-        t.msn = (msn + i * t.msnStep) & 0xffffff;
-        this.receive(t);
-      }
+    if (qp && qp.typeOfOpcode(t.opcode) === qp.qp_type && qp.pathMatches(t.sgid, t.dgid)) completeAckTrain(qp, t, 1);
+    else this.receive(t);
+    t.count = n;
+    t.psn = psn;
+    t.msn = msn;
+    t.done = k + 1;
+    if (t.done < n) {
+      t.atNs += t.gapNs;
+      return false;
     }
     trainStats.ackTrains++;
     this.recycle(t);
+    return true;
   }
 
   /** rxe_rcv: header checks, then the responder (requests) or the completer (responses). */
@@ -586,7 +1044,7 @@ export class SimWorld {
       drop = "Q_Key mismatch";
       dev.qkeyViolCntr++;
     }
-    if (this.packetLog) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, drop ?? undefined);
+    if (this.packetLog) this.logArrival(dev, pkt, drop ?? undefined);
     if (drop !== null || !qp) {
       // What the requester's retries will meet (its RETRY_EXC_ERR says so, sim/explain.ts).
       if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${dev.name} dropped its packets: ${drop}`;
@@ -612,14 +1070,20 @@ export class SimWorld {
         : taking.length === 0
           ? "Q_Key mismatch"
           : undefined;
-    if (this.packetLog) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, drop);
+    if (this.packetLog) this.logArrival(dev, pkt, drop);
     if (taking.length === 0) return;
     dev.counters[CNT_RCVD_PKTS]++;
     for (const qp of taking) if (!respondPlain(qp, pkt)) responder(qp, pkt);
   }
 
   /** `onWire`: false for a packet dropped before it left `from`, or lost in its qdisc (no IP/UDP layer then). */
-  private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string, onWire = true): void {
+  /** A packet reached `dev`: its entry (made as it was sent) learns why `dev` dropped it; one never sent on a link (a device's own) is logged now. */
+  private logArrival(dev: SimDevice, pkt: Packet, dropped: string | undefined): void {
+    if (pkt.logEntry === null) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, dropped);
+    else if (dropped) pkt.logEntry.dropped = dropped;
+  }
+
+  private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string, onWire = true): PacketLogEntry {
     const m = p.mask;
     const e: PacketLogEntry = {
       seq: this.logSeq++,
@@ -644,14 +1108,15 @@ export class SimWorld {
     if (m & M_DETH) e.deth = { qkey: p.qkey, src_qpn: p.srcQpn };
     if (dropped) e.dropped = dropped;
     if (onWire) e.ip = this.ipLayer(p);
-    // A delivered packet is logged once, at delivery; a dropped one where it was dropped (a
-    // faulted one in its turn in the FIFO, where it would have been delivered).
+    // A packet is logged once, as it goes onto its link (a device's own, as it is received), in
+    // the order a capture on the sender's veth shows; one dropped before that where it was dropped.
     if (this.ring.length < MAX_LOG) this.ring.push(e);
     else {
       this.ring[this.ringHead] = e;
       this.ringHead = (this.ringHead + 1) % MAX_LOG;
     }
     this.ordered = null;
+    return e;
   }
 
   /** The IP/UDP fields rxe_prepare takes from the sending QP's AV (a UD WQE's AH) and its UDP source port. */

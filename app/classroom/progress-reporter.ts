@@ -26,7 +26,7 @@ export function progressEventOf(lessonId: string, step: number, verdict: Verdict
     step,
     passed: verdict.passed,
     ...(failed && {
-      failingGoal: describeCheck(failed.check, "en").slice(0, 2000),
+      failingGoal: describeCheck(failed.check, "en", "", verdict).slice(0, 2000),
       failingDetail: failed.detail.slice(0, 2000),
     }),
     ...(error && {

@@ -280,7 +280,7 @@ describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", (
     }
   }, 120_000);
 
-  it("1280×720: the Throughput tab plots lesson 12's sweep on the simulator (packets per message; no MB/s to plot)", async () => {
+  it("1280×720: the Throughput tab plots lesson 12's rxe0 -> rxe1 sweep on the simulator (bandwidth and packets per message)", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     try {
       await page.goto(lab.url);
@@ -293,16 +293,22 @@ describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", (
       const points = await page.$$eval("[data-testid=plot-packets] .point", (gs) =>
         gs.map((g) => [Number(g.getAttribute("data-bytes")), Number(g.getAttribute("data-value"))]),
       );
-      // ⌈bytes / 1024⌉ WRITE packets and the ACK, as rxe's sent_pkts counts them.
+      // ⌈bytes / 1024⌉ WRITE packets, as rxe0's sent_pkts counts them (the ACKs leave from rxe1).
       expect(points).toEqual([
-        [64, 2],
-        [256, 2],
-        [1024, 2],
-        [4096, 5],
-        [16384, 17],
-        [65536, 65],
+        [64, 1],
+        [256, 1],
+        [1024, 1],
+        [4096, 4],
+        [16384, 16],
+        [65536, 64],
       ]);
-      expect(await page.locator("[data-testid=plot-no-bandwidth]").count()).toBe(1);
+      // The timed wire between the devices gives MB/s: the ib_write_bw curve, rising with size.
+      expect(await page.locator("[data-testid=plot-no-bandwidth]").count()).toBe(0);
+      const gbps = await page.$$eval("[data-testid=plot-bandwidth] .point", (gs) =>
+        gs.map((g) => [Number(g.getAttribute("data-bytes")), Number(g.getAttribute("data-value"))]),
+      );
+      expect(gbps.map(([bytes]) => bytes)).toEqual([64, 256, 1024, 4096, 16384, 65536]);
+      for (let i = 1; i < gbps.length; i++) expect(gbps[i]![1]).toBeGreaterThan(gbps[i - 1]![1]!);
       await screenshotOf(page, ".inspector-tabs", "layout-1280x720-throughput");
     } finally {
       await page.close();

@@ -80,6 +80,10 @@ describe.skipIf(!hasChromium)("a remote error explained on the main view", () =>
     const notice = page.locator("[data-testid=session-notice][data-notice=cq_rounded_up]");
     expect(await notice.textContent()).toMatch(/cqe 10, and rxe0 returned cqe 15/);
     await screenshot(page, "40-remote-access-error");
+    // The goal the write fails names the learner's QP it looks at, as the panes do (not "QP #0").
+    expect(await page.locator("[data-testid=checks] li").first().textContent()).toMatch(
+      /^✗A work completion on a \(QP 0x11\): IBV_WC_SUCCESS, opcode IBV_WC_RDMA_WRITE/,
+    );
 
     // The failing row carries the same reason, and rxe's opcode 0 is explained where it is shown.
     await page.click("[data-tab=cq]");

@@ -90,6 +90,14 @@ describe.skipIf(!hasChromium)("the stepper points at the code", () => {
     const name = /a \(QP 0x[0-9a-f]+\)/.exec(status)![0];
     expect(await page.locator(".qp-diagram .chip text").first().textContent()).toBe(name);
     expect(await page.locator(".query-table th").nth(1).textContent()).toContain(name);
+    // Both read whole: the paused verb on the toolbar's row of its own, the model's prediction
+    // (a long list of attributes) wrapped under the diagram.
+    const clipped = (sel: string) => page.$eval(sel, (el) => el.scrollWidth > el.clientWidth + 1);
+    expect(await clipped("[data-testid=paused-before]")).toBe(false);
+    expect(await page.locator("[data-testid=predicted-error]").textContent()).toMatch(
+      /^predicted: EINVAL — RESET → INIT needs .*missing: .*IBV_QP_PORT/,
+    );
+    expect(await clipped("[data-testid=predicted-error]")).toBe(false);
     await screenshot(page, "60-stepper-paused-line");
     // Continue: the modify fails, and its outcome sits after its line.
     const runs = Number(await page.getAttribute(".app", "data-runs"));

@@ -33,6 +33,9 @@ const en = {
   lessonPicker: "lesson",
   backendTitle: "which verbs backend runs the program",
   backendSim: "simulator (rxe-faithful)",
+  wireModel: "wire: rxe model",
+  wireModelTitle:
+    "The simulator's timing comes from a wire model (sim/wire.ts) fitted to rxe in the lab VM; 25GbE and 100GbE are NIC models. Neither is real rxe.",
   backendNative: "real rxe (libibverbs)",
   notAvailable: " — not available here",
   backendState: (state: string) => `backend ${state}`,
@@ -293,6 +296,9 @@ const zh: Strings = {
   lessonPicker: "课程",
   backendTitle: "由哪个 verbs 后端运行程序",
   backendSim: "模拟器（行为同 rxe）",
+  wireModel: "链路：rxe 模型",
+  wireModelTitle:
+    "模拟器的时间来自一个链路模型（sim/wire.ts），按实验虚拟机中的 rxe 拟合；25GbE 和 100GbE 是网卡模型。它们都不是真实的 rxe。",
   backendNative: "真实 rxe（libibverbs）",
   notAvailable: " —— 此处不可用",
   backendState: (state) => `后端${state}`,

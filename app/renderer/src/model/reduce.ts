@@ -122,8 +122,8 @@ function makeRow(e: VerbEvent, on: string | undefined, qpType: number | undefine
 /**
  * The throughput sweep a program logs as `verbs.log("sweep", points)`: one point or an array
  * of points with `bytes` (or `size`), a bandwidth in `gbps` or `MBps`, and `packets_per_msg`
- * (lesson 12 logs MBps, null on the simulator, whose clock does not move while the program
- * runs, and packets per message, which both backends count exactly).
+ * (lesson 12 logs MBps, null when no time passed, as for traffic within one device on the
+ * simulator, and packets per message, which both backends count exactly).
  */
 export function parseSweep(message: string): SweepPoint[] {
   const m = /^sweep\b[:\s]*(.*)$/s.exec(message.trim());

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { mergeSweep, parseSweep } from "./reduce.js";
 
-it("reads lesson 12's sweep: MB/s where measured, packets per message always (MBps null on the simulator)", () => {
+it("reads lesson 12's sweep: MB/s where measured, packets per message always (MBps null where no time passed)", () => {
   const logged = [
     { bytes: 64, ms: 2, MBps: 32, packets_per_msg: 2 },
     { bytes: 65536, ms: 4, MBps: 1000, packets_per_msg: 65 },

@@ -14,7 +14,7 @@ import type { VerbEvent } from "../../../session/transcript.js";
 import type { Ref } from "../../../session/wire.js";
 import { LangContext, STRINGS } from "../i18n.js";
 import { ErrorBanner } from "../panes/ErrorBanner.js";
-import { QpDiagram } from "../panes/QpDiagram.js";
+import { PredictedError } from "../panes/QpDiagram.js";
 import { buildView } from "./reduce.js";
 import { verbWhy } from "./verb-why.js";
 
@@ -98,7 +98,7 @@ describe("a refused modify's reason, as data and in Chinese", () => {
     expect(e.error).toMatchObject({ code: "EINVAL", attribute: "port_num" });
     expect(why).toBeUndefined();
   });
-  it("words the model's predicted refusal of the modify the gate holds, on the diagram", async () => {
+  it("words the model's predicted refusal of the modify the gate holds, under the diagram", async () => {
     const s = createSession({ backend: createSimBackend({ seed: 1 }) });
     const ctx = (await s.call(0, "openDevice", ["rxe0"])) as Ref;
     const pd = (await s.call(ctx.$handle, "allocPd", [])) as Ref;
@@ -121,7 +121,7 @@ describe("a refused modify's reason, as data and in Chinese", () => {
     expect(view.qps[0]!.pendingWhy).toMatchObject({ kind: "mask", missing: ["IBV_QP_PORT"] });
     const svg = (lang: "en" | "zh") =>
       renderToStaticMarkup(
-        createElement(LangContext.Provider, { value: lang }, createElement(QpDiagram, { qps: view.qps })),
+        createElement(LangContext.Provider, { value: lang }, createElement(PredictedError, { qp: view.qps[0] })),
       );
     expect(svg("zh")).toContain(
       "预测：EINVAL —— RESET → INIT 需要 IBV_QP_ACCESS_FLAGS, IBV_QP_PKEY_INDEX, IBV_QP_PORT；缺少：IBV_QP_PORT",

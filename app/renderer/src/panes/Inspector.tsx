@@ -2,7 +2,7 @@
 import { useStrings } from "../i18n.js";
 import { memo, useMemo, type ReactNode } from "react";
 import type { LabView } from "../model/view.js";
-import { QpDiagram } from "./QpDiagram.js";
+import { PredictedError, QpDiagram } from "./QpDiagram.js";
 import { QpQueryTable } from "./QpQueryTable.js";
 import { ConnectionPane } from "./ConnectionPane.js";
 import { ResourcesTree } from "./ResourcesTree.js";
@@ -65,6 +65,7 @@ export const Inspector = memo(function Inspector({
         </h2>
         <div className="panel-body" style={{ paddingBottom: 4 }}>
           <Diagram qps={view.qps} focus={focus} />
+          <PredictedError qp={f} />
           {f?.divergence && (
             <div className="mismatch" style={{ padding: "2px 6px", borderRadius: 4 }}>
               {f.divergence}

@@ -91,7 +91,7 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
             <li key={i} className={cls} data-pass={r === undefined ? undefined : String(r.passed)}>
               <span className="mark">{r === undefined ? "○" : r.passed ? "✓" : "✗"}</span>
               <span>
-                {describeCheck(c, lang, goalContext(step, lang))}
+                {describeCheck(c, lang, goalContext(step, lang), verdict)}
                 {r && !r.passed && r.detail && (
                   <div className="muted">{collapseEscapeRuns(r.details?.[lang] ?? r.detail)}</div>
                 )}

@@ -30,7 +30,6 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
   for (const m of f?.cmMoves ?? []) byCm.set(`${m.from}-${m.to}`, m);
   const taken = f?.lastTransition;
   const predictedTo = f?.pending?.outcome === "ok" ? f.pending.state : undefined;
-  const predictedError = f?.pending && f.pending.outcome !== "ok";
   const divergedAt = f?.divergence ? f.state : undefined;
   const failed = f?.failedTransition;
   const failedEdge = failed && EDGES.find((e) => e.from === failed.from && e.to === failed.to);
@@ -160,19 +159,20 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
           {failed.attribute ? `: ${failed.attribute.replace("IBV_QP_", "")}` : ""}
         </text>
       )}
-      {f && predictedError && (
-        <text x={255} y={195} textAnchor="middle" className="predicted-error" fill="#c92a2a" fontSize={11}>
-          <PredictedError qp={f} />
-        </text>
-      )}
     </svg>
   );
 }
 
-/** The error the model predicts for the pending modify, and why, in the learner's language. */
-function PredictedError({ qp }: { qp: QpView }) {
+/**
+ * The error the model predicts for `qp`'s pending modify, and why, in the learner's language: a
+ * line under the diagram (HTML, so that a long list of attributes wraps), or nothing.
+ */
+export function PredictedError({ qp }: { qp: QpView | undefined }) {
   const t = useStrings();
+  if (!qp?.pending || qp.pending.outcome === "ok") return null;
   return (
-    <>{t.predictedError(qp.pending!.outcome, (qp.pendingWhy && t.verbWhy(qp.pendingWhy)) || qp.pending!.reason)}</>
+    <div className="predicted-error" data-testid="predicted-error">
+      {t.predictedError(qp.pending.outcome, (qp.pendingWhy && t.verbWhy(qp.pendingWhy)) || qp.pending.reason)}
+    </div>
   );
 }

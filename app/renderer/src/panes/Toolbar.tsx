@@ -54,20 +54,24 @@ export const Toolbar = memo(function Toolbar(p: ToolbarProps) {
         <button onClick={p.onReset} disabled={p.running} data-action="reset" title={t.resetTitle}>
           {t.reset}
         </button>
-        {p.paused && p.pausedBefore && (
-          <span
-            className="paused"
-            data-testid="paused-before"
-            title={`${t.pausedBefore} ${p.pausedBefore}${p.pausedLine ? ` (${t.line(p.pausedLine)})` : ""}`}
-          >
-            {p.pausedLine !== undefined && (
-              <button className="link" data-testid="paused-line" onClick={p.onPausedLine}>
-                {t.line(p.pausedLine)}
-              </button>
-            )}
-            {t.pausedBefore} {p.pausedBefore}
-          </span>
-        )}
+        {/* A row of its own, always there: the paused verb gets the toolbar's whole width, and the
+            editor does not move when stepping starts or ends. */}
+        <span className="status-row">
+          {p.paused && p.pausedBefore && (
+            <span
+              className="paused"
+              data-testid="paused-before"
+              title={`${t.pausedBefore} ${p.pausedBefore}${p.pausedLine ? ` (${t.line(p.pausedLine)})` : ""}`}
+            >
+              {p.pausedLine !== undefined && (
+                <button className="link" data-testid="paused-line" onClick={p.onPausedLine}>
+                  {t.line(p.pausedLine)}
+                </button>
+              )}
+              {t.pausedBefore} {p.pausedBefore}
+            </span>
+          )}
+        </span>
       </div>
       {p.typeErrors && (
         <div

@@ -63,6 +63,11 @@ export const TopBar = memo(function TopBar(p: TopBarProps) {
           {BACKEND_LABEL[p.backendKind ?? "sim"]}
         </span>
       )}
+      {(p.backendKind ?? "sim") === "sim" && (
+        <span className="badge" data-testid="wire-model" title={t.wireModelTitle}>
+          {t.wireModel}
+        </span>
+      )}
       <span
         className={`badge ${tone}`}
         data-testid="backend-state"

@@ -13,7 +13,7 @@ import {
 import type { Wc } from "../../../../verbs/types.js";
 import { qpView } from "../model/fixtures.test-util.js";
 import type { QpView, TranscriptRow } from "../model/view.js";
-import { QpDiagram } from "./QpDiagram.js";
+import { PredictedError, QpDiagram } from "./QpDiagram.js";
 import { QpQueryTable } from "./QpQueryTable.js";
 import { CqEntries } from "./CqEntries.js";
 import { ConnectionPane } from "./ConnectionPane.js";
@@ -55,7 +55,7 @@ describe("QpDiagram", () => {
     const again = { ...a, lastTransition: rts(20) };
     expect(takenKey([again, b], "qp0")).not.toBe(takenKey([a, b], "qp0"));
   });
-  it("shows a predicted error instead of a target", () => {
+  it("shows a predicted error (under the diagram) instead of a target", () => {
     const qp = qpView(17, {
       state: IBV_QPS_INIT,
       pending: {
@@ -67,7 +67,11 @@ describe("QpDiagram", () => {
         warnings: [],
       },
     });
-    expect(html(<QpDiagram qps={[qp]} />)).toContain("predicted: EINVAL");
+    expect(html(<PredictedError qp={qp} />)).toContain(
+      "predicted: EINVAL — INIT → RTR needs …; missing: IBV_QP_DEST_QPN",
+    );
+    expect(html(<QpDiagram qps={[qp]} />)).not.toMatch(/class="[^"]*predicted/);
+    expect(html(<PredictedError qp={qpView(18, { state: IBV_QPS_INIT })} />)).toBe("");
   });
   it("marks a divergence on the state reality reached", () => {
     const qp = qpView(17, { state: IBV_QPS_RTR, divergence: "model expected INIT" }, { qp_state: IBV_QPS_RTR });
