@@ -164,7 +164,12 @@ export class NativeLabLink implements LabLink {
   }
 
   setLink(faults: Parameters<LabLink["setLink"]>[0]): LinkState {
-    applyLinkFaults(this.#state, faults); // bad input is EINVAL wherever this runs
+    // bad input is EINVAL wherever this runs
+    if (applyLinkFaults(this.#state, faults).wire !== "rxe")
+      throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, {
+        attribute: "wire",
+        reason: "the wire models are the simulator's: real rxe's link runs at its host's speed (only wire \"rxe\")",
+      });
     this.#check();
     if (this.#original === null) {
       this.#original = { rxe0: this.#mtuNow("veth0"), rxe1: this.#mtuNow("veth1") };

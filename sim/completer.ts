@@ -252,9 +252,12 @@ function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): numb
         }
         qp.device.counters[CNT_RETRY_EXCEEDED]++;
         w.status = IBV_WC_RETRY_EXC_ERR;
-        w.reason =
-          `${qp.retryCause ?? `nothing came back from QP ${qp.attr.dest_qp_num}`}; ` +
-          `after ${qp.attr.retry_cnt + 1} tries (retry_cnt ${qp.attr.retry_cnt}) the requester gave up`;
+        w.reason = {
+          kind: "retries",
+          cause: qp.retryCause ?? { kind: "no-answer", qpn: qp.attr.dest_qp_num },
+          counter: "retry_cnt",
+          value: qp.attr.retry_cnt,
+        };
         state = ERROR;
         break;
       }
@@ -269,9 +272,12 @@ function completeOne(qp: SimQp, pkt: Packet | null, timeoutRetry: boolean): numb
         }
         qp.device.counters[CNT_RNR_RETRY_EXCEEDED]++;
         wqe!.status = IBV_WC_RNR_RETRY_EXC_ERR;
-        wqe!.reason =
-          `${pkt?.reason ?? "the responder answered RNR NAK"}; ` +
-          `after ${qp.attr.rnr_retry + 1} tries (rnr_retry ${qp.attr.rnr_retry}) the requester gave up`;
+        wqe!.reason = {
+          kind: "retries",
+          cause: pkt?.reason ?? { kind: "rnr" },
+          counter: "rnr_retry",
+          value: qp.attr.rnr_retry,
+        };
         state = ERROR;
         break;
       }

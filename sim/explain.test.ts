@@ -3,6 +3,7 @@
  * learner polls and why, with the packet log on and off (the fast paths fall back to the
  * reference path on every error, so the reason must survive both).
  */
+import { wcReasonText } from "../verbs/wc-reason.js";
 import { describe, expect, it } from "vitest";
 import {
   IBV_ACCESS_LOCAL_WRITE,
@@ -110,7 +111,8 @@ const write = (x: End, remote: Mr | { addr: number; rkey: number }, length: numb
 async function failed(sim: SimBackend, x: End): Promise<{ wc: Wc; reason: string | undefined }> {
   const [wc] = await x.cq.pollWait(1, 10_000);
   expect(wc).toBeDefined();
-  return { wc: wc!, reason: sim.completionReason(wc!) };
+  const r = sim.completionReason(wc!);
+  return { wc: wc!, reason: r && wcReasonText(r) };
 }
 
 describe.each([true, false])("remote failures carry the responder's reason (packet log %s)", (log) => {

@@ -9,7 +9,8 @@
  * The recovery from a lost packet is not here: the responder's PSN checks (out_of_seq NAKs,
  * duplicates) and the requester's retransmit timer do it, as rxe's go-back-N does.
  */
-import { CLEAN_LINK, copyLink, type LinkState } from "../verbs/lab.js";
+import type { LinkFault } from "../verbs/wc-reason.js";
+import { CLEAN_LINK, copyLink, type LinkState, type WireModel } from "../verbs/lab.js";
 import type { SimDevice } from "./device.js";
 import { isV4Mapped } from "./gid.js";
 import { M_AETH, M_ATMACK, M_ATMETH, M_DETH, M_IMMDT, M_RETH, type Packet } from "./packets.js";
@@ -50,11 +51,11 @@ export const SEND_AGAIN_MS = 1;
  * by netem in the sender's qdisc, before any capture on the link could see it (tcpdump taps a
  * veth after its qdisc), so the packet log keeps it without the IP layer it never went out in.
  */
-export type Fate = { drop: string; offWire?: boolean } | { delayMs: number } | null;
+export type Fate = { drop: string; fault: LinkFault; offWire?: boolean } | { delayMs: number } | null;
 
 /** The lab link's faults and the packets netem is holding back. */
 export class WireFaults {
-  /** The link without faults: the devices' own netdev MTUs (the profile's), nothing else. */
+  /** The link without faults: the devices' own netdev MTUs (the profile's) and wire model, nothing else. */
   clean: LinkState = copyLink(CLEAN_LINK);
   state: LinkState = copyLink(CLEAN_LINK);
   /** True when some fault can touch a packet between the devices: the fast paths stand aside then. */
@@ -67,9 +68,9 @@ export class WireFaults {
   /** Per QP, the timer of its requester's next try after a refused send (sendAgain). */
   private retries = new WeakMap<object, Timer>();
 
-  /** Starts from `clean` (createSimBackend, once the devices exist). */
-  init(rxe0: SimDevice, rxe1: SimDevice): void {
-    this.clean = { ...copyLink(CLEAN_LINK), mtu: { rxe0: rxe0.netdevMtu, rxe1: rxe1.netdevMtu } };
+  /** Starts from `clean` (createSimBackend, once the devices exist): their MTUs, the backend's wire model. */
+  init(rxe0: SimDevice, rxe1: SimDevice, wire: WireModel): void {
+    this.clean = { ...copyLink(CLEAN_LINK), mtu: { rxe0: rxe0.netdevMtu, rxe1: rxe1.netdevMtu }, wire };
     this.state = copyLink(this.clean);
   }
 
@@ -116,13 +117,25 @@ export class WireFaults {
     const s = this.state;
     const len = ipLength(p);
     // Responses (ACKs, READ responses): the requester checked its own packets (refusedAtSender).
-    if (len > from.netdevMtu || len > to.netdevMtu + VLAN_HLEN)
-      return { drop: `${len}-byte packet above the MTU of ${len > from.netdevMtu ? from.netdevName : to.netdevName}` };
-    if (this.chance(s.loss)) return { drop: `lost (netem loss ${s.loss * 100}% on ${from.netdevName})`, offWire: true };
-    if (s.blockRoceUdp) return { drop: `UDP 4791 blocked (nftables input rule on ${to.netdevName}'s host)` };
+    if (len > from.netdevMtu || len > to.netdevMtu + VLAN_HLEN) {
+      const netdev = len > from.netdevMtu ? from.netdevName : to.netdevName;
+      return { drop: `${len}-byte packet above the MTU of ${netdev}`, fault: { kind: "mtu", bytes: len, netdev } };
+    }
+    if (this.chance(s.loss)) {
+      const fault = { kind: "loss", percent: s.loss * 100, netdev: from.netdevName } as const;
+      return { drop: `lost (netem loss ${fault.percent}% on ${fault.netdev})`, fault, offWire: true };
+    }
+    if (s.blockRoceUdp)
+      return {
+        drop: `UDP 4791 blocked (nftables input rule on ${to.netdevName}'s host)`,
+        fault: { kind: "udp-blocked", netdev: to.netdevName },
+      };
     if (this.dropArmed && p.psn === s.dropPsn) {
       this.dropArmed = false;
-      return { drop: `PSN ${p.psn} dropped once (nftables input rule on ${to.netdevName}'s host)` };
+      return {
+        drop: `PSN ${p.psn} dropped once (nftables input rule on ${to.netdevName}'s host)`,
+        fault: { kind: "psn-dropped", psn: p.psn, netdev: to.netdevName },
+      };
     }
     if (s.delay > 0 && !this.chance(s.reorder)) return { delayMs: s.delay };
     return null;

@@ -9,6 +9,7 @@ import { applyLinkFaults, copyLink, type LabLink, type LinkFaults, type LinkStat
 import type { DeviceInfo, Wc } from "../verbs/types.js";
 import { describe } from "./check.js";
 import { checkWait, waitFor } from "./clock.js";
+import type { WcReason } from "../verbs/wc-reason.js";
 import { reasonOf } from "./explain.js";
 import { SimContext } from "./context.js";
 import { CNT_LINK_DOWNED } from "./counters.js";
@@ -37,7 +38,8 @@ export interface SimBackendOptions {
   profile?: SimProfileName;
   /**
    * How fast the wire is (sim/wire.ts): "rxe" (default, fitted to rxe in the lab VM), or the
-   * NIC models "25GbE" and "100GbE". Independent of `profile`.
+   * NIC models "25GbE" and "100GbE". Independent of `profile`. The link starts on it (and
+   * `lab.clearLink` returns to it); `lab.setLink({ wire })` switches it.
    */
   wire?: WireProfileName;
 }
@@ -68,9 +70,10 @@ export interface SimBackend extends VerbsBackend {
   netdev(device: string): { name: string; mac: string; ifindex: number; mtu: number; up: boolean };
   /**
    * Why this simulator failed a completion it polled out, exactly (the responder's check that
-   * refused, the drops the retries met), or undefined (a success, a flush, or not one of ours).
+   * refused, the drops the retries met) as data (`wcReasonText` words it), or undefined (a
+   * success, a flush, or not one of ours).
    */
-  completionReason(wc: Wc): string | undefined;
+  completionReason(wc: Wc): WcReason | undefined;
 }
 
 function randomMac(world: SimWorld): Uint8Array {
@@ -91,7 +94,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
   const rxe0 = new SimDevice("rxe0", randomMac(world), 3, "veth0", world.profile);
   const rxe1 = new SimDevice("rxe1", randomMac(world), 4, "veth1", world.profile);
   world.devices = [rxe0, rxe1];
-  world.faults.init(rxe0, rxe1);
+  world.faults.init(rxe0, rxe1, world.wire.name);
   rxe0.addGid(v4MappedGid("10.77.0.1")!);
   rxe1.addGid(v4MappedGid("10.77.0.2")!);
 
@@ -119,7 +122,9 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
     setPacketLog(on: boolean) {
       world.packetLog = !!on;
     },
-    wire: world.wire,
+    get wire() {
+      return world.wire;
+    },
     clock: { now: () => world.clock.now },
     completionReason: (wc: Wc) => reasonOf(wc),
     getDeviceList(): DeviceInfo[] {

@@ -4,6 +4,7 @@ import type { PacketLogEntry } from "../verbs/backend.js";
  * rxe_opcode.c), the header masks rxe derives from them, the in-flight Packet record (pooled:
  * the hot path allocates none), and the entries of the per-packet log.
  */
+import type { WcReason } from "../verbs/wc-reason.js";
 import type { SimDevice } from "./device.js";
 import type { SimQp } from "./qp.js";
 import type { SendWqe } from "./wqe.js";
@@ -220,7 +221,7 @@ export class Packet {
   /** wr_id of the requester WQE (for the timeline), or undefined for responses. */
   wrId: number | undefined = undefined;
   /** Simulator only (no header field): why the responder sent this NAK or duplicate ACK (sim/explain.ts). */
-  reason: string | undefined = undefined;
+  reason: WcReason | undefined = undefined;
   /**
    * Its packet-log entry, made as it went onto the link (a capture on the sender's veth sees
    * it then); the receiver adds why it dropped it, if it does (world.ts receive).

@@ -35,6 +35,7 @@ import {
 import type { Qp } from "../verbs/backend.js";
 import { fail } from "../verbs/errors.js";
 import type { AhAttr, QpAttrInput, QpCap, QpInitAttr, QpQuery, RecvWr, SendWr, Wc } from "../verbs/types.js";
+import type { WcReason } from "../verbs/wc-reason.js";
 import { SimAh } from "./ah.js";
 import { emptyAv } from "./av.js";
 import { alive, bigintOf, describe, int, obj, optInt } from "./check.js";
@@ -241,9 +242,9 @@ export class SimQp implements Qp {
   respStatus = 0;
   respSyndrome = 0;
   /** Why the responder refused the request it is handling (sim/explain.ts), if it did. */
-  respReason: string | undefined = undefined;
+  respReason: WcReason | undefined = undefined;
   /** What the requester's last unanswered tries met (a drop, a PSN NAK), for RETRY_EXC_ERR's reason. */
-  retryCause: string | undefined = undefined;
+  retryCause: WcReason | undefined = undefined;
   respWqe: RecvWqe | null = null;
   respVa = 0;
   respRkey = 0;

@@ -238,7 +238,7 @@ function requesterLoop(qp: SimQp): void {
     const opcode = nextOpcode(qp, wqe, payload <= mtu);
     if (opcode < 0) {
       wqe.status = IBV_WC_LOC_QP_OP_ERR;
-      wqe.reason = `the QP cannot send this opcode now (${wqe.opcode}: not valid for this QP type, or out of sequence)`;
+      wqe.reason = { kind: "op-invalid", opcode: wqe.opcode };
       fail(qp, wqe);
       return;
     }
@@ -270,7 +270,7 @@ function requesterLoop(qp: SimQp): void {
       const r = gatherCheck(qp.device, qp.pd, dma, payload);
       if (r !== 0) {
         wqe.status = r === COPY_EFAULT ? IBV_WC_LOC_PROT_ERR : IBV_WC_LOC_QP_OP_ERR;
-        wqe.reason = sgeRefusal(qp.device, qp.pd, dma, 0, "the WR's");
+        wqe.reason = sgeRefusal(qp.device, qp.pd, dma, 0, "send");
         fail(qp, wqe);
         return;
       }

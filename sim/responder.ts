@@ -26,7 +26,7 @@ import {
 import { CNT_DUP_REQ, CNT_OUT_OF_SEQ_REQ, CNT_RDMA_RECV, CNT_SENT_PKTS, CNT_SND_RNR } from "./counters.js";
 import { readPayload, scatter } from "./dma.js";
 import { buildGrh } from "./gid.js";
-import { noteReason, qpAccessRefusal, rkeyRefusal, sgeRefusal } from "./explain.js";
+import { noteReason, qpAccessRefusal, qpRef, rkeyRefusal, sgeRefusal } from "./explain.js";
 import { inRange, lookupMr } from "./mr.js";
 import {
   AETH_ACK_UNLIMITED,
@@ -70,6 +70,7 @@ import {
 } from "./packets.js";
 import { QS_ERROR, makeWc, type RespRes, type SimQp } from "./qp.js";
 import type { Dma } from "./wqe.js";
+import type { WcReason } from "../verbs/wc-reason.js";
 
 const CHK_PSN = 1;
 const CHK_OP_SEQ = 2;
@@ -134,20 +135,21 @@ export function responder(qp: SimQp, pkt: Packet): void {
         state = duplicate(qp, pkt);
         break;
       case ERR_PSN_OUT_OF_SEQ:
-        sendAck(
-          qp,
-          pkt,
-          RC_ACKNOWLEDGE,
-          AETH_NAK_PSN_SEQ_ERROR,
-          qp.respPsn,
-          0n,
-          `${who(qp)} expected PSN ${hexPsn(qp.respPsn)} and got ${hexPsn(pkt.psn)}, a later one: ` +
-            "the sender's sq_psn and this QP's rq_psn differ",
-        );
+        sendAck(qp, pkt, RC_ACKNOWLEDGE, AETH_NAK_PSN_SEQ_ERROR, qp.respPsn, 0n, {
+          kind: "psn-ahead",
+          qp: qpRef(qp),
+          expected: qp.respPsn,
+          got: pkt.psn,
+        });
         state = CLEANUP;
         break;
       case ERR_CLASS_C_INV:
-        classAC(qp, AETH_NAK_INVALID_REQ, IBV_WC_REM_INV_REQ_ERR, qp.respReason ?? `${who(qp)}: invalid request`);
+        classAC(
+          qp,
+          AETH_NAK_INVALID_REQ,
+          IBV_WC_REM_INV_REQ_ERR,
+          qp.respReason ?? { kind: "refused", at: qpRef(qp), what: "invalid-request" },
+        );
         state = COMPLETE;
         break;
       case ERR_MISSING_OPCODE_LAST_D1E:
@@ -163,21 +165,21 @@ export function responder(qp: SimQp, pkt: Packet): void {
         if (qp.qp_type === IBV_QPT_RC) {
           qp.device.counters[CNT_SND_RNR]++;
           // The NAK carries the RESPONDER's min_rnr_timer.
-          sendAck(
-            qp,
-            pkt,
-            RC_ACKNOWLEDGE,
-            AETH_RNR_NAK | (qp.attr.min_rnr_timer & 0x1f),
-            pkt.psn,
-            0n,
-            `${who(qp)} had no receive WQE posted (receiver not ready)`,
-          );
+          sendAck(qp, pkt, RC_ACKNOWLEDGE, AETH_RNR_NAK | (qp.attr.min_rnr_timer & 0x1f), pkt.psn, 0n, {
+            kind: "rnr",
+            qp: qpRef(qp),
+          });
         } else qp.dropMsg = true;
         state = CLEANUP;
         break;
       case ERR_RKEY_VIOLATION:
         if (qp.qp_type === IBV_QPT_RC) {
-          classAC(qp, AETH_NAK_REM_ACC_ERR, IBV_WC_REM_ACCESS_ERR, qp.respReason ?? `${who(qp)}: access refused`);
+          classAC(
+            qp,
+            AETH_NAK_REM_ACC_ERR,
+            IBV_WC_REM_ACCESS_ERR,
+            qp.respReason ?? { kind: "refused", at: qpRef(qp), what: "access" },
+          );
           state = COMPLETE;
         } else {
           qp.dropMsg = true;
@@ -185,7 +187,12 @@ export function responder(qp: SimQp, pkt: Packet): void {
         }
         break;
       case ERR_MALFORMED_WQE:
-        classAC(qp, AETH_NAK_REM_OP_ERR, IBV_WC_LOC_QP_OP_ERR, qp.respReason ?? `${who(qp)}: bad receive WQE`);
+        classAC(
+          qp,
+          AETH_NAK_REM_OP_ERR,
+          IBV_WC_LOC_QP_OP_ERR,
+          qp.respReason ?? { kind: "refused", at: qpRef(qp), what: "recv-wqe" },
+        );
         state = COMPLETE;
         break;
       case ERR_CQ_OVERFLOW:
@@ -207,7 +214,7 @@ export function responder(qp: SimQp, pkt: Packet): void {
   }
 }
 
-function classAC(qp: SimQp, syndrome: number, status: number, reason: string): void {
+function classAC(qp: SimQp, syndrome: number, status: number, reason: WcReason): void {
   qp.respSyndrome = syndrome;
   qp.respStatus = status;
   qp.respReason = reason;
@@ -218,14 +225,10 @@ function classAC(qp: SimQp, syndrome: number, status: number, reason: string): v
 function malformed(qp: SimQp, dma: Dma, len: number): number {
   qp.respReason =
     len > dma.resid
-      ? `${who(qp)}: the message is longer than its receive WQE (${dma.length} bytes)`
-      : `${who(qp)}: ${sgeRefusal(qp.device, qp.pd, dma, IBV_ACCESS_LOCAL_WRITE, "its receive WQE's")}`;
+      ? { kind: "recv-short", at: qpRef(qp), recvBytes: dma.length }
+      : sgeRefusal(qp.device, qp.pd, dma, IBV_ACCESS_LOCAL_WRITE, "recv", qpRef(qp));
   return ERR_MALFORMED_WQE;
 }
-
-/** The responder QP as a reason names it. */
-const who = (qp: SimQp) => `QP ${qp.qp_num} on ${qp.device.name}`;
-const hexPsn = (psn: number) => `0x${psn.toString(16)}`;
 
 function checkPsn(qp: SimQp, pkt: Packet): number {
   const diff = psnCompare(pkt.psn, qp.respPsn);
@@ -266,7 +269,7 @@ function checkOpSeq(qp: SimQp, pkt: Packet): number {
           ? m & M_WRITE && cont
           : !cont;
     if (ok) return CHK_OP_VALID;
-    qp.respReason = `${who(qp)}: a packet arrived out of its message's opcode sequence`;
+    qp.respReason = { kind: "op-sequence", at: qpRef(qp) };
     return ERR_CLASS_C_INV;
   }
   if (qp.qp_type === IBV_QPT_UC) {
@@ -305,7 +308,7 @@ function checkOpValid(qp: SimQp, pkt: Packet): number {
             ? IBV_ACCESS_REMOTE_ATOMIC
             : 0;
     if (need && !(acc & need)) {
-      qp.respReason = qpAccessRefusal(who(qp), need, acc);
+      qp.respReason = qpAccessRefusal(qpRef(qp), need, acc);
       return ERR_CLASS_C_INV;
     }
   } else if (qp.qp_type === IBV_QPT_UC) {
@@ -320,7 +323,7 @@ function checkOpValid(qp: SimQp, pkt: Packet): number {
 function checkResource(qp: SimQp, pkt: Packet): number {
   if (pkt.mask & (M_READ | M_ATOMIC)) {
     if (qp.attr.max_dest_rd_atomic > 0) return CHK_RKEY;
-    qp.respReason = `${who(qp)} has max_dest_rd_atomic 0: it takes no RDMA READ or atomic`;
+    qp.respReason = { kind: "no-rd-atomic", qp: qpRef(qp) };
     return ERR_CLASS_C_INV;
   }
   if (pkt.mask & M_RWR) {
@@ -352,7 +355,7 @@ function checkRkey(qp: SimQp, pkt: Packet): number {
   const mr = lookupMr(qp.device, qp.pd, qp.respRkey, access, true);
   if (!mr || !inRange(mr, qp.respVa, qp.respResid)) {
     const known = mr ?? qp.device.mrs.get(qp.respRkey >>> 8);
-    qp.respReason = rkeyRefusal(who(qp), qp.respRkey, known, known?.pd === qp.pd, access, qp.respVa, qp.respResid);
+    qp.respReason = rkeyRefusal(qpRef(qp), qp.respRkey, known, known?.pd === qp.pd, access, qp.respVa, qp.respResid);
     return ERR_RKEY_VIOLATION;
   }
   qp.respMr = mr;
@@ -376,7 +379,15 @@ function execute(qp: SimQp, pkt: Packet): number {
     if (n > 0) {
       const mr = qp.respMr;
       if (!mr || !inRange(mr, qp.respVa, n)) {
-        qp.respReason = rkeyRefusal(who(qp), qp.respRkey, mr ?? undefined, true, IBV_ACCESS_REMOTE_WRITE, qp.respVa, n);
+        qp.respReason = rkeyRefusal(
+          qpRef(qp),
+          qp.respRkey,
+          mr ?? undefined,
+          true,
+          IBV_ACCESS_REMOTE_WRITE,
+          qp.respVa,
+          n,
+        );
         return ERR_RKEY_VIOLATION;
       }
       writePayload(qp, pkt, mr.bytes, qp.respVa - mr.addr, n);
@@ -389,7 +400,7 @@ function execute(qp: SimQp, pkt: Packet): number {
   } else if (m & M_ATOMIC) {
     const mr = qp.respMr!;
     if (qp.respVa % 8 !== 0) {
-      qp.respReason = `${who(qp)}: the atomic's address 0x${qp.respVa.toString(16)} is not 8-byte aligned`;
+      qp.respReason = { kind: "atomic-unaligned", at: qpRef(qp), va: qp.respVa };
       return ERR_CLASS_C_INV;
     }
     const view = new DataView(mr.bytes.buffer, mr.bytes.byteOffset, mr.bytes.byteLength);
@@ -494,7 +505,7 @@ export function sendAck(
   syndrome: number,
   psn: number,
   orig = 0n,
-  reason?: string,
+  reason?: WcReason,
 ): boolean {
   const world = qp.world;
   const dest = qp.destDev;
@@ -631,16 +642,12 @@ function duplicate(qp: SimQp, pkt: Packet): number {
     // asks for an ACK or not: rxe dropped the bth_ack check in 5.13 ("Fix missing acks from
     // responder"); measured, a WRITE resent whole after its last packet was lost gets three ACKs
     // of the PSN before it, one per duplicate (sim/RXE-FACTS.md §11).
-    sendAck(
-      qp,
-      pkt,
-      RC_ACKNOWLEDGE,
-      AETH_ACK_UNLIMITED,
-      prevPsn,
-      0n,
-      `${who(qp)} expected PSN ${hexPsn(qp.respPsn)} and got ${hexPsn(pkt.psn)}, an earlier one, so it took ` +
-        "the request for a duplicate: the sender's sq_psn and this QP's rq_psn differ",
-    );
+    sendAck(qp, pkt, RC_ACKNOWLEDGE, AETH_ACK_UNLIMITED, prevPsn, 0n, {
+      kind: "psn-behind",
+      qp: qpRef(qp),
+      expected: qp.respPsn,
+      got: pkt.psn,
+    });
     return CLEANUP;
   }
   const res = qp.respResources.find(

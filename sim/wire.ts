@@ -24,8 +24,11 @@
  * carried them.
  */
 
-export const WIRE_PROFILES = ["rxe", "25GbE", "100GbE"] as const;
-export type WireProfileName = (typeof WIRE_PROFILES)[number];
+import { WIRE_MODELS, type WireModel } from "../verbs/lab.js";
+
+/** The profiles' names: the contract's wire models (verbs/lab.ts), which setLink switches between. */
+export const WIRE_PROFILES = WIRE_MODELS;
+export type WireProfileName = WireModel;
 
 export interface WireProfile {
   readonly name: WireProfileName;

@@ -373,7 +373,8 @@ export class SimWorld {
   /** A packet that never reached the wire: logged with the reason, told to the requester's retries. */
   private dropAtSender(from: SimDevice, destDev: SimDevice | null, pkt: Packet, why: string): boolean {
     if (this.packetLog) this.log(from, destDev, pkt, why, false);
-    if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${from.name} could not send: ${why}`;
+    if (pkt.mask & M_REQ && pkt.srcQp)
+      pkt.srcQp.retryCause = { kind: "dropped", device: from.name, where: "send", drop: why };
     this.recycle(pkt);
     return false;
   }
@@ -387,7 +388,8 @@ export class SimWorld {
     const fate = this.faults.fate(from, to, pkt);
     if (fate === null) return false;
     if ("drop" in fate) {
-      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${to.name} never got its packets: ${fate.drop}`;
+      if (pkt.mask & M_REQ && pkt.srcQp)
+        pkt.srcQp.retryCause = { kind: "dropped", device: to.name, where: "wire", drop: fate.drop, fault: fate.fault };
       // Logged now, in its turn among the packets sent (a capture on the sender's veth).
       if (this.packetLog) this.log(from, to, pkt, fate.drop, !fate.offWire);
       this.recycle(pkt);
@@ -398,9 +400,13 @@ export class SimWorld {
     return true;
   }
 
-  /** Applies the lab link's new state (verbs/lab.ts) to the wire and the devices' netdev MTUs. */
+  /**
+   * Applies the lab link's new state (verbs/lab.ts) to the wire, its model and the devices'
+   * netdev MTUs. A new model times the packets sent from now on; those on the link keep theirs.
+   */
   setLink(next: LinkState): void {
     const [rxe0, rxe1] = this.devices;
+    this.wire = wireProfile(next.wire);
     this.faults.set(next, rxe0!, rxe1!, this.clock, (p) => {
       if (this.packetLog) this.log(p.srcQp ? p.srcQp.device : p.destDev!, p.destDev, p, "purged with the netem qdisc");
       this.recycle(p);
@@ -1047,7 +1053,10 @@ export class SimWorld {
     if (this.packetLog) this.logArrival(dev, pkt, drop ?? undefined);
     if (drop !== null || !qp) {
       // What the requester's retries will meet (its RETRY_EXC_ERR says so, sim/explain.ts).
-      if (pkt.mask & M_REQ && pkt.srcQp) pkt.srcQp.retryCause = `${dev.name} dropped its packets: ${drop}`;
+      if (pkt.mask & M_REQ && pkt.srcQp)
+        pkt.srcQp.retryCause = qp
+          ? { kind: "dropped", device: dev.name, where: "receive", drop: drop! }
+          : { kind: "no-qp", device: dev.name, qpn: pkt.destQpn };
       return;
     }
     dev.counters[CNT_RCVD_PKTS]++;

@@ -3,6 +3,7 @@
  * reallocates a WQE once the slot exists), so posting allocates nothing on the hot path.
  * SGEs are copied into the WQE at post time, as the C provider copies them into its ring.
  */
+import type { WcReason } from "../verbs/wc-reason.js";
 import type { SimAh } from "./ah.js";
 import type { SimMr } from "./mr.js";
 
@@ -69,7 +70,7 @@ export class SendWqe {
   state = WQE_POSTED;
   status = 0;
   /** Why it failed, when the simulator knows (sim/explain.ts). */
-  reason: string | undefined = undefined;
+  reason: WcReason | undefined = undefined;
   first_psn = 0;
   last_psn = 0;
   /** Next remote address to use (advances per packet). */

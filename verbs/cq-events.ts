@@ -22,3 +22,15 @@ export function unackedEventsError(unacked: number): VerbsError {
     attribute: "ibv_ack_cq_events",
   });
 }
+
+/** The number of events not acknowledged that a recorded refusal names (its reason, written above), for the UI's wording. */
+export function unackedEventsOf(e: {
+  verb?: string;
+  code?: string;
+  attribute?: string;
+  reason?: string;
+}): number | undefined {
+  if (!isUnackedEventsRefusal(e)) return undefined;
+  const m = /wait for ever: (\d+) completion event/.exec(e.reason ?? "");
+  return m ? Number(m[1]) : undefined;
+}

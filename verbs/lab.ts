@@ -9,11 +9,21 @@
  *   reorder, `ip link set … mtu` per side, an nftables rule dropping UDP 4791 (RoCE v2), and
  *   one dropping the first packet with a chosen BTH PSN (`dropPsn`).
  * - simulator: the same faults on its wire (sim/faults.ts), drawn from its seeded generator.
+ *
+ * The link's speed is a fault of neither: on native it is the host's; the simulator times its
+ * wire by a model (`wire`, sim/wire.ts) that a program or the Network panel may switch.
  */
 import { VerbsError, errnos } from "./errors.js";
 
 /** The verb name faults are recorded and refused under (as a C helper would be called). */
 export const SET_LINK_VERB = "verbslab_set_link";
+
+/**
+ * The simulator's models of the link (sim/wire.ts): `rxe`, fitted to rxe in the lab VM (the
+ * default), and two NIC models from published figures. Models, all three: none is real rxe.
+ */
+export const WIRE_MODELS = ["rxe", "25GbE", "100GbE"] as const;
+export type WireModel = (typeof WIRE_MODELS)[number];
 
 /** The netdev MTUs of the two lab devices, in bytes. */
 export interface LabMtu {
@@ -45,6 +55,11 @@ export interface LinkFaults {
    * to drop that PSN again, set null, then the PSN.
    */
   dropPsn?: number | null;
+  /**
+   * How fast the simulator's wire is: one of WIRE_MODELS. On native the link runs at the host's
+   * speed and only "rxe" (what it is) is accepted.
+   */
+  wire?: WireModel;
 }
 
 /** The lab link as it is now. */
@@ -55,6 +70,7 @@ export interface LinkState {
   mtu: LabMtu;
   blockRoceUdp: boolean;
   dropPsn: number | null;
+  wire: WireModel;
 }
 
 /** The link with no fault: the lab VM's veth pair as it boots. */
@@ -65,6 +81,7 @@ export const CLEAN_LINK: LinkState = Object.freeze({
   mtu: Object.freeze({ rxe0: 1500, rxe1: 1500 }),
   blockRoceUdp: false,
   dropPsn: null,
+  wire: "rxe",
 }) as LinkState;
 
 /** Bounds of each fault (a veth accepts MTU 68..65535; below 576 IPv6 stops, above 9000 is no lab's). */
@@ -115,7 +132,7 @@ export function applyLinkFaults(current: LinkState, faults: unknown): LinkState 
   if (typeof faults !== "object" || faults === null || Array.isArray(faults))
     bad("faults", `setLink takes an object such as { loss: 0.01 }, got ${JSON.stringify(faults)}`);
   const f = faults as Record<string, unknown>;
-  const known = ["loss", "delay", "reorder", "mtu", "blockRoceUdp", "dropPsn"];
+  const known = ["loss", "delay", "reorder", "mtu", "blockRoceUdp", "dropPsn", "wire"];
   for (const k of Object.keys(f))
     if (!known.includes(k)) bad(k, `setLink has no fault named ${JSON.stringify(k)} (it knows ${known.join(", ")})`);
   const next: LinkState = { ...current, mtu: { ...current.mtu } };
@@ -147,6 +164,14 @@ export function applyLinkFaults(current: LinkState, faults: unknown): LinkState 
     if (n !== null && (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > PSN_MAX))
       bad("dropPsn", `dropPsn must be a PSN from 0 to ${PSN_MAX} (0xffffff) or null, got ${JSON.stringify(n)}`);
     next.dropPsn = n;
+  }
+  if (f.wire !== undefined) {
+    if (!(WIRE_MODELS as readonly unknown[]).includes(f.wire))
+      bad(
+        "wire",
+        `wire must be one of ${WIRE_MODELS.join(", ")} (the simulator's models), got ${JSON.stringify(f.wire)}`,
+      );
+    next.wire = f.wire as WireModel;
   }
   if (next.reorder > 0 && next.delay === 0)
     bad("reorder", "reorder needs a delay: the packets not reordered wait `delay` ms while the others overtake them");

@@ -152,6 +152,7 @@ describe("the Network panel's requests", () => {
       mtu: { rxe0: 4000, rxe1: 1200 },
       blockRoceUdp: false,
       dropPsn: null,
+      wire: "rxe",
     });
     // The refused call is in the transcript too, as a failed verbslab_set_link.
     const last = (await ask("transcript.get", {})).events.at(-1) as VerbEvent;

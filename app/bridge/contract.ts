@@ -15,7 +15,7 @@ import type { Lesson, Text } from "../../lessons/schema.js";
 import type { Verdict } from "../../lessons/checks.js";
 import type { DeviceInfo, PortCounters } from "../../verbs/types.js";
 import type { ErrorData } from "../../verbs/errors.js";
-import type { LinkFaults, LinkState } from "../../verbs/lab.js";
+import { WIRE_MODELS, type LinkFaults, type LinkState } from "../../verbs/lab.js";
 import type { GateMode, PendingCall, QpModelView } from "../session/session-types.js";
 import type { TranscriptEvent, TranscriptHeader } from "../session/transcript.js";
 import type { Ref } from "../session/wire.js";
@@ -330,6 +330,7 @@ export const requestSchemas = {
       reorder: s.optional(s.number()),
       mtu: s.optional(s.object({ rxe0: s.optional(s.number()), rxe1: s.optional(s.number()) })),
       blockRoceUdp: s.optional(s.boolean()),
+      wire: s.optional(s.literal(...WIRE_MODELS)),
     }),
   }),
   /** Every fault removed (verbslab_clear_link, recorded), and none kept for later runs. */

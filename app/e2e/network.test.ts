@@ -151,6 +151,36 @@ describe.skipIf(!hasChromium)("the Network panel in Chromium (web mode, simulato
     await screenshotOf(page, ".inspector-tabs", "network-bad-field");
   }, 60_000);
 
+  // After the refused value above: the fixed form applies (a message going away once blanked the app).
+  it("the wire model: 25GbE chosen in the panel, the top bar and the run's transcript say so; cleared, back to rxe's model", async () => {
+    await page.click("[data-tab=network]");
+    await page.fill("[data-field=mtu1]", "1500");
+    const badge = page.locator("[data-testid=wire-model]");
+    expect(await badge.textContent()).toBe("wire: rxe model");
+    await page.selectOption("[data-field=wire]", "25GbE");
+    await page.click("[data-action=net-apply]");
+    await page.waitForFunction(() =>
+      /25GbE NIC model/.test(document.querySelector("[data-testid=net-link-now]")?.textContent ?? ""),
+    );
+    expect(await badge.textContent()).toBe("wire: 25GbE NIC model");
+    await setEditorCode(page, PROGRAM);
+    await runAndWait(page);
+    await page.click("[data-tab=transcript]");
+    const rows = await transcriptRows(page);
+    expect(rowVerb(rows[0]!)).toBe("verbslab_set_link");
+    expect(rows[0]).toContain('"wire":"25GbE"');
+    // Still the model the next run starts on: the session's release puts back only what a program set.
+    expect(await badge.textContent()).toBe("wire: 25GbE NIC model");
+    await screenshot(page, "network-wire-25gbe");
+    await page.click("[data-tab=network]");
+    await page.click("[data-action=net-clear]");
+    await page.waitForFunction(
+      () => document.querySelector("[data-testid=wire-model]")?.textContent === "wire: rxe model",
+    );
+    expect(await page.inputValue("[data-field=wire]")).toBe("rxe");
+    expect(errors).toEqual([]);
+  }, 120_000);
+
   it("中文: the tab, its labels and notes in Chinese (1366×768)", async () => {
     await page.setViewportSize({ width: 1366, height: 768 });
     await page.selectOption("select[aria-label=language]", "zh");

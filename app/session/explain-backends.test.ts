@@ -3,6 +3,7 @@
  * and on a backend that gives none, as native (inferred from both sides' objects by the one
  * inference function): the status a learner polls, and a reason that names the cause.
  */
+import { wcReasonText } from "../../verbs/wc-reason.js";
 import { describe, expect, it } from "vitest";
 import { createSimBackend } from "../../sim/index.js";
 import {
@@ -192,6 +193,6 @@ describe.each(BACKENDS)("remote failures explained on %s", (_name, source, backe
     const polled = (s.events() as VerbEvent[]).flatMap((e) => e.completions ?? []);
     const why = polled.find((p) => p.wc === wc || p.wc.qp_num === wc.qp_num)!.why!;
     expect(why.source).toBe(source);
-    expect(why.reason).toMatch(source === "simulator" ? c.simulator : c.inferred);
+    expect(wcReasonText(why.reason)).toMatch(source === "simulator" ? c.simulator : c.inferred);
   });
 });

@@ -18,7 +18,14 @@ import {
   IBV_WR_RDMA_WRITE,
   IBV_WR_SEND,
 } from "../../verbs/constants.js";
-import { inferWcReason, type MrFact, type QpFact, type WcFacts } from "./explain-wc.js";
+import { inferWcReason as inferData, type MrFact, type QpFact, type WcFacts } from "./explain-wc.js";
+import { wcReasonText } from "../../verbs/wc-reason.js";
+
+/** The inferred reason as the English the transcript exports print. */
+const inferWcReason = (f: WcFacts) => {
+  const r = inferData(f);
+  return r && wcReasonText(r);
+};
 
 // Two connected QPs as a session would know them: QP 17 on rxe0 writes to QP 18 on rxe1.
 const me = (o: Partial<QpFact> = {}): QpFact => ({

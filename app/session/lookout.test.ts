@@ -4,6 +4,7 @@
  * none, as native), a CQ destroy that would hang libibverbs is refused before the backend is
  * called, and silent beginner mistakes earn a notice.
  */
+import { wcReasonText } from "../../verbs/wc-reason.js";
 import { describe, expect, it, vi } from "vitest";
 import { createSimBackend } from "../../sim/index.js";
 import { SimCq } from "../../sim/cq.js";
@@ -93,7 +94,8 @@ describe("failed completions carry why", () => {
     expect(wc.status).toBe(IBV_WC_REM_ACCESS_ERR);
     const polled = verbEvents(s).find((e) => e.method === "pollWait")!.completions![0]!;
     expect(polled.why).toMatchObject({ source: "simulator", posted: "IBV_WR_RDMA_WRITE" });
-    expect(polled.why!.reason).toMatch(/outside the MR/);
+    expect(polled.why!.reason).toMatchObject({ kind: "outside-mr", n: 64 });
+    expect(wcReasonText(polled.why!.reason)).toMatch(/outside the MR/);
   });
 
   it("without the backend's reason (native): inferred from the MR the session knows", async () => {
@@ -105,10 +107,12 @@ describe("failed completions carry why", () => {
     expect(polled.why).toEqual({
       source: "inferred",
       posted: "IBV_WR_RDMA_WRITE",
-      reason:
-        `[0x${(end - 16).toString(16)}, 0x${(end + 48).toString(16)}) (64 bytes) is outside mr0 ` +
-        `[0x${mr.addr.toString(16)}, 0x${end.toString(16)}): 48 bytes past its end`,
+      reason: { kind: "outside-mr", mr: "mr0", va: end - 16, n: 64, mrAddr: mr.addr, mrLen: mr.length },
     });
+    expect(wcReasonText(polled.why!.reason)).toBe(
+      `[0x${(end - 16).toString(16)}, 0x${(end + 48).toString(16)}) (64 bytes) is outside mr0 ` +
+        `[0x${mr.addr.toString(16)}, 0x${end.toString(16)}): 48 bytes past its end`,
+    );
   });
 
   it("the Markdown and HTML exports keep why", async () => {
@@ -198,6 +202,13 @@ describe("beginner mistakes that pass silently get a notice", () => {
     expect(notices.map((n) => n.id)).toEqual(["cq_rounded_up"]);
     expect(notices[0]!.text).toMatch(/created with cqe 10, and rxe0 returned cqe 15/);
     expect(notices[0]!.text).toMatch(/15 WRs can complete into it \(QP \d+: 10 sends \+ 5 receives\)/);
+    expect(notices[0]).toMatchObject({
+      asked: 10,
+      actual: 15,
+      device: "rxe0",
+      wrs: 15,
+      users: [{ send: 10, recv: 5 }],
+    });
   });
 
   it("a CQ big enough as asked gets none, nor one the rounding does not save either (lessons size CQs so)", async () => {

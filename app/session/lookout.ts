@@ -25,8 +25,10 @@ import { unackedEventsError } from "../../verbs/cq-events.js";
 import type { VerbsError } from "../../verbs/errors.js";
 import type { Cq, Mr, Qp, VerbsBackend } from "../../verbs/backend.js";
 import type { QpAttrInput, QpInitAttr, RecvWr, SendWr, Wc } from "../../verbs/types.js";
+import type { WcReason } from "../../verbs/wc-reason.js";
+import { cqRoundedUpText, readBeforePollText } from "./notice-text.js";
 import { inferWcReason, type MrFact, type QpFact, type WcWhy, type WrFact } from "./explain-wc.js";
-import type { SessionNotice } from "./transcript.js";
+import type { CqRoundedUp, SessionNotice } from "./transcript.js";
 
 /** The session's objects, as the lookout needs them (entries in creation order, destroyed ones included). */
 export interface LookoutObjects {
@@ -39,7 +41,7 @@ export interface LookoutObjects {
 
 /** A backend that knows exactly why it failed a completion (the simulator, sim/explain.ts). */
 interface ExplainsCompletions {
-  completionReason(wc: Wc): string | undefined;
+  completionReason(wc: Wc): WcReason | undefined;
 }
 const explains = (b: VerbsBackend): b is VerbsBackend & ExplainsCompletions =>
   typeof (b as Partial<ExplainsCompletions>).completionReason === "function";
@@ -58,7 +60,6 @@ interface InFlight extends WrFact {
 
 const isWrite = (op: number) => op === IBV_WR_RDMA_WRITE || op === IBV_WR_RDMA_WRITE_WITH_IMM;
 const isAtomic = (op: number) => op === IBV_WR_ATOMIC_CMP_AND_SWP || op === IBV_WR_ATOMIC_FETCH_AND_ADD;
-const opName = (op: number) => nameOf(ibv_wr_opcode, op).replace("IBV_WR_", "");
 
 export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
   const inFlight = new Map<number, InFlight[]>();
@@ -197,31 +198,23 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
     // The running total decides; the QPs are listed (a walk over all of them) only when it warns.
     const total = cqWrs.get(cq) ?? 0;
     if (total <= asked || total > actual) return undefined;
-    const users: string[] = [];
+    const users: CqRoundedUp["users"] = [];
     let wrs = 0;
     for (const e of live("qp")) {
       const a = qpAsked.get(e.handle);
       if (!a) continue;
-      const parts: string[] = [];
-      if (a.send_cq === cq && a.send) parts.push(`${a.send} send${a.send === 1 ? "" : "s"}`);
-      if (a.recv_cq === cq && a.recv) parts.push(`${a.recv} receive${a.recv === 1 ? "" : "s"}`);
-      if (!parts.length) continue;
-      wrs += (a.send_cq === cq ? a.send : 0) + (a.recv_cq === cq ? a.recv : 0);
-      users.push(`QP ${(e.obj as Qp).qp_num}: ${parts.join(" + ")}`);
+      const send = a.send_cq === cq ? a.send : 0;
+      const recv = a.recv_cq === cq ? a.recv : 0;
+      if (!send && !recv) continue;
+      wrs += send + recv;
+      users.push({ qpn: (e.obj as Qp).qp_num, send, recv });
     }
     // Only the rounding case: a CQ smaller than its QPs' queues together is common and often
     // fine (lessons size them so); one that fits them only by rxe's rounding is a latent bug.
     if (wrs <= asked || wrs > actual) return undefined;
     cqWarned.add(cq);
-    const device = (entry.obj as Cq).context.device.name;
-    return {
-      id: "cq_rounded_up",
-      text:
-        `A CQ was created with cqe ${asked}, and ${device} returned cqe ${actual} (rxe rounds up to 2^k − 1). ` +
-        `${wrs} WRs can complete into it (${users.join(", ")}): more than the ${asked} asked for, so it works only ` +
-        `because of the rounding. A device that gives exactly what is asked overflows (IBV_EVENT_CQ_ERR). ` +
-        `Ask for cqe ≥ ${wrs}.`,
-    };
+    const data = { asked, actual, device: (entry.obj as Cq).context.device.name, wrs, users };
+    return { id: "cq_rounded_up", text: cqRoundedUpText(data), ...data };
   }
 
   return {
@@ -337,14 +330,16 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
           for (const w of list)
             if (w.targets.some((t) => t.mr === handle && t.start < end && offset < t.end)) {
               const qp = entryOf(qh)!.obj as Qp;
-              notices.push({
-                id: "read_before_poll",
-                text:
-                  `${mrLabel(handle)}.read(${offset}, ${end - offset}) reads bytes that an ${opName(w.opcode)} ` +
-                  `(wr_id ${w.wr_id} on QP ${qp.qp_num}) changes, before its completion was polled. The simulator ` +
-                  `has already finished it, so they look final; on a real device they may still be on the way. ` +
-                  `Poll its completion first${w.signaled ? "" : " (it is unsignaled: poll a later signaled WR of that QP)"}.`,
-              });
+              const data = {
+                mr: mrLabel(handle),
+                offset,
+                length: end - offset,
+                opcode: w.opcode,
+                wr_id: w.wr_id,
+                qpn: qp.qp_num,
+                signaled: w.signaled,
+              };
+              notices.push({ id: "read_before_poll", text: readBeforePollText(data), ...data });
               return notices;
             }
       }

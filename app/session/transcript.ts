@@ -99,9 +99,34 @@ export interface StateMove {
  * cqe rxe rounded it up to (the rounding hides the mistake); `read_before_poll`: an MR read of bytes an RDMA
  * READ/WRITE or atomic in flight changes, before its completion was polled.
  */
-export interface SessionNotice {
-  id: "cq_rounded_up" | "read_before_poll";
+export type SessionNotice = CqRoundedUp | ReadBeforePoll;
+
+/** The data of a `cq_rounded_up` notice; `text` is its English (notice-text.ts), as exports print it. */
+export interface CqRoundedUp {
+  id: "cq_rounded_up";
   text: string;
+  /** The cqe asked for, and the cqe the device returned. */
+  asked: number;
+  actual: number;
+  device: string;
+  /** How many WRs can complete into the CQ, and from which QPs (sends and receives). */
+  wrs: number;
+  users: { qpn: number; send: number; recv: number }[];
+}
+
+/** The data of a `read_before_poll` notice. */
+export interface ReadBeforePoll {
+  id: "read_before_poll";
+  text: string;
+  /** The MR read ("mr1") and the bytes read. */
+  mr: string;
+  offset: number;
+  length: number;
+  /** The WR in flight that changes them: its opcode (IBV_WR_*), wr_id, QP and whether it is signaled. */
+  opcode: number;
+  wr_id: number;
+  qpn: number;
+  signaled: boolean;
 }
 
 /** One QP transition librdmacm made for the program (verbs/cm.ts CmQpTransition, as recorded). */

@@ -84,6 +84,19 @@ describe("the lab link on native", () => {
     );
   });
 
+  it('a wire model is the simulator\'s: 25GbE is EOPNOTSUPP naming wire, and runs nothing; "rxe" (what the link is) is accepted', () => {
+    const f = fakeLab();
+    const lab = new NativeLabLink(f.run, f.where);
+    expect(() => lab.setLink({ wire: "25GbE" })).toThrow(
+      expect.objectContaining({ code: "EOPNOTSUPP", attribute: "wire", reason: expect.stringMatching(/host's speed/) }),
+    );
+    expect(f.calls).toEqual([]);
+    expect(lab.setLink({ wire: "rxe" }).wire).toBe("rxe");
+    expect(() => lab.setLink({ wire: "10GbE" as never })).toThrow(
+      expect.objectContaining({ code: "EINVAL", attribute: "wire" }),
+    );
+  });
+
   it("on the lab network: netem on both veths, the MTU per side, the nft table; clearLink undoes each", () => {
     const f = fakeLab();
     const lab = new NativeLabLink(f.run, f.where);
@@ -94,6 +107,7 @@ describe("the lab link on native", () => {
       mtu: { rxe0: 1500, rxe1: 1200 },
       blockRoceUdp: true,
       dropPsn: null,
+      wire: "rxe",
     });
     const acts = () => f.calls.filter((c) => !c.startsWith("ip -j"));
     expect(acts()).toEqual([

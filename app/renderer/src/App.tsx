@@ -3,6 +3,7 @@ import { Suspense, lazy, useCallback, useEffect, useLayoutEffect, useMemo, useRe
 import type { Language } from "../../../lessons/schema.js";
 import type { Verdict } from "../../../lessons/checks.js";
 import type { BackendChoice, BackendKind } from "../../bridge/contract.js";
+import type { LinkState, WireModel } from "../../../verbs/lab.js";
 import type { LabStore } from "./lab/store.js";
 import type { CourseStart } from "./lab/course.js";
 import { useLabState, useLabView } from "./lab/useLab.js";
@@ -314,9 +315,24 @@ function Lab({
 
   const lastSeq = state.events[state.events.length - 1]?.seq ?? 0;
   const netKey = `${state.session?.sessionId}:${runner.finished}`;
+  // The top bar names the simulator's wire model; a run or the Network tab may switch it.
+  const [wire, setWire] = useState<WireModel>("rxe");
+  const onLink = useCallback((l: LinkState | null) => l && setWire(l.wire), []);
+  useEffect(() => {
+    let live = true;
+    bridge.request("lab.get", {}).then(
+      (i) => live && onLink(i.link),
+      () => {}, // the Network tab says why, where the learner looks for it
+    );
+    return () => {
+      live = false;
+    };
+  }, [bridge, netKey, onLink]);
   const network = useCallback(
-    () => <NetworkPane bridge={bridge} kind={currentKind} running={runner.running} refreshKey={netKey} />,
-    [bridge, currentKind, runner.running, netKey],
+    () => (
+      <NetworkPane bridge={bridge} kind={currentKind} running={runner.running} refreshKey={netKey} onLink={onLink} />
+    ),
+    [bridge, currentKind, runner.running, netKey, onLink],
   );
   // The panes belong to the step whose program ran last: on another step its results are marked
   // as from before, and the editor (now showing another program) points at none of its lines.
@@ -360,6 +376,7 @@ function Lab({
         backends={backends}
         onBackend={onBackend}
         busy={runner.running}
+        wire={wire}
       />
       <main
         className="main"
@@ -420,7 +437,7 @@ function Lab({
             )}
             {stale && (
               <div className="notice" data-testid="stale-results">
-                The views show the last run, from another step: run this step&apos;s program to replace them.
+                {t.staleResults}
               </div>
             )}
             <ErrorBanner error={stale ? undefined : runner.error} failed={view.lastError} />

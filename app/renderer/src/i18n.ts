@@ -6,11 +6,37 @@
  */
 import { createContext, useContext } from "react";
 import type { Language } from "../../../lessons/schema.js";
-import type { LinkState } from "../../../verbs/lab.js";
+import type { LinkState, WireModel } from "../../../verbs/lab.js";
 import { percentOf as pct } from "./model/link-form.js";
 import type { VerbWhy } from "./model/verb-why.js";
 import type { LineOutcome } from "./model/view.js";
+import type { SessionNotice } from "../../session/transcript.js";
+import { shortWrOpcode } from "../../session/notice-text.js";
 import { stateName } from "./model/format.js";
+import {
+  accessName,
+  accessNames,
+  hex,
+  qpStateShort,
+  wcReasonText,
+  wrOpcodeName,
+  type LinkFault,
+  type QpRef,
+  type SgeOwner,
+  type WcReason,
+} from "../../../verbs/wc-reason.js";
+
+/** The wire models as the UI names them: each is a model, and says so. */
+const WIRE_NAME_EN: Record<WireModel, string> = {
+  rxe: "rxe model",
+  "25GbE": "25GbE NIC model",
+  "100GbE": "100GbE NIC model",
+};
+const WIRE_NAME_ZH: Record<WireModel, string> = {
+  rxe: "rxe 模型",
+  "25GbE": "25GbE 网卡模型",
+  "100GbE": "100GbE 网卡模型",
+};
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -33,7 +59,8 @@ const en = {
   lessonPicker: "lesson",
   backendTitle: "which verbs backend runs the program",
   backendSim: "simulator (rxe-faithful)",
-  wireModel: "wire: rxe model",
+  wireModel: (m: WireModel) => `wire: ${WIRE_NAME_EN[m]}`,
+  wireModelName: (m: WireModel) => WIRE_NAME_EN[m],
   wireModelTitle:
     "The simulator's timing comes from a wire model (sim/wire.ts) fitted to rxe in the lab VM; 25GbE and 100GbE are NIC models. Neither is real rxe.",
   backendNative: "real rxe (libibverbs)",
@@ -44,6 +71,12 @@ const en = {
     string
   >,
   restarted: (n: number) => ` · restarted ${n}×`,
+  backendDied: (reason?: string) => `The backend process stopped (${reason ?? "unknown reason"}). Restarting it…`,
+  backendBack: "The backend is back. Your transcript so far is intact.",
+  staleResults: "The views show the last run, from another step: run this step's program to replace them.",
+  hostLost: (reason: string) => `Lost the connection to VerbsLab's host: ${reason}`,
+  hostUnreachable: (why: string) => `Could not reach the VerbsLab host: ${why}`,
+  resyncFailed: (why: string) => `Could not re-read the transcript yet: ${why}`,
   switched: (native: boolean) => `Switched to the ${native ? "real rxe device" : "simulator"}: a fresh session.`,
   stillOn: (native: boolean, why: string) =>
     `Still on the ${native ? "real rxe device" : "simulator"}, nothing lost. ${why}`,
@@ -113,6 +146,10 @@ const en = {
   } as Partial<Record<string, string>>,
   wcStatusOther: (status: number) => `Status ${status}.`,
   why: "Why:",
+  /** A beginner mistake the session noticed: its own English (app/session/notice-text.ts). */
+  notice: (n: SessionNotice): string => n.text,
+  /** Why a completion failed, from its data (verbs/wc-reason.ts, where the English wording lives). */
+  wcReason: (r: WcReason): string => wcReasonText(r),
   whySimulator: "exact: the simulator's responder",
   whyInferred: "inferred from both sides' objects",
   opcodeUnset: (opcode: number) => `opcode ${opcode} (unset)`,
@@ -174,6 +211,10 @@ const en = {
       l.dropPsn !== null && `drop PSN ${l.dropPsn}`,
     ].filter(Boolean) as string[],
   netMtuNow: (l: LinkState) => `MTU rxe0 ${l.mtu.rxe0} · rxe1 ${l.mtu.rxe1}`,
+  netWire: "Wire model",
+  netWireTitle:
+    "How fast the simulator's wire is: rxe's model fitted to the lab VM (slow: emulated), or a 25GbE or 100GbE NIC model. Packets already on the wire keep their times.",
+  netWireNative: "Real rxe runs at its host's speed: the wire models are the simulator's.",
   netLoss: "Loss (%)",
   netDelay: "Delay (ms)",
   netReorder: "Reorder (%)",
@@ -279,6 +320,170 @@ const en = {
 
 export type Strings = typeof en;
 
+/** "rxe1 上的 QP 17". */
+const zhQp = (q: QpRef) => (q.device ? `${q.device} 上的 QP ${q.qpn}` : `QP ${q.qpn}`);
+const zhRange = (a: number, n: number) => `[${hex(a)}, ${hex(a + n)})`;
+const zhFlags = (a: number) => accessNames(a, "无");
+const zhOwner = (o: SgeOwner) => (o === "send" ? "该 WR 的" : "它的接收 WQE 的");
+const zhRkeyMr = (rkey: number, mr?: string) => (mr ? `${mr}（rkey ${hex(rkey)}）` : `rkey 为 ${hex(rkey)} 的 MR`);
+/** The simulator's packet-log words for a drop (sim/world.ts) that a retry can meet; others stay as logged. */
+const ZH_DROP: Record<string, string> = {
+  "link down": "链路断开",
+  "no route to the destination GID": "没有到目的 GID 的路由",
+  "QP type does not match the opcode": "QP 类型与操作码不符",
+  "destination QP is not ready": "目的 QP 尚未就绪",
+  "addresses do not match the QP's path": "地址与该 QP 的路径不符",
+  "Q_Key mismatch": "Q_Key 不匹配",
+};
+
+/** A fault of the lab link (sim/faults.ts) in Chinese. */
+function zhFault(f: LinkFault): string {
+  switch (f.kind) {
+    case "mtu":
+      return `${f.bytes} 字节的包超过了 ${f.netdev} 的 MTU`;
+    case "loss":
+      return `丢失（${f.netdev} 上 netem 的丢包率 ${f.percent}%）`;
+    case "udp-blocked":
+      return `UDP 4791 被拦截（${f.netdev} 所在主机的 nftables input 规则）`;
+    case "psn-dropped":
+      return `PSN ${f.psn} 被丢弃一次（${f.netdev} 所在主机的 nftables input 规则）`;
+  }
+}
+
+/** Why a completion failed, in Chinese: one case per kind of verbs/wc-reason.ts, the same values. */
+function zhWcReason(r: WcReason): string {
+  if (typeof r !== "object" || r === null) return String(r);
+  const at = "at" in r && r.at ? `${zhQp(r.at)}：` : "";
+  return at + zhWcBody(r);
+}
+
+function zhWcBody(r: WcReason): string {
+  switch (r.kind) {
+    case "rkey-zero":
+      return "rkey 0 不指向任何 MR（注册时没有 REMOTE_* 访问标志的 MR，rkey 就是 0）";
+    case "rkey-is-lkey":
+      if (r.mrRkey !== 0)
+        return r.mr
+          ? `rkey ${hex(r.rkey)} 是 ${r.mr} 的 lkey，不是它的 rkey（${hex(r.mrRkey)}）`
+          : `rkey ${hex(r.rkey)} 是某个 MR 的 lkey，该 MR 的 rkey 是 ${hex(r.mrRkey)}`;
+      return r.mr
+        ? `rkey ${hex(r.rkey)} 是 ${r.mr} 的 lkey；${r.mr} 注册时没有 REMOTE_* 访问标志，它的 rkey 是 0`
+        : `rkey ${hex(r.rkey)} 是某个 MR 的 lkey；该 MR 注册时没有 REMOTE_* 访问标志，它的 rkey 是 0` +
+            "（rxe 只给带远程访问权限的 MR 分配 rkey，值与其 lkey 相同）";
+    case "rkey-unknown":
+      return r.peer
+        ? `rkey ${hex(r.rkey)} 不是 ${zhQp(r.peer)} 所在设备上任何 MR 的 rkey`
+        : `rkey ${hex(r.rkey)} 在本设备上不指向任何 MR`;
+    case "mr-other-pd":
+      return `${zhRkeyMr(r.rkey, r.mr)} 与 ${r.peer ? zhQp(r.peer) : "该 QP"} 不属于同一个 PD`;
+    case "mr-access":
+      return `${zhRkeyMr(r.rkey, r.mr)} 缺少 ${accessName(r.need)}（它的访问标志是 ${zhFlags(r.have)}）`;
+    case "outside-mr": {
+      const past = r.va + r.n - (r.mrAddr + r.mrLen);
+      return (
+        `${zhRange(r.va, r.n)}（${r.n} 字节）超出了${r.mr ? ` ${r.mr}` : "该 MR"} ${zhRange(r.mrAddr, r.mrLen)}` +
+        (past > 0 && r.va >= r.mrAddr ? `：越过末尾 ${past} 字节` : "")
+      );
+    }
+    case "qp-access":
+      return `${r.peer ? `${zhQp(r.peer)} 的` : "它的"} qp_access_flags 缺少 ${accessName(r.need)}（现在是 ${zhFlags(r.have)}）`;
+    case "no-rd-atomic":
+      return `${zhQp(r.qp)} 的 max_dest_rd_atomic 为 0：它不接受 RDMA READ 或原子操作`;
+    case "atomic-unaligned":
+      return `原子操作的远端地址 ${hex(r.va)} 没有按 8 字节对齐`;
+    case "op-sequence":
+      return "到达的包不符合其消息的操作码顺序";
+    case "op-invalid":
+      return `该 QP 现在不能发送这个操作码（${wrOpcodeName(r.opcode)}：对此 QP 类型无效，或顺序不对）`;
+    case "refused":
+      return { "invalid-request": "请求无效", access: "访问被拒绝", "recv-wqe": "接收 WQE 有误" }[r.what];
+    case "recv-short":
+      return `消息比它的接收 WQE（${r.recvBytes} 字节）长`;
+    case "send-longer":
+      return `这个 SEND 携带 ${r.sendBytes} 字节，而 ${zhQp(r.peer)} 的接收 WQE 只能容纳 ${r.recvBytes} 字节`;
+    case "sge-lkey-unknown":
+      return `${zhOwner(r.owner)} sg_list[${r.i}].lkey ${hex(r.lkey)} ${r.device ? `在 ${r.device} 上不指向任何 MR` : "不是本 QP 所在设备上任何 MR 的 lkey"}`;
+    case "sge-other-pd":
+      return r.mr
+        ? `${zhOwner(r.owner)} sg_list[${r.i}] 指向 ${r.mr}，它与该 QP 不属于同一个 PD`
+        : `${zhOwner(r.owner)} sg_list[${r.i}].lkey ${hex(r.lkey)} 指向的 MR 与该 QP 不属于同一个 PD`;
+    case "sge-no-local-write":
+      return `${zhOwner(r.owner)} sg_list[${r.i}] 的 MR（lkey ${hex(r.lkey)}）缺少 IBV_ACCESS_LOCAL_WRITE（它的访问标志是 ${zhFlags(r.have)}）`;
+    case "sge-outside":
+      return `${zhOwner(r.owner)} sg_list[${r.i}] ${zhRange(r.addr, r.len)} 超出了${r.mr ? ` ${r.mr}` : "它的 MR"} ${zhRange(r.mrAddr, r.mrLen)}`;
+    case "sge-refused":
+      return `${zhOwner(r.owner)} sg_list 被拒绝`;
+    case "psn-ahead":
+      return `${zhQp(r.qp)} 期望 PSN ${hex(r.expected)}，却收到更靠后的 ${hex(r.got)}：发送方的 sq_psn 与本 QP 的 rq_psn 不一致`;
+    case "psn-behind":
+      return (
+        `${zhQp(r.qp)} 期望 PSN ${hex(r.expected)}，却收到更早的 ${hex(r.got)}，于是把请求当作重复请求：` +
+        "发送方的 sq_psn 与本 QP 的 rq_psn 不一致"
+      );
+    case "psn-set-apart":
+      return (
+        `本 QP 的 sq_psn 设为 ${r.sqPsn}，而 ${zhQp(r.peer)} 的 rq_psn 设为 ${r.rqPsn}：响应方` +
+        (r.sqPsn > r.rqPsn ? "以 PSN 顺序错误回 NAK" : "把这些请求当作重复请求")
+      );
+    case "no-qp":
+      return `${r.device} 丢弃了它的包：${r.device} 上没有 QP ${hex(r.qpn)}`;
+    case "dropped": {
+      const what = r.fault ? zhFault(r.fault) : (ZH_DROP[r.drop] ?? r.drop);
+      return r.where === "send"
+        ? `${r.device} 无法发送：${what}`
+        : r.where === "wire"
+          ? `${r.device} 没有收到它的包：${what}`
+          : `${r.device} 丢弃了它的包：${what}`;
+    }
+    case "dest-qp-unknown":
+      return (
+        `dest_qp_num 是 ${r.qpn}，而本会话里没有这个编号的 QP` +
+        (r.others.length ? `（其他 QP 是 ${r.others.join("、")}）` : "") +
+        "：对端设备丢弃每一个包"
+      );
+    case "peer-not-ready":
+      return `${zhQp(r.peer)} 处于 ${qpStateShort(r.state)}：QP 要到 RTR 及之后才接受请求`;
+    case "peer-answers-other":
+      return `${zhQp(r.peer)} 应答的是 QP ${r.answers}（它的 dest_qp_num），不是 QP ${r.me}：不会有 ACK 回来`;
+    case "no-answer":
+      return `QP ${r.qpn} 没有任何应答`;
+    case "rnr":
+      return r.qp
+        ? `SEND 到达时 ${zhQp(r.qp)} 没有提交任何接收 WQE（要在对端发送之前 post_recv）`
+        : "响应方回了 RNR NAK";
+    case "retries":
+      return (
+        `${zhWcReason(r.cause)}；共尝试 ${r.value + 1} 次（${r.counter} ${r.value}）` +
+        (r.counter === "rnr_retry" ? "后请求方放弃了" : "")
+      );
+    default:
+      return JSON.stringify(r);
+  }
+}
+
+/** The session's notices in Chinese, from their data; a transcript from before they had data keeps its English. */
+function zhNotice(n: SessionNotice): string {
+  const english = n.text;
+  if (n.id === "cq_rounded_up") {
+    if (!("asked" in n)) return english;
+    const users = n.users.map((u) => {
+      const parts = [...(u.send ? [`${u.send} 个发送`] : []), ...(u.recv ? [`${u.recv} 个接收`] : [])];
+      return `QP ${u.qpn}：${parts.join(" + ")}`;
+    });
+    return (
+      `创建 CQ 时请求的 cqe 是 ${n.asked}，${n.device} 返回了 cqe ${n.actual}（rxe 向上取整到 2^k − 1）。` +
+      `最多有 ${n.wrs} 个 WR 会完成到这个 CQ（${users.join("，")}），比请求的 ${n.asked} 多：它能工作只是因为取整。` +
+      `严格按请求分配的设备会溢出（IBV_EVENT_CQ_ERR）。请把 cqe 设为 ≥ ${n.wrs}。`
+    );
+  }
+  if (!("mr" in n)) return english;
+  return (
+    `${n.mr}.read(${n.offset}, ${n.length}) 读取的字节正被一个 ${shortWrOpcode(n.opcode)}（QP ${n.qpn} 上的 wr_id ${n.wr_id}）` +
+    "修改，而它的完成还没有被轮询。模拟器已经执行完它，所以这些字节看起来像最终结果；在真实设备上它们可能还在传输途中。" +
+    `请先轮询它的完成${n.signaled ? "" : "（它是无信号的：轮询该 QP 之后一个有信号的 WR）"}。`
+  );
+}
+
 const zh: Strings = {
   goals: "目标",
   hint: "显示提示",
@@ -296,7 +501,8 @@ const zh: Strings = {
   lessonPicker: "课程",
   backendTitle: "由哪个 verbs 后端运行程序",
   backendSim: "模拟器（行为同 rxe）",
-  wireModel: "链路：rxe 模型",
+  wireModel: (m) => `链路：${WIRE_NAME_ZH[m]}`,
+  wireModelName: (m) => WIRE_NAME_ZH[m],
   wireModelTitle:
     "模拟器的时间来自一个链路模型（sim/wire.ts），按实验虚拟机中的 rxe 拟合；25GbE 和 100GbE 是网卡模型。它们都不是真实的 rxe。",
   backendNative: "真实 rxe（libibverbs）",
@@ -304,6 +510,12 @@ const zh: Strings = {
   backendState: (state) => `后端${state}`,
   backendStates: { running: "运行中", starting: "启动中", died: "已崩溃", disconnected: "已断开" },
   restarted: (n) => ` · 已重启 ${n} 次`,
+  backendDied: (reason) => `后端进程已停止（${reason ?? "原因不明"}）。正在重启…`,
+  backendBack: "后端已恢复。到目前为止的记录完好无损。",
+  staleResults: "这些视图显示的是另一步的上一次运行：运行本步的程序来替换它们。",
+  hostLost: (reason) => `与 VerbsLab 主机的连接已断开：${reason}`,
+  hostUnreachable: (why) => `无法连接 VerbsLab 主机：${why}`,
+  resyncFailed: (why) => `暂时无法重新读取记录：${why}`,
   switched: (native) => `已切换到${native ? "真实 rxe 设备" : "模拟器"}：新的会话。`,
   stillOn: (native, why) => `仍在${native ? "真实 rxe 设备" : "模拟器"}上，没有丢失任何内容。${why}`,
   run: "▶ 运行",
@@ -345,6 +557,11 @@ const zh: Strings = {
         return `cur_qp_state 写的是 ${st(w.claimed)}，但 QP 处于 ${st(w.actual)}`;
       case "rate-limit":
         return `libibverbs 拒绝 IBV_QP_RATE_LIMIT 及更高的掩码位：${w.notAllowed.join(", ")}`;
+      case "unacked-events":
+        return (
+          `libibverbs 会永远等下去：有 ${w.n} 个完成事件还没有确认` +
+          `（它们是 ibv_get_cq_event 取回的；请先调用 cq.ackEvents(${w.n})）`
+        );
     }
   },
   lineOutcome: (o) =>
@@ -378,6 +595,8 @@ const zh: Strings = {
   },
   wcStatusOther: (status) => `状态 ${status}。`,
   why: "原因：",
+  notice: (n) => zhNotice(n),
+  wcReason: (r) => zhWcReason(r),
   whySimulator: "确切原因：来自模拟器的响应方",
   whyInferred: "根据双方的对象推断",
   opcodeUnset: (opcode) => `opcode ${opcode}（未设置）`,
@@ -436,6 +655,10 @@ const zh: Strings = {
       l.dropPsn !== null && `丢弃 PSN ${l.dropPsn}`,
     ].filter(Boolean) as string[],
   netMtuNow: (l) => `MTU rxe0 ${l.mtu.rxe0} · rxe1 ${l.mtu.rxe1}`,
+  netWire: "链路模型",
+  netWireTitle:
+    "模拟器线路的速度：按实验虚拟机拟合的 rxe 模型（较慢：虚拟机是模拟的），或 25GbE、100GbE 网卡模型。已在线路上的包保持原来的时间。",
+  netWireNative: "真实 rxe 以其主机的速度运行：链路模型只属于模拟器。",
   netLoss: "丢包率 (%)",
   netDelay: "延迟 (ms)",
   netReorder: "乱序 (%)",

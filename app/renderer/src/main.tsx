@@ -8,4 +8,4 @@ import "./styles.css";
 const store = new LabStore(bridge);
 const root = createRoot(document.getElementById("root")!);
 root.render(<App store={store} course={course} arrived={courseArrived()} />);
-store.start().catch((err: Error) => store.notice("error", `Could not reach the VerbsLab host: ${err.message}`));
+store.start().catch((err: Error) => store.notice("error", (t) => t.hostUnreachable(err.message)));

@@ -5,6 +5,7 @@
  */
 import { formatCall, formatOutcome, formatValue, formatWc, hex, ms, stateLabel } from "../describe.js";
 import type { Transcript, VerbEvent } from "../transcript.js";
+import { wcReasonText } from "../../../verbs/wc-reason.js";
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -89,7 +90,7 @@ function verbSection(e: VerbEvent): string {
       `<p>Completions:</p><ul>${e.completions
         .map(
           (c) =>
-            `<li>cq${c.cq}: ${escapeHtml(formatWc(c.wc))}${c.why ? ` — why (${c.why.source}): ${escapeHtml(c.why.reason)}` : ""}</li>`,
+            `<li>cq${c.cq}: ${escapeHtml(formatWc(c.wc))}${c.why ? ` — why (${c.why.source}): ${escapeHtml(wcReasonText(c.why.reason))}` : ""}</li>`,
         )
         .join("")}</ul>`,
     );

@@ -1,6 +1,7 @@
 /** The transcript as Markdown: one section per verb with its outcome, state changes, query diffs and completions. */
 import { formatCall, formatOutcome, formatValue, formatWc, hex, ms, stateLabel } from "../describe.js";
 import type { Transcript, VerbEvent } from "../transcript.js";
+import { wcReasonText } from "../../../verbs/wc-reason.js";
 
 const code = (s: string) => "`" + s.replace(/`/g, "ˋ") + "`";
 
@@ -69,7 +70,9 @@ function verbSection(e: VerbEvent): string[] {
   if (e.completions?.length) {
     out.push("", "Completions:", "");
     for (const c of e.completions)
-      out.push(`- cq${c.cq}: ${formatWc(c.wc)}${c.why ? ` — why (${c.why.source}): ${c.why.reason}` : ""}`);
+      out.push(
+        `- cq${c.cq}: ${formatWc(c.wc)}${c.why ? ` — why (${c.why.source}): ${wcReasonText(c.why.reason)}` : ""}`,
+      );
   }
   for (const n of e.notices ?? []) out.push("", `> ⚠ ${n.text}`);
   if (e.counters?.length) {

@@ -5,6 +5,7 @@
  * transcript. Panes read it through `useLabStore` (useSyncExternalStore).
  */
 import type { Bridge } from "../../../bridge/client.js";
+import type { Strings } from "../i18n.js";
 import type {
   BackendStatus,
   BridgeEvents,
@@ -21,7 +22,8 @@ export const STEP_HOLD_MS = 50;
 export interface Notice {
   id: number;
   level: "info" | "warn" | "error";
-  text: string;
+  /** The text, or how to word it (i18n.ts): worded when shown, in the language chosen then. */
+  text: string | ((t: Strings) => string);
 }
 
 export interface LabState {
@@ -125,7 +127,7 @@ export class LabStore {
     this.set({ gate: g }, true);
   };
 
-  notice(level: Notice["level"], text: string) {
+  notice(level: Notice["level"], text: Notice["text"]) {
     const n = { id: this.nextNotice++, level, text };
     this.set({ notices: [...this.state.notices.slice(-4), n] });
     return n.id;
@@ -163,19 +165,15 @@ export class LabStore {
       b.on("backend", (s) => {
         const { event, ...status } = s;
         this.set({ backend: status });
-        if (event === "died")
-          this.notice(
-            "error",
-            `The backend process stopped (${status.lastExit?.reason ?? "unknown reason"}). Restarting it…`,
-          );
+        if (event === "died") this.notice("error", (t) => t.backendDied(status.lastExit?.reason));
         if (event === "restarted" || (event === "started" && status.restarts > 0)) {
-          this.notice("info", "The backend is back. Your transcript so far is intact.");
+          this.notice("info", (t) => t.backendBack);
           void this.resync();
         }
       }),
       b.onClose((reason) => {
         this.set({ connected: false });
-        this.notice("error", `Lost the connection to VerbsLab's host: ${reason}`);
+        this.notice("error", (t) => t.hostLost(reason));
       }),
     );
     const [info, got] = await Promise.all([b.request("host.info", {}), b.request("transcript.get", {})]);
@@ -208,7 +206,8 @@ export class LabStore {
       ]);
       this.set({ previousSnapshot: this.state.snapshot, snapshot, gate, backend });
     } catch (err) {
-      this.notice("warn", `Could not re-read the transcript yet: ${(err as Error).message}`);
+      const why = (err as Error).message;
+      this.notice("warn", (t) => t.resyncFailed(why));
     }
   }
 

@@ -11,6 +11,7 @@ import {
   applyLinkFaults,
   type LinkFaults,
   type LinkState,
+  type WireModel,
 } from "../../../../verbs/lab.js";
 
 export interface LinkForm {
@@ -20,6 +21,8 @@ export interface LinkForm {
   mtu0: string;
   mtu1: string;
   block: boolean;
+  /** The simulator's wire model (not a fault: the link's speed). */
+  wire: WireModel;
 }
 
 export type LinkField = keyof LinkForm;
@@ -41,6 +44,7 @@ export function formOf(link: LinkState): LinkForm {
     mtu0: String(link.mtu.rxe0),
     mtu1: String(link.mtu.rxe1),
     block: link.blockRoceUdp,
+    wire: link.wire,
   };
 }
 
@@ -52,9 +56,10 @@ const FIELD_OF: Record<string, LinkField> = {
   "mtu.rxe0": "mtu0",
   "mtu.rxe1": "mtu1",
   blockRoceUdp: "block",
+  wire: "wire",
 };
 
-function number(form: LinkForm, field: Exclude<LinkField, "block">, min: number, max: number, whole: boolean) {
+function number(form: LinkForm, field: Exclude<LinkField, "block" | "wire">, min: number, max: number, whole: boolean) {
   const text = form[field].trim();
   const v = text === "" ? NaN : Number(text);
   if (!Number.isFinite(v) || v < min || v > max || (whole && !Number.isInteger(v)))
@@ -87,6 +92,7 @@ export function faultsFromForm(form: LinkForm, current: LinkState): { faults: Li
       ...(rxe1 !== current.mtu.rxe1 && { rxe1 }),
     };
   if (form.block !== current.blockRoceUdp) faults.blockRoceUdp = form.block;
+  if (form.wire !== current.wire) faults.wire = form.wire;
   try {
     applyLinkFaults(current, faults);
   } catch (e) {

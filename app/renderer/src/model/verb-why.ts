@@ -1,5 +1,6 @@
 /**
- * Why a verb failed, as data the UI words in the learner's language (i18n.ts `verbWhy`). The
+ * Why a verb failed, as data the UI words in the learner's language (i18n.ts `verbWhy`): the
+ * session's refusal of a destroy that would hang (verbs/cq-events.ts), and the modify family. The
  * backend's `reason` is an English sentence; the data behind the common one, a modify refused by
  * the QP transition table, is all in the event: the call's attributes and mask and the QP's state
  * before the call. So the table's own check (verbs/qp-transitions.ts) is run again on them, and
@@ -15,6 +16,7 @@ import {
   flagNames,
   ibv_qp_attr_mask,
 } from "../../../../verbs/constants.js";
+import { unackedEventsOf } from "../../../../verbs/cq-events.js";
 import { checkModifyMask, QP_TRANSITIONS, type TableQpType } from "../../../../verbs/qp-transitions.js";
 
 export type VerbWhy =
@@ -25,10 +27,14 @@ export type VerbWhy =
   /** cur_qp_state named a state the QP is not in. */
   | { kind: "cur-state"; claimed: number; actual: number }
   /** libibverbs refuses mask bits from IBV_QP_RATE_LIMIT up. */
-  | { kind: "rate-limit"; notAllowed: string[] };
+  | { kind: "rate-limit"; notAllowed: string[] }
+  /** ibv_destroy_cq refused: `n` completion events got and not acknowledged (libibverbs would wait for ever). */
+  | { kind: "unacked-events"; n: number };
 
 /** The structured reason of a failed `modify` event, or undefined (not a modify, or not the table's refusal). */
 export function verbWhy(e: VerbEvent, qpType: number | undefined): VerbWhy | undefined {
+  const unacked = e.error && unackedEventsOf(e.error);
+  if (unacked !== undefined) return { kind: "unacked-events", n: unacked };
   if (!e.error || e.method !== "modify" || qpType === undefined) return undefined;
   const before = e.qps.find((q) => q.qp === e.target.$handle)?.before;
   if (!before || e.error.code === undefined) return undefined;

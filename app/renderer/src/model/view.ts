@@ -4,6 +4,7 @@
  */
 import type { QpQuery, Wc } from "../../../../verbs/types.js";
 import type { WcWhy } from "../../../session/explain-wc.js";
+import type { WcReason } from "../../../../verbs/wc-reason.js";
 import type { VerbWhy } from "./verb-why.js";
 import type { Prediction, SessionNotice, SourceSite } from "../../../session/transcript.js";
 
@@ -258,7 +259,7 @@ export type TimelineRow =
       bytes: number;
       bad: boolean;
       /** Why it failed, when the session knows (its tooltip). */
-      why?: string;
+      why?: WcReason;
     }
   /** Packets of a long burst not carried to the renderer (the middle of a big message). */
   | { kind: "gap"; key: string; count: number }

@@ -40,7 +40,7 @@ export function Alerts({ qps, devices, mrs, notices }: AlertsProps) {
             {f.why ? (
               <>
                 {" "}
-                — {f.why.reason} <span className="why-source">({whySource(f.why, t)})</span>
+                — {t.wcReason(f.why.reason)} <span className="why-source">({whySource(f.why, t)})</span>
               </>
             ) : (
               <span className="muted"> — {t.seeCompletions}</span>
@@ -56,7 +56,7 @@ export function Alerts({ qps, devices, mrs, notices }: AlertsProps) {
       ))}
       {shown.map((n) => (
         <div key={`n${n.seq}-${n.id}`} className="alert notice" data-testid="session-notice" data-notice={n.id}>
-          ⚠ {n.text}
+          ⚠ {t.notice(n)}
         </div>
       ))}
     </div>

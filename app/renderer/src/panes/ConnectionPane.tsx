@@ -83,7 +83,8 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
                   {q.name}: {t.wrFailedWith(wcStatusName(q.failure!.status))}
                   {q.failure!.why ? (
                     <>
-                      : {q.failure!.why.reason} <span className="why-source">({whySource(q.failure!.why, t)})</span>
+                      : {t.wcReason(q.failure!.why.reason)}{" "}
+                      <span className="why-source">({whySource(q.failure!.why, t)})</span>
                     </>
                   ) : (
                     `: ${t.notInTable}`

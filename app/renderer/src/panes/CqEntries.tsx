@@ -39,7 +39,7 @@ export function CqEntries({ cqs }: { cqs: CqView[] }) {
                   {tone !== "ok" && <div className="muted">{explainStatus(wc.status, t)}</div>}
                   {wc.why && (
                     <div className="wc-why" data-testid="wc-why" data-source={wc.why.source}>
-                      {t.why} {wc.why.reason} <span className="why-source">({whySource(wc.why, t)})</span>
+                      {t.why} {t.wcReason(wc.why.reason)} <span className="why-source">({whySource(wc.why, t)})</span>
                     </div>
                   )}
                 </div>

@@ -88,8 +88,20 @@ describe("NetworkView", () => {
     expect(html).toMatch(/aria-invalid="true"[^>]*data-field="mtu0"|data-field="mtu0"[^>]*aria-invalid="true"/);
     expect(text(html)).toContain("MTU rxe0: enter a whole number of bytes from 576 to 9000.");
     const running = render({ backend: "sim", link: copyLink(CLEAN_LINK), faults: null }, { running: true });
-    expect(running.match(/disabled=""/g)).toHaveLength(8);
+    expect(running.match(/disabled=""/g)).toHaveLength(9); // 6 fields, the wire model, 2 buttons
     expect(text(running)).toContain("A program is running: change the link once it has ended.");
+  });
+
+  it("the wire model: the simulator's three, named as models, the one in use selected and in 'Now'; on native it cannot be chosen", () => {
+    const html = render({ backend: "sim", link: { ...copyLink(CLEAN_LINK), wire: "25GbE" }, faults: null });
+    expect(text(html)).toContain("Now: no faults · MTU rxe0 1500 · rxe1 1500 · 25GbE NIC model");
+    expect(html).toMatch(/<option value="25GbE" selected="">25GbE NIC model<\/option>/);
+    expect(text(html)).toContain("rxe model");
+    expect(text(html)).toContain("100GbE NIC model");
+    const native = render({ backend: "native", link: copyLink(CLEAN_LINK), faults: null });
+    expect(native).toMatch(/<select data-field="wire" disabled=""/);
+    expect(native).toContain("Real rxe runs at its host&#x27;s speed");
+    expect(text(native)).not.toContain("NIC model ·");
   });
 
   it("a backend without a lab link says so and offers no controls", () => {
@@ -125,6 +137,15 @@ describe("faultsFromForm", () => {
     const after = sim.lab!.setLink((r as { faults: object }).faults);
     expect(formOf(after)).toEqual(form);
     expect(faultsFromForm(form, after)).toEqual({ faults: {} });
+  });
+
+  it("a new wire model is sent alone, and the simulator switches to it", () => {
+    const sim = createSimBackend({ seed: 1 });
+    const now = sim.lab!.getLink();
+    const r = faultsFromForm({ ...formOf(now), wire: "100GbE" }, now);
+    expect(r).toEqual({ faults: { wire: "100GbE" } });
+    expect(sim.lab!.setLink((r as { faults: object }).faults).wire).toBe("100GbE");
+    expect(sim.wire.name).toBe("100GbE");
   });
 
   it("names the field: empty, not a number, out of range, and the contract's own rule (reorder needs a delay)", () => {

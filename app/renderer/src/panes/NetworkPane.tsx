@@ -7,6 +7,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from "react"
 import type { Bridge } from "../../../bridge/client.js";
 import type { BackendKind, LabLinkInfo } from "../../../bridge/contract.js";
 import { useStrings, type Strings } from "../i18n.js";
+import { WIRE_MODELS, type LinkState } from "../../../../verbs/lab.js";
 import { faultsFromForm, formOf, type FieldProblem, type LinkField, type LinkForm } from "../model/link-form.js";
 
 export interface NetworkPaneProps {
@@ -17,6 +18,8 @@ export interface NetworkPaneProps {
   running: boolean;
   /** Changes whenever the link may have changed elsewhere (a new session, a run ended). */
   refreshKey: string;
+  /** Told the link each time the panel learns it (the top bar shows its wire model). */
+  onLink?: (link: LinkState | null) => void;
 }
 
 /** What the panel shows besides the form: the answer of the last request, or what went wrong. */
@@ -30,18 +33,23 @@ const FIELD_LABEL: Record<LinkField, (t: Strings) => string> = {
   mtu0: (t) => t.netMtu("rxe0"),
   mtu1: (t) => t.netMtu("rxe1"),
   block: (t) => t.netBlock,
+  wire: (t) => t.netWire,
 };
 
-export function NetworkPane({ bridge, kind, running, refreshKey }: NetworkPaneProps) {
+export function NetworkPane({ bridge, kind, running, refreshKey, onLink }: NetworkPaneProps) {
   const [info, setInfo] = useState<LabLinkInfo | null>(null);
   const [form, setForm] = useState<LinkForm | null>(null);
   const [message, setMessage] = useState<NetworkMessage | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const show = useCallback((i: LabLinkInfo) => {
-    setInfo(i);
-    setForm(i.link ? formOf(i.link) : null);
-  }, []);
+  const show = useCallback(
+    (i: LabLinkInfo) => {
+      setInfo(i);
+      setForm(i.link ? formOf(i.link) : null);
+      onLink?.(i.link);
+    },
+    [onLink],
+  );
   useEffect(() => {
     let live = true;
     bridge.request("lab.get", {}).then(
@@ -123,9 +131,13 @@ export function NetworkView({
   const link = info?.link ?? null;
   // The tab's body is short in a 1280×720 window: an answer below the fold would go unseen.
   const said = useRef<HTMLParagraphElement>(null);
-  useEffect(() => said.current?.scrollIntoView?.({ block: "nearest" }), [message]);
+  // A block, not an expression: Chromium's scrollIntoView may return a promise, which React
+  // would take for the effect's cleanup and call (the whole app went blank).
+  useEffect(() => {
+    said.current?.scrollIntoView?.({ block: "nearest" });
+  }, [message]);
   const bad = message?.kind === "problem" ? message.problem.field : undefined;
-  const input = (field: Exclude<LinkField, "block">, step: string) =>
+  const input = (field: Exclude<LinkField, "block" | "wire">, step: string) =>
     form && (
       <label className="net-field">
         <span>{FIELD_LABEL[field](t)}</span>
@@ -149,6 +161,7 @@ export function NetworkView({
         {link && (
           <span className={`badge ${faults.length ? "warn" : "ok"}`} data-testid="net-link-now">
             {t.netNow} {faults.length ? faults.join(" · ") : t.netClean} · {t.netMtuNow(link)}
+            {kind === "sim" && ` · ${t.wireModelName(link.wire)}`}
           </span>
         )}
       </h3>
@@ -162,6 +175,21 @@ export function NetworkView({
           {input("reorder", "1")}
           {input("mtu0", "1")}
           {input("mtu1", "1")}
+          <label className="net-field" title={kind === "native" ? t.netWireNative : t.netWireTitle}>
+            <span>{t.netWire}</span>
+            <select
+              data-field="wire"
+              value={form.wire}
+              disabled={disabled || kind === "native"}
+              onChange={(e) => onChange({ ...form, wire: e.target.value as LinkForm["wire"] })}
+            >
+              {WIRE_MODELS.map((m) => (
+                <option key={m} value={m}>
+                  {t.wireModelName(m)}
+                </option>
+              ))}
+            </select>
+          </label>
           <div className="net-actions">
             <label>
               <input

@@ -16,7 +16,7 @@ export const Notices = memo(function Notices({
     <div className="notices" aria-live="polite">
       {notices.map((n) => (
         <div key={n.id} className={`toast ${n.level}`} data-level={n.level}>
-          <span>{n.text}</span>
+          <span>{typeof n.text === "function" ? n.text(t) : n.text}</span>
           <button onClick={() => onDismiss(n.id)} aria-label={t.dismiss}>
             ×
           </button>

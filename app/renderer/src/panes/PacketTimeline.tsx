@@ -84,7 +84,12 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
   };
 
   const cqe = (r: Of<"cqe">) => (
-    <div key={r.key} className={`pt-row pt-cqe${r.bad ? " pt-bad" : ""}`} data-kind="cqe" title={r.why}>
+    <div
+      key={r.key}
+      className={`pt-row pt-cqe${r.bad ? " pt-bad" : ""}`}
+      data-kind="cqe"
+      title={r.why && t.wcReason(r.why)}
+    >
       <span className="pt-t">{time(r.t)}</span>
       <div className="pt-cell">
         <span className={`pt-pill ${x(r.qp_num) <= 50 ? "pt-from-left" : "pt-from-right"}`} style={pill(r.qp_num)}>

@@ -22,6 +22,13 @@ function CmTitle({ move }: { move: CmQpMove }) {
   return <title>{t.cmEdgeTitle(move.by, move.during, move.seq)}</title>;
 }
 
+/** The tooltip of a failed QP's chip: the status and why, in the learner's language. */
+function FailureTitle({ failure }: { failure: NonNullable<QpView["failure"]> }) {
+  const t = useStrings();
+  // One string child: React renders a <title> with several children empty.
+  return <title>{`${wcStatusName(failure.status)}${failure.why ? `: ${t.wcReason(failure.why.reason)}` : ""}`}</title>;
+}
+
 export function QpDiagram({ qps, focus }: QpDiagramProps) {
   const f = qps.find((q) => q.handle === focus) ?? qps[qps.length - 1];
   // The edges librdmacm moved the focused QP along (the newest move on each), drawn apart from
@@ -126,10 +133,7 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
                 transform={`translate(${n.x - NODE_W / 2}, ${n.y + NODE_H / 2 + 3 + i * 15})`}
                 {...(q.failure && { "data-failed": wcStatusName(q.failure.status) })}
               >
-                {q.failure && (
-                  // One string child: React renders a <title> with several children empty.
-                  <title>{`${wcStatusName(q.failure.status)}${q.failure.why ? `: ${q.failure.why.reason}` : ""}`}</title>
-                )}
+                {q.failure && <FailureTitle failure={q.failure} />}
                 <rect width={chipWidth(q)} height={13} rx={3} />
                 <text x={chipWidth(q) / 2} y={10} textAnchor="middle">
                   {label(q)}

@@ -1,5 +1,6 @@
 /** Brand, lesson picker, backend and its process status. */
 import { useStrings } from "../i18n.js";
+import type { WireModel } from "../../../../verbs/lab.js";
 import { memo } from "react";
 import type { BackendChoice, BackendKind, BackendStatus, LessonSummary } from "../../../bridge/contract.js";
 import type { Language } from "../../../../lessons/schema.js";
@@ -17,6 +18,8 @@ export interface TopBarProps {
   onBackend?: (kind: BackendKind) => void;
   /** No switching while a program runs. */
   busy?: boolean;
+  /** The simulator's wire model now (the lab link's `wire`). */
+  wire?: WireModel;
 }
 
 export const TopBar = memo(function TopBar(p: TopBarProps) {
@@ -65,7 +68,7 @@ export const TopBar = memo(function TopBar(p: TopBarProps) {
       )}
       {(p.backendKind ?? "sim") === "sim" && (
         <span className="badge" data-testid="wire-model" title={t.wireModelTitle}>
-          {t.wireModel}
+          {t.wireModel(p.wire ?? "rxe")}
         </span>
       )}
       <span

@@ -41,7 +41,11 @@ const wc = (status: number, over: Partial<Wc> = {}): Wc => ({
   ...over,
 });
 
-const why = { reason: "[0x1fe0, 0x2020) (64 bytes) is outside mr0 [0x1000, 0x2000)", source: "inferred" as const };
+// "[0x1fe0, 0x2020) (64 bytes) is outside mr0 [0x1000, 0x2000)": 32 bytes past its end
+const why = {
+  reason: { kind: "outside-mr" as const, mr: "mr0", va: 0x1fe0, n: 64, mrAddr: 0x1000, mrLen: 0x1000 },
+  source: "inferred" as const,
+};
 
 let seq = 0;
 const verb = (over: Partial<VerbEvent>): VerbEvent => ({
@@ -79,7 +83,17 @@ function events(): TranscriptEvent[] {
       method: "createQp",
       target: { $handle: 2, type: "pd" },
       created: [{ $handle: 4, type: "qp", props: { qp_num: 17, qp_type: 2, send_cq: { $handle: 3, type: "cq" } } }],
-      notices: [{ id: "cq_rounded_up", text: "A CQ was created with cqe 10, and rxe0 returned cqe 15" }],
+      notices: [
+        {
+          id: "cq_rounded_up",
+          text: "A CQ was created with cqe 10, and rxe0 returned cqe 15",
+          asked: 10,
+          actual: 15,
+          device: "rxe0",
+          wrs: 15,
+          users: [{ qpn: 17, send: 10, recv: 5 }],
+        },
+      ],
     }),
     verb({ qps: [snap(IBV_QPS_ERR)], completions: [{ cq: 3, wc: wc(IBV_WC_REM_ACCESS_ERR), why }] }),
   ];
@@ -153,11 +167,11 @@ describe("the Connection tab and a failure", () => {
       status: IBV_WC_RETRY_EXC_ERR,
       wr_id: 1,
       seq: 3,
-      why: { reason: "no ACK", source: "simulator" as const },
+      why: { reason: { kind: "no-answer" as const, qpn: 0x12 }, source: "simulator" as const },
     };
     const s = html(<ConnectionPane qps={[a({ failure }), b]} devices={[]} mrs={[]} />);
     expect(s).not.toContain("agree");
-    expect(s).toContain("QP 0x11: a WR failed with IBV_WC_RETRY_EXC_ERR: no ACK");
+    expect(s).toContain("QP 0x11: a WR failed with IBV_WC_RETRY_EXC_ERR: nothing came back from QP 18");
   });
 
   it("without a failure, two matching sides still agree", () => {

@@ -1,0 +1,36 @@
+/**
+ * The English of the session's notices (transcript.ts `SessionNotice`): the lookout fills each
+ * notice's `text` with it, which the transcript exports print; the renderer's i18n.ts words the
+ * same data in the learner's language. Browser-safe, pure.
+ */
+import { ibv_wr_opcode, nameOf } from "../../verbs/constants.js";
+import type { CqRoundedUp, ReadBeforePoll } from "./transcript.js";
+
+/** The WR opcode without its prefix ("RDMA_WRITE"). */
+export const shortWrOpcode = (op: number) => nameOf(ibv_wr_opcode, op).replace("IBV_WR_", "");
+
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** A CQ that fits its QPs' WRs only because rxe rounded its cqe up. */
+export function cqRoundedUpText(n: Omit<CqRoundedUp, "id" | "text">): string {
+  const users = n.users.map((u) => {
+    const parts = [...(u.send ? [count(u.send, "send")] : []), ...(u.recv ? [count(u.recv, "receive")] : [])];
+    return `QP ${u.qpn}: ${parts.join(" + ")}`;
+  });
+  return (
+    `A CQ was created with cqe ${n.asked}, and ${n.device} returned cqe ${n.actual} (rxe rounds up to 2^k − 1). ` +
+    `${n.wrs} WRs can complete into it (${users.join(", ")}): more than the ${n.asked} asked for, so it works only ` +
+    `because of the rounding. A device that gives exactly what is asked overflows (IBV_EVENT_CQ_ERR). ` +
+    `Ask for cqe ≥ ${n.wrs}.`
+  );
+}
+
+/** An MR read of bytes a WR in flight changes, before its completion was polled. */
+export function readBeforePollText(n: Omit<ReadBeforePoll, "id" | "text">): string {
+  return (
+    `${n.mr}.read(${n.offset}, ${n.length}) reads bytes that an ${shortWrOpcode(n.opcode)} ` +
+    `(wr_id ${n.wr_id} on QP ${n.qpn}) changes, before its completion was polled. The simulator ` +
+    `has already finished it, so they look final; on a real device they may still be on the way. ` +
+    `Poll its completion first${n.signaled ? "" : " (it is unsignaled: poll a later signaled WR of that QP)"}.`
+  );
+}
