@@ -93,6 +93,42 @@ async function controlBoxes(page: Page, controls: string[] = KEY_CONTROLS): Prom
   }, controls);
 }
 
+/**
+ * The inspector's tab body (Connection, Completions, …) must show a table, not three rows of one:
+ * 160 px holds a heading and five rows of 24 px.
+ */
+const TAB_BODY_MIN_PX = 160;
+
+/** A short program: every line fits the editor's width at 1366 px. */
+const SHORT_PROGRAM = `import type { Verbs } from "verbslab";
+
+export default async function main(verbs: Verbs) {
+  const ctx = await verbs.openDevice("rxe0");
+  const pd = await ctx.allocPd();
+  const cq = await ctx.createCq(4);
+  await cq.destroy();
+  await pd.dealloc();
+  await ctx.close();
+}
+`;
+
+/**
+ * How the editor's text sits sideways: Monaco's own horizontal scroll (its lines layer's left),
+ * every native scroll inside the editor, and how far the first line's text starts left of where
+ * the text area begins (a positive value: shifted under the gutter).
+ */
+const editorSideways = (page: Page) =>
+  page.evaluate(() => {
+    const wrap = document.querySelector(".editor-wrap")!;
+    const scrollable = wrap.querySelector(".editor-scrollable")!.getBoundingClientRect();
+    const firstText = wrap.querySelector(".view-line span")!.getBoundingClientRect();
+    return {
+      monacoScrollLeft: (wrap.querySelector(".lines-content") as HTMLElement).style.left,
+      nativeScrolled: [wrap, ...wrap.querySelectorAll("*")].filter((e) => e.scrollLeft !== 0).map((e) => e.className),
+      textShiftedLeftPx: Math.max(0, Math.round(scrollable.left - firstText.left)),
+    };
+  });
+
 /** How far the lesson pane's body scrolls sideways (0: not at all). */
 const lessonOverflowX = (page: Page) =>
   page.$eval("section[aria-label=lesson] .panel-body", (el) => el.scrollWidth - el.clientWidth);
@@ -140,6 +176,9 @@ describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", (
           y: document.documentElement.scrollHeight - window.innerHeight,
         }));
         expect(page_).toEqual({ x: 0, y: 0 });
+        // The tabbed views below the query table have room for a table at every size.
+        const tabBody = await page.$eval(".inspector-tabs [role=tabpanel]", (el) => el.clientHeight);
+        expect(tabBody).toBeGreaterThanOrEqual(TAB_BODY_MIN_PX);
         // The Network tab: each of its controls, scrolled to in the tab's body, lies in the window uncut.
         await page.click("[data-tab=network]");
         await page.waitForSelector("[data-field=loss]");
@@ -209,6 +248,33 @@ describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", (
       await drag("[data-testid=resize-lesson]", 2000);
       expect(await width("section[aria-label=editor]")).toBeGreaterThanOrEqual(300);
       await screenshot(page, "layout-1366x768-resized");
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it("1366×768: the editor is not left scrolled sideways by a long program, a reveal, or a paste", async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+    try {
+      await page.goto(lab.url);
+      await waitInteractive(page);
+      await selectLesson(page, "connecting-with-rdma-cm");
+      // Lesson 17's solution has lines wider than the editor; a transcript row reveals the call on one.
+      await setEditorCode(page, solutionOf("connecting-with-rdma-cm", 1));
+      await runAndWait(page);
+      await page.click("[data-tab=transcript]");
+      await page.locator(".transcript tr.linked", { hasText: "rdma_create_qp" }).first().click();
+      await page.waitForSelector(".editor-wrap[data-revealed-line]");
+      await screenshot(page, "layout-1366x768-editor-revealed");
+      // A program whose lines all fit: nothing scrolled sideways, its text starts after the gutter.
+      await setEditorCode(page, SHORT_PROGRAM);
+      await page.waitForFunction(() => document.querySelectorAll(".editor-wrap .view-line").length === 11);
+      await screenshot(page, "layout-1366x768-editor-short");
+      expect(await editorSideways(page)).toEqual({ monacoScrollLeft: "0px", nativeScrolled: [], textShiftedLeftPx: 0 });
+      // The revealed line was of the program before: its mark went with it (it grew over the paste).
+      expect(await page.locator(".editor-wrap .vl-revealed-line").count()).toBe(0);
+      await runAndWait(page);
+      expect(await editorSideways(page)).toEqual({ monacoScrollLeft: "0px", nativeScrolled: [], textShiftedLeftPx: 0 });
     } finally {
       await page.close();
     }

@@ -97,8 +97,11 @@ export default memo(function EditorPane({
       for (const w of results.current.values()) editor.removeContentWidget(w);
       results.current.clear();
       marks.current?.error.clear();
+      // So is a line a row revealed (its mark would otherwise grow over a pasted program).
+      marks.current?.revealed.clear();
       monaco.editor.setModelMarkers(model, "verbslab-run", []);
       wrap.current?.setAttribute("data-error-line", "");
+      wrap.current?.removeAttribute("data-revealed-line");
       if (!applying.current) latest.current.onChange(model.getValue());
     });
     editor.addCommand(monaco.KeyCode.F10, () => latest.current.onShortcut?.("step"));
@@ -109,6 +112,15 @@ export default memo(function EditorPane({
       error: editor.createDecorationsCollection(),
       revealed: editor.createDecorationsCollection(),
     };
+    // The browser scrolls Monaco's scrollable box itself to bring something inside it into view
+    // (a click's or a focus's scrollIntoView on its very wide lines layer): the text then sits
+    // shifted left under the gutter while Monaco's own horizontal scroll reads 0, and Monaco undoes
+    // only such vertical scrolls. Monaco scrolls sideways by its own scroll position alone.
+    const scrollable = host.current!.querySelector<HTMLElement>(".editor-scrollable");
+    const unscroll = () => {
+      if (scrollable && scrollable.scrollLeft !== 0) scrollable.scrollLeft = 0;
+    };
+    scrollable?.addEventListener("scroll", unscroll);
     onReady?.(emitJavaScript);
     // Monaco draws its lines in the animation frame it asked for while being created; a frame
     // asked for after that runs after it, and finds them there (or, rarely, waits one more).
@@ -120,6 +132,7 @@ export default memo(function EditorPane({
     frame = requestAnimationFrame(drawn);
     return () => {
       cancelAnimationFrame(frame);
+      scrollable?.removeEventListener("scroll", unscroll);
       marks.current = null;
       changes.dispose();
       editor.dispose();
@@ -139,6 +152,8 @@ export default memo(function EditorPane({
     try {
       editor.executeEdits("", [{ range: model.getFullModelRange(), text: code, forceMoveMarkers: true }]);
       editor.pushUndoStop();
+      // The new program is read from the start of its lines, not where the last one was scrolled to.
+      editor.setScrollLeft(0, monaco.editor.ScrollType.Immediate);
     } finally {
       applying.current = false;
     }
@@ -153,7 +168,11 @@ export default memo(function EditorPane({
     const line = pausedAt && inModel(model, pausedAt.line);
     m.paused.set(line ? [lineMark(line, "vl-paused-line", "vl-paused-glyph", "paused before this line's verb")] : []);
     wrap.current?.setAttribute("data-paused-line", String(line || ""));
-    if (line) editor.revealLineInCenterIfOutsideViewport(line, monaco.editor.ScrollType.Immediate);
+    if (line) {
+      // The verb's line from its start: a long line stepped past before must not leave it scrolled sideways.
+      editor.setScrollLeft(0, monaco.editor.ScrollType.Immediate);
+      editor.revealLineInCenterIfOutsideViewport(line, monaco.editor.ScrollType.Immediate);
+    }
   }, [pausedAt?.line, pausedAt?.column]);
 
   // Each line's latest outcome, after the line's text.
@@ -223,7 +242,9 @@ export default memo(function EditorPane({
     m.revealed.set([lineMark(line, "vl-revealed-line")]);
     wrap.current?.setAttribute("data-revealed-line", String(line));
     editor.setPosition({ lineNumber: line, column: reveal.column });
-    editor.revealLineInCenter(line, monaco.editor.ScrollType.Immediate);
+    // Sideways only as far as the call's column needs (from the line's start, not from where it was).
+    editor.setScrollLeft(0, monaco.editor.ScrollType.Immediate);
+    editor.revealPositionInCenter({ lineNumber: line, column: reveal.column }, monaco.editor.ScrollType.Immediate);
   }, [reveal]);
 
   return (

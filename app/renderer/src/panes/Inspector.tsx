@@ -94,7 +94,7 @@ export const Inspector = memo(function Inspector({
           </div>
         </div>
       </section>
-      <section className="panel" aria-label="ibv_query_qp" style={{ flex: 3 }}>
+      <section className="panel qp-query" aria-label="ibv_query_qp">
         <h2>ibv_query_qp {pair.length === 2 && <span className="muted">{t.bothEnds}</span>}</h2>
         <div className="panel-body">
           <QueryTable qps={pair} />
