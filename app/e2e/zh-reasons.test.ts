@@ -115,14 +115,16 @@ describe.skipIf(!hasChromium)("the Chinese UI explains remote mistakes in Chines
     expect(status).toBe("IBV_WC_REM_ACCESS_ERR");
     expectChinese(reason);
     // The range, the 64 bytes, the 48 past the end, the responder QP.
-    expect(reason).toMatch(/rxe0 上的 QP \d+：\[0x[0-9a-f]+, 0x[0-9a-f]+\)（64 字节）超出了该 MR .*越过末尾 48 字节/);
+    expect(reason).toMatch(
+      /rxe0 上的 QP 0x[0-9a-f]+：\[0x[0-9a-f]+, 0x[0-9a-f]+\)（64 字节）超出了该 MR .*越过末尾 48 字节/,
+    );
     expect(reason).toContain("确切原因：来自模拟器的响应方");
 
     const notice = page.locator("[data-testid=session-notice][data-notice=cq_rounded_up]");
     const noticeText = ((await notice.textContent()) ?? "").replace(/^⚠\s*/, "");
     expectChinese(noticeText);
     expect(noticeText).toMatch(/请求的 cqe 是 10，rxe0 返回了 cqe 15/);
-    expect(noticeText).toMatch(/QP \d+：5 个发送 \+ 1 个接收/);
+    expect(noticeText).toMatch(/QP 0x[0-9a-f]+：5 个发送 \+ 1 个接收/);
     expect(noticeText).toContain("cqe 设为 ≥ 15");
     await screenshot(page, "zh-40-write-past-the-end");
 
@@ -141,7 +143,7 @@ describe.skipIf(!hasChromium)("the Chinese UI explains remote mistakes in Chines
     const { status, reason } = await failureReason(page);
     expect(status).toBe("IBV_WC_REM_ACCESS_ERR");
     expectChinese(reason);
-    expect(reason).toMatch(/rxe0 上的 QP \d+：rkey 0 不指向任何 MR/);
+    expect(reason).toMatch(/rxe0 上的 QP 0x[0-9a-f]+：rkey 0 不指向任何 MR/);
     await screenshot(page, "zh-42-rkey-0");
   }, 120_000);
 
@@ -151,7 +153,7 @@ describe.skipIf(!hasChromium)("the Chinese UI explains remote mistakes in Chines
     const { status, reason } = await failureReason(page);
     expect(status).toBe("IBV_WC_REM_INV_REQ_ERR");
     expectChinese(reason);
-    expect(reason).toMatch(/rxe0 上的 QP \d+：它的 qp_access_flags 缺少 IBV_ACCESS_REMOTE_WRITE（现在是 无）/);
+    expect(reason).toMatch(/rxe0 上的 QP 0x[0-9a-f]+：它的 qp_access_flags 缺少 IBV_ACCESS_REMOTE_WRITE（现在是 无）/);
     await screenshot(page, "zh-43-qp-access");
   }, 120_000);
 
@@ -162,7 +164,7 @@ describe.skipIf(!hasChromium)("the Chinese UI explains remote mistakes in Chines
     expect(status).toBe("IBV_WC_RNR_RETRY_EXC_ERR");
     expectChinese(reason);
     expect(reason).toMatch(
-      /SEND 到达时 rxe0 上的 QP \d+ 没有提交任何接收 WQE.*共尝试 2 次（rnr_retry 1）后请求方放弃了/,
+      /SEND 到达时 rxe0 上的 QP 0x[0-9a-f]+ 没有提交任何接收 WQE.*共尝试 2 次（rnr_retry 1）后请求方放弃了/,
     );
     await screenshot(page, "zh-44-rnr");
   }, 120_000);
