@@ -8,7 +8,7 @@
  *   npx tsx scripts/bench-curve-sim.ts [--wire rxe|25GbE|100GbE] [rxe-curve.json]
  */
 import { readFileSync } from "node:fs";
-import { createSimBackend, type WireProfileName } from "../sim/index.js";
+import { createSimBackend, type WireModel } from "../sim/index.js";
 import { connectRc, ALL_ACCESS } from "../sim/testing.js";
 import { IBV_QPT_RC, IBV_SEND_SIGNALED, IBV_WR_RDMA_WRITE, IBV_WC_SUCCESS } from "../verbs/constants.js";
 
@@ -18,7 +18,7 @@ const TX_DEPTH = 128;
 const CQ_MOD = 64;
 
 /** MB/s (10^6 bytes per virtual second) of `iters` WRITEs of `size` bytes. */
-export function simBandwidth(wire: WireProfileName, size: number, iters: number): number {
+export function simBandwidth(wire: WireModel, size: number, iters: number): number {
   const b = createSimBackend({ seed: 1, packetLog: false, wire });
   const end = (dev: string) => {
     const ctx = b.openDevice(dev);
@@ -62,7 +62,7 @@ export function simBandwidth(wire: WireProfileName, size: number, iters: number)
 
 const args = process.argv.slice(2);
 const wi = args.indexOf("--wire");
-const wire = (wi >= 0 ? args.splice(wi, 2)[1] : "rxe") as WireProfileName;
+const wire = (wi >= 0 ? args.splice(wi, 2)[1] : "rxe") as WireModel;
 const rxeFile = args[0];
 const sim = SIZES.map((bytes) => ({
   bytes,

@@ -5,7 +5,14 @@
 import { IBV_EVENT_GID_CHANGE, IBV_EVENT_PORT_ACTIVE, IBV_EVENT_PORT_ERR } from "../verbs/constants.js";
 import type { PacketLog, PacketLogEntry, VerbsBackend } from "../verbs/backend.js";
 import { fail } from "../verbs/errors.js";
-import { applyLinkFaults, copyLink, type LabLink, type LinkFaults, type LinkState } from "../verbs/lab.js";
+import {
+  applyLinkFaults,
+  copyLink,
+  type LabLink,
+  type LinkFaults,
+  type LinkState,
+  type WireModel,
+} from "../verbs/lab.js";
 import type { DeviceInfo, Wc } from "../verbs/types.js";
 import { describe } from "./check.js";
 import { checkWait, waitFor } from "./clock.js";
@@ -18,11 +25,12 @@ import { simProfile, type SimProfileName } from "./profile.js";
 import { v4MappedGid } from "./gid.js";
 import { SimCm } from "./cm.js";
 import { SimWorld } from "./world.js";
-import { wireProfile, type WireProfile, type WireProfileName } from "./wire.js";
+import { wireProfile, type WireProfile } from "./wire.js";
 
 export type { PacketLogEntry } from "../verbs/backend.js";
 export { SIM_PROFILES, type SimProfileName } from "./profile.js";
-export { WIRE_PROFILES, type WireProfile, type WireProfileName } from "./wire.js";
+export type { WireProfile } from "./wire.js";
+export { WIRE_MODELS, type WireModel } from "../verbs/lab.js";
 
 export interface SimBackendOptions {
   /** Seeds everything random (MACs, key bytes, addresses). Default 1. */
@@ -41,7 +49,7 @@ export interface SimBackendOptions {
    * NIC models "25GbE" and "100GbE". Independent of `profile`. The link starts on it (and
    * `lab.clearLink` returns to it); `lab.setLink({ wire })` switches it.
    */
-  wire?: WireProfileName;
+  wire?: WireModel;
 }
 
 export interface SimBackend extends VerbsBackend {

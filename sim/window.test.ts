@@ -23,7 +23,8 @@ import type { SendWr } from "../verbs/types.js";
 import { trainStats } from "./fast-path.js";
 import { createSimBackend } from "./index.js";
 import { ALL_ACCESS, connectRc, makeEnd, type End } from "./testing.js";
-import { holdNs, wireProfile, type WireProfileName } from "./wire.js";
+import type { WireModel } from "../verbs/lab.js";
+import { holdNs, wireProfile } from "./wire.js";
 
 /** mulberry32: the workload's own generator (independent of the simulator's seed). */
 function generator(seed: number): () => number {
@@ -64,7 +65,7 @@ function end(ctx: Context): End {
 async function session(seed: number, packetLog: boolean): Promise<string> {
   const rnd = generator(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
-  const wire = pick<WireProfileName>(["rxe", "100GbE", "25GbE"]);
+  const wire = pick<WireModel>(["rxe", "100GbE", "25GbE"]);
   const b = createSimBackend({ seed: 11, packetLog, wire });
   const c0 = b.openDevice("rxe0");
   const c1 = b.openDevice("rxe1");

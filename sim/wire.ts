@@ -24,14 +24,11 @@
  * carried them.
  */
 
+// The profiles' names are the contract's wire models (verbs/lab.ts), which setLink switches between.
 import { WIRE_MODELS, type WireModel } from "../verbs/lab.js";
 
-/** The profiles' names: the contract's wire models (verbs/lab.ts), which setLink switches between. */
-export const WIRE_PROFILES = WIRE_MODELS;
-export type WireProfileName = WireModel;
-
 export interface WireProfile {
-  readonly name: WireProfileName;
+  readonly name: WireModel;
   /** What the UI shows: every profile is a model; only `rxe` is fitted to real rxe. */
   readonly label: string;
   /** Link rate for the byte term, in Gb/s (bits per ns). */
@@ -54,7 +51,7 @@ export interface WireProfile {
 const ROCE_HEADERS = 62;
 const PREAMBLE_AND_GAP = 20;
 
-const PROFILES: Record<WireProfileName, WireProfile> = {
+const PROFILES: Record<WireModel, WireProfile> = {
   rxe: {
     name: "rxe",
     label: "rxe (model fitted to the lab VM)",
@@ -111,9 +108,9 @@ const PROFILES: Record<WireProfileName, WireProfile> = {
 };
 
 /** The wire profile named `name` (default "rxe"); a RangeError names a wrong one. */
-export function wireProfile(name: WireProfileName | undefined = "rxe"): WireProfile {
+export function wireProfile(name: WireModel | undefined = "rxe"): WireProfile {
   if (typeof name !== "string" || !Object.hasOwn(PROFILES, name))
-    throw new RangeError(`wire: no wire profile ${JSON.stringify(name)} (there are ${WIRE_PROFILES.join(", ")})`);
+    throw new RangeError(`wire: no wire profile ${JSON.stringify(name)} (there are ${WIRE_MODELS.join(", ")})`);
   return PROFILES[name];
 }
 

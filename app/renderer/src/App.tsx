@@ -2,8 +2,7 @@
 import { Suspense, lazy, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { Language } from "../../../lessons/schema.js";
 import type { Verdict } from "../../../lessons/checks.js";
-import type { BackendChoice, BackendKind } from "../../bridge/contract.js";
-import type { LinkState, WireModel } from "../../../verbs/lab.js";
+import type { BackendChoice, BackendKind, LabLinkInfo } from "../../bridge/contract.js";
 import type { LabStore } from "./lab/store.js";
 import type { CourseStart } from "./lab/course.js";
 import { useLabState, useLabView } from "./lab/useLab.js";
@@ -315,24 +314,31 @@ function Lab({
 
   const lastSeq = state.events[state.events.length - 1]?.seq ?? 0;
   const netKey = `${state.session?.sessionId}:${runner.finished}`;
-  // The top bar names the simulator's wire model; a run or the Network tab may switch it.
-  const [wire, setWire] = useState<WireModel>("rxe");
-  const onLink = useCallback((l: LinkState | null) => l && setWire(l.wire), []);
+  // The lab link, read once per session and run: the Network tab shows it, the top bar its wire model.
+  const [lab, setLab] = useState<{ info: LabLinkInfo | null; error?: string }>({ info: null });
   useEffect(() => {
     let live = true;
     bridge.request("lab.get", {}).then(
-      (i) => live && onLink(i.link),
-      () => {}, // the Network tab says why, where the learner looks for it
+      (info) => live && setLab({ info }),
+      (e: Error) => live && setLab((l) => ({ info: l.info, error: e.message })),
     );
     return () => {
       live = false;
     };
-  }, [bridge, netKey, onLink]);
+  }, [bridge, netKey]);
+  const onLabInfo = useCallback((info: LabLinkInfo) => setLab({ info }), []);
   const network = useCallback(
     () => (
-      <NetworkPane bridge={bridge} kind={currentKind} running={runner.running} refreshKey={netKey} onLink={onLink} />
+      <NetworkPane
+        bridge={bridge}
+        kind={currentKind}
+        running={runner.running}
+        info={lab.info}
+        loadError={lab.error}
+        onInfo={onLabInfo}
+      />
     ),
-    [bridge, currentKind, runner.running, netKey, onLink],
+    [bridge, currentKind, runner.running, lab, onLabInfo],
   );
   // The panes belong to the step whose program ran last: on another step its results are marked
   // as from before, and the editor (now showing another program) points at none of its lines.
@@ -376,7 +382,7 @@ function Lab({
         backends={backends}
         onBackend={onBackend}
         busy={runner.running}
-        wire={wire}
+        wire={lab.info?.link?.wire}
       />
       <main
         className="main"

@@ -7,7 +7,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from "react"
 import type { Bridge } from "../../../bridge/client.js";
 import type { BackendKind, LabLinkInfo } from "../../../bridge/contract.js";
 import { useStrings, type Strings } from "../i18n.js";
-import { WIRE_MODELS, type LinkState } from "../../../../verbs/lab.js";
+import { WIRE_MODELS } from "../../../../verbs/lab.js";
 import { faultsFromForm, formOf, type FieldProblem, type LinkField, type LinkForm } from "../model/link-form.js";
 
 export interface NetworkPaneProps {
@@ -16,10 +16,12 @@ export interface NetworkPaneProps {
   kind: BackendKind;
   /** A program is running: the host refuses link changes until it ends. */
   running: boolean;
-  /** Changes whenever the link may have changed elsewhere (a new session, a run ended). */
-  refreshKey: string;
-  /** Told the link each time the panel learns it (the top bar shows its wire model). */
-  onLink?: (link: LinkState | null) => void;
+  /** The link as App last read it (lab.get, after each session and run), or null before. */
+  info: LabLinkInfo | null;
+  /** Why that read failed, if it did. */
+  loadError?: string;
+  /** Told the link a set or clear answered with. */
+  onInfo: (info: LabLinkInfo) => void;
 }
 
 /** What the panel shows besides the form: the answer of the last request, or what went wrong. */
@@ -36,36 +38,23 @@ const FIELD_LABEL: Record<LinkField, (t: Strings) => string> = {
   wire: (t) => t.netWire,
 };
 
-export function NetworkPane({ bridge, kind, running, refreshKey, onLink }: NetworkPaneProps) {
-  const [info, setInfo] = useState<LabLinkInfo | null>(null);
-  const [form, setForm] = useState<LinkForm | null>(null);
+export function NetworkPane({ bridge, kind, running, info, loadError, onInfo }: NetworkPaneProps) {
+  const [form, setForm] = useState<LinkForm | null>(() => (info?.link ? formOf(info.link) : null));
   const [message, setMessage] = useState<NetworkMessage | null>(null);
   const [busy, setBusy] = useState(false);
-
-  const show = useCallback(
-    (i: LabLinkInfo) => {
-      setInfo(i);
-      setForm(i.link ? formOf(i.link) : null);
-      onLink?.(i.link);
-    },
-    [onLink],
-  );
+  // The form starts again from each link the panel is shown.
   useEffect(() => {
-    let live = true;
-    bridge.request("lab.get", {}).then(
-      (i) => live && show(i),
-      (e: Error) => live && setMessage({ kind: "refused", text: e.message }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [bridge, refreshKey, show]);
+    setForm(info?.link ? formOf(info.link) : null);
+  }, [info]);
+  useEffect(() => {
+    if (loadError) setMessage({ kind: "refused", text: loadError });
+  }, [loadError]);
 
   const act = useCallback(
     async (request: () => Promise<LabLinkInfo>) => {
       setBusy(true);
       try {
-        show(await request());
+        onInfo(await request());
         setMessage(null);
       } catch (e) {
         setMessage({ kind: "refused", text: (e as Error).message });
@@ -73,7 +62,7 @@ export function NetworkPane({ bridge, kind, running, refreshKey, onLink }: Netwo
         setBusy(false);
       }
     },
-    [show],
+    [onInfo],
   );
   const onApply = useCallback(
     (e: FormEvent) => {
