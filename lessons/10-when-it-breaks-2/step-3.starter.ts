@@ -31,7 +31,8 @@ export default async function main(verbs: Verbs) {
   const pd = await ctx.allocPd();
   // TODO: size a's send CQ for the 4 signaled sends below (ctx.createCq(n); rxe rounds up to 2^k - 1).
   const sendCq = await ctx.createCq(1);
-  const recvCq = await ctx.createCq(16);
+  // b's sends and receives and a's receives all complete here: 8 + 8 + 8 entries.
+  const recvCq = await ctx.createCq(24);
   const cap = { max_send_wr: 8, max_recv_wr: 8, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
   const a = await pd.createQp({ send_cq: sendCq, recv_cq: recvCq, cap, qp_type: IBV_QPT_RC });
   const b = await pd.createQp({ send_cq: recvCq, recv_cq: recvCq, cap, qp_type: IBV_QPT_RC });
