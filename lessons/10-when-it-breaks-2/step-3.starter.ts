@@ -1,5 +1,7 @@
 import type { Verbs, VerbsQp, QpAttr } from "verbslab";
 import {
+  ibv_event_type,
+  nameOf,
   IBV_ACCESS_LOCAL_WRITE,
   IBV_MTU_1024,
   IBV_QPS_INIT,
@@ -48,7 +50,7 @@ export default async function main(verbs: Verbs) {
 
   // An overflowing CQ is reported as an asynchronous event on the context, not as a completion.
   const event = await ctx.getAsyncEvent(100);
-  await verbs.log("async_event", event === null ? "none" : event.event_type);
+  await verbs.log("async_event", event === null ? "none" : nameOf(ibv_event_type, event.event_type));
   await verbs.log("send_completions", (await sendCq.poll(16)).length);
 }
 
