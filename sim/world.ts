@@ -891,21 +891,27 @@ export class SimWorld {
     if (this.running) return;
     const clock = this.clock;
     const now = clock.now;
-    const only = scoped ? this.ackOnlyAt(atNs) : undefined;
+    // What happens at atNs (ackOnlyAt), found only once a train has begun arriving before it.
+    let only: SimDevice | null | undefined = undefined;
+    let onlyKnown = !scoped;
+    const end = inclusive ? atNs + 1 : atNs;
     for (let li = 0; li < this.linkQ.length; li++) {
       const q = this.linkQ[li];
       if (q === undefined || this.linkHead[li] >= q.length) continue;
       const t = q[this.linkHead[li]];
       if (t.count === 1 || t.sendRun || !(t.mask & M_REQ)) continue;
+      let k = t.done;
+      // Not yet arrived, or due whole at this very instant.
+      if (k === 0 && (t.firstNs >= end || t.lastNs <= atNs)) continue;
+      if (!onlyKnown) {
+        only = this.ackOnlyAt(atNs);
+        onlyKnown = true;
+      }
       // Plain ACKs to (and in-flight timers of) another device touch only its completer and
       // requester, and no memory; what they make the requester send queues behind the train.
       // So the train need not be received first if its receiver will take it whole: it then
       // answers nothing before its last packet, and nothing it does can reach them earlier.
-      if (only !== undefined && only !== t.destDev && t.done === 0 && this.takesWhole(t)) continue;
-      let k = t.done;
-      // Not yet arrived, or due whole at this very instant.
-      const end = inclusive ? atNs + 1 : atNs;
-      if (k === 0 && (t.firstNs >= end || t.lastNs <= atNs)) continue;
+      if (only !== undefined && only !== t.destDev && k === 0 && this.takesWhole(t)) continue;
       if (k === 0) trainStats.split++;
       while (k < t.count - 1 && this.trainArrival(t, k) < end) {
         clock.now = this.trainArrival(t, k) / 1e6;
