@@ -328,6 +328,7 @@ export class SimWorld {
     // The bounded transmit queue: tail drop behind queuePackets full-size (1024-byte) packets.
     if (start - now > w.queuePackets * holdNs(w, 1024))
       return this.dropAtSender(from, destDev, pkt, `${link.name}'s transmit queue is full`);
+    if (pkt.count > 1 && !pkt.sendRun && counted && pkt.mask & M_REQ && this.joinTrain(li, start, pkt)) return true;
     const hold = this.recordHoldNs(pkt);
     const lat = w.latencyNs;
     pkt.lastNs = start + hold + lat;
@@ -349,6 +350,65 @@ export class SimWorld {
     this.lastSentLink = li;
     this.inFlight++;
     if (!this.wireTimer.armed || pkt.atNs < toNs(this.wireTimer.at)) this.clock.arm(this.wireTimer, pkt.atNs / 1e6);
+    return true;
+  }
+
+  /**
+   * Train `pkt` continues the message of train `t`, link `li`'s last record, nothing of which
+   * was received yet, and starts on the link the instant `t`'s last packet leaves it (`start`):
+   * its packets arrive one gap after each other as `t`'s do, so `t` takes them (one record to
+   * receive, one wire event, not two). The requester sent them at this instant all the same
+   * (sent_pkts, skb_out, its state): only the record they travel in is shared. False when
+   * `pkt` does not continue `t` so.
+   */
+  private joinTrain(li: number, start: number, pkt: Packet): boolean {
+    const q = this.linkQ[li];
+    if (q.length <= this.linkHead[li]) return false;
+    const t = q[q.length - 1];
+    const w = this.wire;
+    if (
+      t.count === 1 ||
+      t.sendRun ||
+      t.done !== 0 ||
+      t.endOpcode >= 0 ||
+      t.srcQp !== pkt.srcQp ||
+      !(t.mask & M_REQ) ||
+      pkt.mask & M_START ||
+      t.trainMtu !== pkt.trainMtu ||
+      t.srcKind !== pkt.srcKind ||
+      t.srcWqe !== pkt.srcWqe ||
+      t.srcBytes !== pkt.srcBytes ||
+      t.srcOff + t.payloadLen !== pkt.srcOff ||
+      ((t.psn + t.count) & PSN_MASK) !== pkt.psn ||
+      t.destDev !== pkt.destDev ||
+      t.destQpn !== pkt.destQpn ||
+      t.gapNs !== holdNs(w, pkt.trainMtu) ||
+      // t's last packet leaves the link at lastNs - latency; pkt's first starts then.
+      start !== t.lastNs - w.latencyNs
+    )
+      return false;
+    const link = this.links[li];
+    const hold = this.recordHoldNs(pkt);
+    const lat = w.latencyNs;
+    pkt.gapNs = t.gapNs;
+    pkt.firstNs = start + pkt.gapNs + lat;
+    pkt.lastNs = start + hold + lat;
+    link.freeNs = start + hold + this.messagesIn(pkt) * w.perMessageNs;
+    this.countInFlight(pkt);
+    t.count += pkt.count;
+    t.payloadLen += pkt.payloadLen;
+    t.endOpcode = pkt.endOpcode;
+    t.ackReq = pkt.ackReq;
+    t.solicited = pkt.solicited;
+    t.imm = pkt.imm;
+    t.lastNs = pkt.lastNs;
+    t.atNs = t.lastNs;
+    this.recycle(pkt);
+    this.lastSent = t;
+    this.lastSentLink = li;
+    trainStats.joined++;
+    // t's arrival moved later: the wire timer follows if it was set for t.
+    if (q[this.linkHead[li]] === t) this.armWire();
     return true;
   }
 
