@@ -424,10 +424,7 @@ export class SimWorld {
         if (i > 0) at += holdNs(w, qp.sq.at(pkt.runWqe + i).dma.length) + w.perMessageNs;
         qp.sentAt(at);
       }
-    } else {
-      for (let i = 0; i < n - 1; i++) qp.sentAt(pkt.firstNs + i * pkt.gapNs);
-      qp.sentAt(pkt.lastNs);
-    }
+    } else qp.sentTrain(pkt.firstNs, pkt.gapNs, n, pkt.lastNs);
   }
 
   /** A packet that never reached the wire: logged with the reason, told to the requester's retries. */
