@@ -104,7 +104,13 @@ export class Clock {
   arm(t: Timer, at: number): void {
     if (t.heapIndex >= 0) {
       if (t.at === at) return;
-      this.remove(t);
+      // Moved in place: the heap orders by (at, seq) alone, so firing order is as if re-added.
+      const later = at > t.at;
+      t.at = at;
+      t.seq = this.seq++;
+      if (later) this.down(t.heapIndex);
+      else this.up(t.heapIndex);
+      return;
     }
     t.at = at;
     t.seq = this.seq++;
