@@ -136,6 +136,8 @@ export class Clock {
 
   /** Re-checks every waiter (after something happened that may satisfy one). */
   checkWaiters(): boolean {
+    // No waiter: nothing to check (and no Set iterator made, at every clock step of a poll).
+    if (this.waiters.size === 0) return false;
     let any = false;
     for (const w of this.waiters) {
       if (w.check()) {
