@@ -104,7 +104,13 @@ export class Clock {
   arm(t: Timer, at: number): void {
     if (t.heapIndex >= 0) {
       if (t.at === at) return;
-      this.remove(t);
+      // Moved in place: the heap orders by (at, seq) alone, so firing order is as if re-added.
+      const later = at > t.at;
+      t.at = at;
+      t.seq = this.seq++;
+      if (later) this.down(t.heapIndex);
+      else this.up(t.heapIndex);
+      return;
     }
     t.at = at;
     t.seq = this.seq++;
@@ -130,6 +136,8 @@ export class Clock {
 
   /** Re-checks every waiter (after something happened that may satisfy one). */
   checkWaiters(): boolean {
+    // No waiter: nothing to check (and no Set iterator made, at every clock step of a poll).
+    if (this.waiters.size === 0) return false;
     let any = false;
     for (const w of this.waiters) {
       if (w.check()) {
