@@ -18,7 +18,7 @@ import {
 } from "../../../../verbs/constants.js";
 import type { QpAttr, QpAttrInput, QpCap, Wc } from "../../../../verbs/types.js";
 import { changedOffsets } from "./hexdump.js";
-import { buildTimeline } from "./timeline.js";
+import { buildTimeline, laneKey } from "./timeline.js";
 import { stateName, wcStatusName } from "./format.js";
 import { objectLabel, objectName } from "./names.js";
 import { buildCmLog, CM_TYPES } from "./cm-log.js";
@@ -646,13 +646,20 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
   view.packets = buildTimeline({
     events,
     packets: snapshot?.packets,
-    lanes: view.qps.map((q) => ({ qp_num: q.qp_num, handle: q.handle, name: q.name, device: q.device })),
+    lanes: view.qps.map((q) => ({
+      key: laneKey(q.device, q.qp_num),
+      qp_num: q.qp_num,
+      handle: q.handle,
+      name: q.name,
+      device: q.device,
+    })),
     qp: (h) => {
       const o = objs.get(h);
       if (o?.type !== "qp") return undefined;
       const qpNum = Number(o.props.qp_num);
-      return { qp_num: qpNum, sigAll: qpByHandle.get(h)?.sigAll ?? false };
+      return { qp_num: qpNum, device: deviceOfPd(o.props.pd) ?? "", sigAll: qpByHandle.get(h)?.sigAll ?? false };
     },
+    cqDevice: (h) => contextDevice.get(refHandle(objs.get(h)?.props.context) ?? -1),
   });
   view.cm = buildCmLog(f.cmCalls, (h) => {
     const o = objs.get(h);

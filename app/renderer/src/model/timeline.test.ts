@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { IBV_SEND_SIGNALED, IBV_WC_SUCCESS, IBV_WR_RDMA_WRITE, IBV_WR_SEND } from "../../../../verbs/constants.js";
+import {
+  IBV_ACCESS_LOCAL_WRITE,
+  IBV_ACCESS_REMOTE_WRITE,
+  IBV_QPS_INIT,
+  IBV_QPS_RESET,
+  IBV_QPS_RTR,
+  IBV_QPS_RTS,
+  IBV_QPT_RC,
+  IBV_SEND_SIGNALED,
+  IBV_WC_SUCCESS,
+  IBV_WR_RDMA_WRITE,
+  IBV_WR_SEND,
+} from "../../../../verbs/constants.js";
+import { goodModify } from "../../../../state-machines/qp-paths.js";
 import type { PacketRecord, StateSnapshot } from "../../../bridge/contract.js";
 import { packetRecord } from "../../../bridge/snapshot-deltas.js";
 import type { Verbs } from "../../../session/verbs-api.js";
@@ -28,12 +41,15 @@ async function traffic(program: (verbs: Verbs) => Promise<void>) {
 }
 
 /** A row as a learner reads it. */
+/** A lane's QP number (lanes are "device/qpn"). */
+const qpnOf = (lane: string) => lane.slice(lane.lastIndexOf("/") + 1);
+
 function text(r: TimelineRow): string {
   switch (r.kind) {
     case "wqe":
       return `${r.queue} ${r.qp_num} post ${r.opcode} wr ${r.wr_id} ${r.bytes} B${r.signaled === false ? " unsignaled" : ""}`;
     case "packet":
-      return `${r.from}→${r.to} ${r.label} psn ${r.psn} ${r.len} B${r.dropped ? ` dropped: ${r.dropped}` : ""}`;
+      return `${qpnOf(r.from)}→${qpnOf(r.to)} ${r.label} psn ${r.psn} ${r.len} B${r.dropped ? ` dropped: ${r.dropped}` : ""}`;
     case "cqe":
       return `CQE ${r.qp_num} ${r.opcode} wr ${r.wr_id} ${r.status}`;
     case "gap":
@@ -85,6 +101,55 @@ describe("the packet timeline", () => {
     expect(first.detail).toMatch(/RETH va 0x[0-9a-f]+ rkey 0x[0-9a-f]+ len 2500/);
   });
 
+  it("gives rxe0's and rxe1's QP 0x11 a lane each: a WRITE between them crosses from one to the other", async () => {
+    const { events, snapshot } = await traffic(async (verbs) => {
+      const end = async (dev: string) => {
+        const ctx = await verbs.openDevice(dev);
+        const pd = await ctx.allocPd();
+        const cq = await ctx.createCq(8);
+        const mr = await pd.regMr(4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+        const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+        const qp = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+        return { cq, mr, qp, gid: await ctx.queryGid(1, 0) };
+      };
+      const a = await end("rxe0");
+      const b = await end("rxe1");
+      for (const [me, peer] of [
+        [a, b],
+        [b, a],
+      ] as const)
+        for (const [from, to] of [
+          [IBV_QPS_RESET, IBV_QPS_INIT],
+          [IBV_QPS_INIT, IBV_QPS_RTR],
+          [IBV_QPS_RTR, IBV_QPS_RTS],
+        ] as const) {
+          const m = goodModify(IBV_QPT_RC, from, to, { dgid: peer.gid, dest_qp_num: peer.qp.qp_num })!;
+          await me.qp.modify(m.attr, m.mask);
+        }
+      await a.qp.postSend({
+        wr_id: 1,
+        opcode: IBV_WR_RDMA_WRITE,
+        send_flags: IBV_SEND_SIGNALED,
+        sg_list: [a.mr.sge(0, 64)],
+        rdma: { remote_addr: b.mr.addr, rkey: b.mr.rkey },
+      });
+      await a.cq.pollWait(1, 1000);
+    });
+    const tl = buildView({ events, snapshot }).packets;
+    expect(tl.lanes.map((l) => [l.key, l.qp_num, l.device])).toEqual([
+      ["rxe0/17", 17, "rxe0"],
+      ["rxe1/17", 17, "rxe1"],
+    ]);
+    const rows = tl.rows.flatMap((r) =>
+      r.kind === "packet"
+        ? [`${r.from}→${r.to} ${r.label}`]
+        : r.kind === "wqe" || r.kind === "cqe"
+          ? [`${r.kind} ${r.lane}`]
+          : [],
+    );
+    expect(rows).toEqual(["wqe rxe0/17", "rxe0/17→rxe1/17 RDMA_WRITE_ONLY", "rxe1/17→rxe0/17 ACK", "cqe rxe0/17"]);
+  });
+
   it("draws the RNR wait on the clock and the retry that got through", async () => {
     const { events, snapshot } = await traffic(async (verbs) => {
       const { cq, mr, a, b } = await loopback(verbs);
@@ -118,10 +183,15 @@ describe("the packet timeline", () => {
   it("marks a gap in the log, keeps the newest rows, and on native shows WQEs and CQEs without packets", async () => {
     const { events, snapshot, records } = await traffic(writeThenSend);
     const holed = { observable: true, records: records.filter((p) => p.seq !== 1 && p.seq !== 2) };
-    const lanes = [{ qp_num: 17, handle: "qp0", device: "rxe0" }];
+    const lanes = [{ key: "rxe0/17", qp_num: 17, handle: "qp0", device: "rxe0" }];
     const qp = (h: number) =>
-      h === 5 ? { qp_num: 17, sigAll: false } : h === 6 ? { qp_num: 18, sigAll: false } : undefined;
-    const tl = buildTimeline({ events, packets: holed, lanes, qp });
+      h === 5
+        ? { qp_num: 17, device: "rxe0", sigAll: false }
+        : h === 6
+          ? { qp_num: 18, device: "rxe0", sigAll: false }
+          : undefined;
+    const cqDevice = () => "rxe0";
+    const tl = buildTimeline({ events, packets: holed, lanes, qp, cqDevice });
     expect(tl.rows.map(text).slice(0, 3)).toEqual([
       "SQ 17 post RDMA_WRITE wr 1 2500 B",
       "17→18 RDMA_WRITE_FIRST psn 0 1024 B",
@@ -129,12 +199,12 @@ describe("the packet timeline", () => {
     ]);
     expect(tl.lanes.map((l) => l.qp_num)).toEqual([17, 18]); // a QPN seen only on the wire gets a lane
 
-    const few = buildTimeline({ events, packets: snapshot.packets, lanes, qp, maxRows: 4 });
+    const few = buildTimeline({ events, packets: snapshot.packets, lanes, qp, cqDevice, maxRows: 4 });
     expect(few.rows).toHaveLength(4);
     expect(few.hiddenRows).toBe(8); // 12 rows in all
     expect(few.rows.map(text).at(-1)).toBe("CQE 17 SEND wr 3 SUCCESS");
 
-    const native = buildTimeline({ events, packets: { observable: false, records: [] }, lanes, qp });
+    const native = buildTimeline({ events, packets: { observable: false, records: [] }, lanes, qp, cqDevice });
     expect(native.observable).toBe(false);
     expect(native.rows.map((r) => r.kind)).toEqual(["wqe", "wqe", "wqe", "cqe", "cqe", "cqe"]);
   });

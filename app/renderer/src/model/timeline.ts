@@ -28,8 +28,10 @@ export interface TimelineInputs {
   packets?: PacketLog | undefined;
   /** The session's live QPs, in creation order: one lane each. */
   lanes: TimelineLane[];
-  /** A QP by its handle: its number, and whether it signals every send (sq_sig_all). */
-  qp(handle: number): { qp_num: number; sigAll: boolean } | undefined;
+  /** A QP by its handle: its number, its device, and whether it signals every send (sq_sig_all). */
+  qp(handle: number): { qp_num: number; device: string; sigAll: boolean } | undefined;
+  /** The device of a CQ by its handle (a completion's QP is on its CQ's device). */
+  cqDevice(handle: number): string | undefined;
   maxRows?: number;
 }
 
@@ -39,6 +41,9 @@ interface Wr {
   send_flags?: number;
   sg_list?: { length?: number }[];
 }
+
+/** A lane's key: QP numbers repeat across devices, so a lane is a number on a device. */
+export const laneKey = (device: string, qpn: number) => `${device}/${qpn}`;
 
 const stripTransport = (op: string) => op.replace(/^(RC|UC|UD)_/, "");
 
@@ -83,21 +88,22 @@ const wrsOf = (e: VerbEvent): Wr[] => {
 
 // Events never change once written: a post's rows are made once (for the QP number and
 // signalling they were made with), a completion's row once.
-const wqeCache = new WeakMap<VerbEvent, { qp_num: number; sigAll: boolean; rows: TimelineRow[] }>();
+const wqeCache = new WeakMap<VerbEvent, { lane: string; sigAll: boolean; rows: TimelineRow[] }>();
 const cqeCache = new WeakMap<object, TimelineRow>();
 
 function wqeRows(e: VerbEvent, qp: TimelineInputs["qp"]): TimelineRow[] {
   if (e.method !== "postSend" && e.method !== "postRecv") return [];
   const q = qp(e.target.$handle);
   if (!q) return [];
+  const lane = laneKey(q.device, q.qp_num);
   const hit = wqeCache.get(e);
-  if (hit && hit.qp_num === q.qp_num && hit.sigAll === q.sigAll) return hit.rows;
-  const rows = makeWqeRows(e, q);
-  wqeCache.set(e, { qp_num: q.qp_num, sigAll: q.sigAll, rows });
+  if (hit && hit.lane === lane && hit.sigAll === q.sigAll) return hit.rows;
+  const rows = makeWqeRows(e, q, lane);
+  wqeCache.set(e, { lane, sigAll: q.sigAll, rows });
   return rows;
 }
 
-function makeWqeRows(e: VerbEvent, q: { qp_num: number; sigAll: boolean }): TimelineRow[] {
+function makeWqeRows(e: VerbEvent, q: { qp_num: number; sigAll: boolean }, lane: string): TimelineRow[] {
   const send = e.method === "postSend";
   // A refused post: the WRs before the bad one were posted (libibverbs' bad_wr), the bad one shows the errno.
   const bad = e.error ? (e.error.badWrIndex ?? 0) : Infinity;
@@ -108,6 +114,7 @@ function makeWqeRows(e: VerbEvent, q: { qp_num: number; sigAll: boolean }): Time
       key: `w${e.seq}.${i}`,
       t: e.clock,
       qp_num: q.qp_num,
+      lane,
       queue: send ? ("SQ" as const) : ("RQ" as const),
       opcode: send ? nameOf(ibv_wr_opcode, Number(w?.opcode ?? 0)).replace("IBV_WR_", "") : "RECV",
       wr_id: Number(w?.wr_id ?? 0),
@@ -130,8 +137,8 @@ function makePacketRow(p: PacketRecord): TimelineRow {
     kind: "packet",
     key: `p${p.seq}`,
     t: p.time,
-    from: p.src_qpn,
-    to: p.dest_qpn,
+    from: laneKey(p.src, p.src_qpn),
+    to: laneKey(p.dst, p.dest_qpn),
     opcode: stripTransport(p.opcode),
     label: packetLabel(p),
     klass: packetClass(p),
@@ -144,19 +151,20 @@ function makePacketRow(p: PacketRecord): TimelineRow {
   };
 }
 
-function cqeRow(e: VerbEvent, c: { wc: Wc; why?: WcWhy }, i: number): TimelineRow {
+function cqeRow(e: VerbEvent, c: { wc: Wc; why?: WcWhy }, i: number, device: string): TimelineRow {
   let row = cqeCache.get(c);
-  if (!row) cqeCache.set(c, (row = makeCqeRow(e, c.wc, i, c.why)));
+  if (!row) cqeCache.set(c, (row = makeCqeRow(e, c.wc, i, laneKey(device, c.wc.qp_num), c.why)));
   return row;
 }
 
-function makeCqeRow(e: VerbEvent, wc: Wc, i: number, why?: WcWhy): TimelineRow {
+function makeCqeRow(e: VerbEvent, wc: Wc, i: number, lane: string, why?: WcWhy): TimelineRow {
   const ok = wc.status === IBV_WC_SUCCESS;
   return {
     kind: "cqe",
     key: `c${e.seq}.${i}`,
     t: e.clock + e.clockAdvance,
     qp_num: wc.qp_num,
+    lane,
     // An error completion's opcode is undefined (rxe leaves it 0): say nothing rather than "SEND".
     opcode: ok ? nameOf(ibv_wc_opcode, wc.opcode).replace("IBV_WC_", "") : "",
     wr_id: Number(wc.wr_id),
@@ -174,7 +182,14 @@ function rowCount(e: TranscriptEvent, packets: number): number {
   return posts + packets + (e.completions?.length ?? 0);
 }
 
-export function buildTimeline({ events, packets, lanes, qp, maxRows = TIMELINE_ROWS }: TimelineInputs): TimelineView {
+export function buildTimeline({
+  events,
+  packets,
+  lanes,
+  qp,
+  cqDevice,
+  maxRows = TIMELINE_ROWS,
+}: TimelineInputs): TimelineView {
   const records = packets?.records ?? [];
   const byAt = new Map<number, PacketRecord[]>();
   for (const r of records) {
@@ -196,7 +211,11 @@ export function buildTimeline({ events, packets, lanes, qp, maxRows = TIMELINE_R
     if (e.kind !== "verb" && pk.length === 0) continue;
     const group =
       e.kind === "verb"
-        ? [...wqeRows(e, qp), ...pk.map(packetRow), ...(e.completions ?? []).map((c, j) => cqeRow(e, c, j))]
+        ? [
+            ...wqeRows(e, qp),
+            ...pk.map(packetRow),
+            ...(e.completions ?? []).map((c, j) => cqeRow(e, c, j, cqDevice(c.cq) ?? "")),
+          ]
         : pk.map(packetRow);
     if (group.length === 0) continue;
     groups.push(group);
@@ -244,20 +263,20 @@ export function buildTimeline({ events, packets, lanes, qp, maxRows = TIMELINE_R
     out.push(r);
   }
 
-  // Lanes: the session's QPs, then any QPN seen only on the wire or in a completion.
+  // Lanes: the session's QPs, then any QP seen only on the wire or in a completion.
   const all = [...lanes];
-  const known = new Set(all.map((l) => l.qp_num));
-  const see = (n: number) => {
-    if (!known.has(n)) {
-      known.add(n);
-      all.push({ qp_num: n, handle: "", device: "" });
-    }
+  const known = new Set(all.map((l) => l.key));
+  const see = (key: string) => {
+    if (known.has(key)) return;
+    known.add(key);
+    const cut = key.lastIndexOf("/");
+    all.push({ key, qp_num: Number(key.slice(cut + 1)), handle: "", device: key.slice(0, cut) });
   };
   for (const r of out) {
     if (r.kind === "packet") {
       see(r.from);
       see(r.to);
-    } else if (r.kind === "wqe" || r.kind === "cqe") see(r.qp_num);
+    } else if (r.kind === "wqe" || r.kind === "cqe") see(r.lane);
   }
   return {
     ...(packets && { observable: packets.observable }),

@@ -196,6 +196,8 @@ export interface CounterView {
 
 /** A lane of the packet timeline: one QP. */
 export interface TimelineLane {
+  /** Which lane: a QP number and its device (laneKey; rxe0's and rxe1's first QPs are both 0x11). */
+  key: string;
   qp_num: number;
   /** "qp0" when the session created it, else empty (a QPN only seen on the wire). */
   handle: string;
@@ -214,6 +216,7 @@ export type TimelineRow =
       key: string;
       t: number;
       qp_num: number;
+      lane: string;
       /** "SQ" for postSend, "RQ" for postRecv. */
       queue: "SQ" | "RQ";
       /** "RDMA_WRITE", "SEND", "RECV". */
@@ -229,8 +232,9 @@ export type TimelineRow =
       kind: "packet";
       key: string;
       t: number;
-      from: number;
-      to: number;
+      /** The sending and the receiving QP's lanes. */
+      from: string;
+      to: string;
       /** The BTH opcode without its transport prefix: "RDMA_WRITE_FIRST", "SEND_ONLY", "ACKNOWLEDGE". */
       opcode: string;
       /** What the learner reads first: the opcode, or "ACK", "RNR NAK", "NAK PSN sequence error". */
@@ -251,6 +255,7 @@ export type TimelineRow =
       key: string;
       t: number;
       qp_num: number;
+      lane: string;
       /** "RDMA_WRITE", "SEND", "RECV". */
       opcode: string;
       wr_id: number;

@@ -5,8 +5,8 @@ import type { TimelineView } from "../model/view.js";
 import { PacketTimeline } from "./PacketTimeline.js";
 
 const lanes = [
-  { qp_num: 17, handle: "qp0", device: "rxe0" },
-  { qp_num: 18, handle: "qp1", device: "rxe0" },
+  { key: "rxe0/17", qp_num: 17, handle: "qp0", device: "rxe0" },
+  { key: "rxe0/18", qp_num: 18, handle: "qp1", device: "rxe0" },
 ];
 const view: TimelineView = {
   observable: true,
@@ -19,6 +19,7 @@ const view: TimelineView = {
       key: "w1",
       t: 0,
       qp_num: 17,
+      lane: "rxe0/17",
       queue: "SQ",
       opcode: "RDMA_WRITE",
       wr_id: 1,
@@ -29,8 +30,8 @@ const view: TimelineView = {
       kind: "packet",
       key: "p0",
       t: 0,
-      from: 17,
-      to: 18,
+      from: "rxe0/17",
+      to: "rxe0/18",
       opcode: "RDMA_WRITE_FIRST",
       label: "RDMA_WRITE_FIRST",
       klass: "request",
@@ -43,8 +44,8 @@ const view: TimelineView = {
       kind: "packet",
       key: "p3",
       t: 0,
-      from: 18,
-      to: 17,
+      from: "rxe0/18",
+      to: "rxe0/17",
       opcode: "ACKNOWLEDGE",
       label: "RNR NAK (timer 12)",
       klass: "rnr",
@@ -58,6 +59,7 @@ const view: TimelineView = {
       key: "c1",
       t: 0.65,
       qp_num: 17,
+      lane: "rxe0/17",
       opcode: "RDMA_WRITE",
       wr_id: 1,
       status: "SUCCESS",

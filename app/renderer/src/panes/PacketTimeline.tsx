@@ -30,15 +30,15 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
   }, [last]);
   const native = tl.observable === false;
   const n = tl.lanes.length;
-  const index = new Map(tl.lanes.map((l, i) => [l.qp_num, i]));
+  const index = new Map(tl.lanes.map((l, i) => [l.key, i]));
   // Lanes spread across the track, the outer ones near the edges: arrows get room for their labels.
-  const x = (qpn: number) => {
-    const i = index.get(qpn) ?? 0;
+  const x = (lane: string) => {
+    const i = index.get(lane) ?? 0;
     return n <= 1 ? 50 : 10 + (80 * i) / (n - 1);
   };
   /** A pill on a lane: it grows away from the nearer edge. */
-  const pill = (qpn: number): CSSProperties =>
-    x(qpn) <= 50 ? { left: `calc(${x(qpn)}% - 6px)` } : { right: `calc(${100 - x(qpn)}% - 6px)` };
+  const pill = (lane: string): CSSProperties =>
+    x(lane) <= 50 ? { left: `calc(${x(lane)}% - 6px)` } : { right: `calc(${100 - x(lane)}% - 6px)` };
   let lastTime: string | undefined;
   const time = (t: number) => {
     const s = t.toFixed(3);
@@ -51,7 +51,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
     <div key={r.key} className={`pt-row pt-wqe${r.refused ? " pt-bad" : ""}`} data-kind="wqe">
       <span className="pt-t">{time(r.t)}</span>
       <div className="pt-cell">
-        <span className={`pt-pill ${x(r.qp_num) <= 50 ? "pt-from-left" : "pt-from-right"}`} style={pill(r.qp_num)}>
+        <span className={`pt-pill ${x(r.lane) <= 50 ? "pt-from-left" : "pt-from-right"}`} style={pill(r.lane)}>
           <b>{r.queue === "SQ" ? "post" : "post recv"}</b> {r.opcode} <span className="pt-dim">wr_id</span> {r.wr_id}
           <span className="pt-dim"> · {r.bytes} B</span>
           {r.signaled === false && <span className="pt-dim"> · unsignaled</span>}
@@ -92,7 +92,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
     >
       <span className="pt-t">{time(r.t)}</span>
       <div className="pt-cell">
-        <span className={`pt-pill ${x(r.qp_num) <= 50 ? "pt-from-left" : "pt-from-right"}`} style={pill(r.qp_num)}>
+        <span className={`pt-pill ${x(r.lane) <= 50 ? "pt-from-left" : "pt-from-right"}`} style={pill(r.lane)}>
           <b>CQE</b> {r.opcode} <span className="pt-dim">wr_id</span> {r.wr_id} · <b>{r.status}</b>
           {!r.bad && r.bytes > 0 && <span className="pt-dim"> · {r.bytes} B</span>}
         </span>
@@ -115,7 +115,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
             <span className="pt-t">t (ms)</span>
             <div className="pt-cell">
               {tl.lanes.map((l) => (
-                <span key={l.qp_num} className="pt-lane-name" style={pill(l.qp_num)}>
+                <span key={l.key} className="pt-lane-name" style={pill(l.key)}>
                   <b>{l.name ?? qpName(l.qp_num)}</b>
                   {l.device && <span className="pt-dim"> {l.device}</span>}
                 </span>
@@ -131,7 +131,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
           <div className="pt-body">
             <div className="pt-track" aria-hidden>
               {tl.lanes.map((l) => (
-                <i key={l.qp_num} style={{ left: `${x(l.qp_num)}%` }} />
+                <i key={l.key} style={{ left: `${x(l.key)}%` }} />
               ))}
             </div>
             {tl.rows.map((r) => {
