@@ -40,10 +40,11 @@ export class LineMark {
     this.listeners = [
       // A decoration would move with the text: so does the mark.
       editor.onDidChangeModelContent((e) => this.line && this.show(followEdits(this.line, e.changes))),
-      // Line height, gutter width or folded lines changed where lines sit.
+      // Line height, gutter width, folded lines or a sideways scroll changed where lines are.
       editor.onDidLayoutChange(() => this.place()),
       editor.onDidChangeConfiguration(() => this.place()),
       editor.onDidChangeHiddenAreas(() => this.place()),
+      editor.onDidScrollChange((e) => e.scrollLeftChanged && this.place()),
     ];
   }
 
@@ -72,7 +73,13 @@ export class LineMark {
       el.style.height = height;
       el.hidden = false;
     }
-    if (this.bar) this.bar.style.left = `${this.editor.getLayoutInfo().decorationsLeft}px`;
+    const layout = this.editor.getLayoutInfo();
+    // Across the text area as it is scrolled to, no wider: `.lines-content` is 16M px wide, and a
+    // band as wide as that (or as the longest line) repainted its row of the whole window, the
+    // inspector beside the editor too.
+    this.band.style.left = `${this.editor.getScrollLeft()}px`;
+    this.band.style.width = `${layout.width - layout.contentLeft}px`;
+    if (this.bar) this.bar.style.left = `${layout.decorationsLeft}px`;
   }
 
   dispose(): void {
