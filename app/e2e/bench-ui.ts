@@ -10,7 +10,8 @@
  *         (goal: p95 ≤ 33 ms). Also printed: the same steps until the frame after that one.
  *   cold load: a fresh browser context opening web mode until it is interactive (lesson
  *         shown, Monaco loaded, Run enabled: App.tsx's `verbslab:interactive` mark), in ms
- *         from navigation start, with no debugger attached while it loads (cold-load.ts);
+ *         from navigation start, with no debugger attached while it loads, and without the
+ *         omnibox UI Chromium builds for each new context's window (cold-load.ts);
  *         median of 5 (goal ≤ 1.0 s, issue #15).
  *
  * Web mode on the simulator, Debian's Chromium, the built renderer (built first if stale).
