@@ -9,6 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   hasChromium,
+  hoverEditorText,
   screenshot,
   selectLesson,
   setEditorCode,
@@ -104,6 +105,9 @@ describe.skipIf(!hasChromium)("the stepper points at the code", () => {
     );
     expect(await clipped("[data-testid=predicted-error]")).toBe(false);
     await screenshot(page, "60-stepper-paused-line");
+    // Pointing at the paused line says why it is marked (a hover of its own: the mark is no decoration).
+    await hoverEditorText(page, "modify", /paused before this line's verb/);
+    await page.mouse.move(0, 0);
     // Continue: the modify fails, and its outcome sits after its line.
     const runs = Number(await page.getAttribute(".app", "data-runs"));
     await page.click("button[data-action=continue]");
