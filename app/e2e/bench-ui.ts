@@ -1,16 +1,17 @@
 /**
- * UI benchmark (a measurement, not a test): `npm run bench:ui [-- --json]`.
+ * UI benchmark (a measurement, not a test): `npm run bench:ui [-- --json] [-- --static DIR]`.
  *
  *   step: click Step → every pane shows the verb's event (transcript, snapshot and the next
  *         gate state rendered and painted); p50/p95 over 200 steps of a program that brings
  *         up a connection and moves messages (goal: p95 ≤ 50 ms).
  *   step → editor line: the same, and also the editor has highlighted the next verb's line
- *         (Monaco drew the paused-line decoration beside that line's number), until the frame
+ *         (the paused line's band and bar beside that line's number as Monaco drew it), until the frame
  *         that drew it is painted; p50/p95 over 200 steps of a second run of the program
  *         (goal: p95 ≤ 33 ms). Also printed: the same steps until the frame after that one.
  *   cold load: a fresh browser context opening web mode until it is interactive (lesson
  *         shown, Monaco loaded, Run enabled: App.tsx's `verbslab:interactive` mark), in ms
- *         from navigation start, with no debugger attached while it loads (cold-load.ts);
+ *         from navigation start, with no debugger attached while it loads, and without the
+ *         omnibox UI Chromium builds for each new context's window (cold-load.ts);
  *         median of 5 (goal ≤ 1.0 s, issue #15).
  *
  * Web mode on the simulator, Debian's Chromium, the built renderer (built first if stale).
@@ -67,17 +68,20 @@ export default async function main(verbs: Verbs) {
 const STEP_LOOP = `async (n, withEditor) => {
   const app = document.querySelector(".app");
   const wrap = document.querySelector(".editor-wrap");
-  // The paused-line decoration Monaco drew, at the line number of the verb now held. Monaco places
-  // each row of its text overlays and of its margin by style.top, in one coordinate: the highlight's
-  // row and that line number's row at the same top are the same line. (Read from the styles, not
+  // The paused line's band (EditorPane's own element under Monaco's text) and its bar in the
+  // gutter, at the line number Monaco drew for the verb now held. Monaco places each row of its
+  // margin by style.top, in the coordinate the band and bar are placed in (both scroll with their
+  // parents): a band, a bar and that line number's row at the same top are the same line, and the
+  // number is there only once Monaco has drawn the lines scrolled to. (Read from the styles, not
   // getBoundingClientRect: this runs on every mutation, and a forced layout each time slowed the
   // very step it measures.) The frame that paints it is waited for below.
   const lineShown = () => {
     const line = app.dataset.gateLine;
     if (wrap.dataset.pausedLine !== line) return false;
-    const mark = wrap.querySelector(".view-overlays .vl-paused-line");
-    const top = mark?.parentElement?.style.top;
-    if (!top) return false;
+    const mark = wrap.querySelector(".vl-paused-line:not([hidden])");
+    const bar = wrap.querySelector(".vl-paused-glyph:not([hidden])");
+    const top = mark?.style.top;
+    if (!top || bar?.style.top !== top) return false;
     return [...wrap.querySelectorAll(".margin-view-overlays .line-numbers")].some(
       (el) => el.textContent === line && el.parentElement?.style.top === top,
     );
@@ -145,10 +149,14 @@ async function main() {
     console.error("bench:ui: /usr/bin/chromium is not installed");
     process.exit(2);
   }
-  await ensureRendererBuilt();
+  // `--static DIR`: time another build of the renderer (e.g. a copy of main's dist/renderer), to
+  // compare two builds back to back under the same load.
+  const at = process.argv.indexOf("--static");
+  const staticDir = at > 0 ? process.argv[at + 1] : undefined;
+  if (!staticDir) await ensureRendererBuilt();
   // Other work on the machine moves these figures a lot: the load is reported from before and after.
   const loadBefore = round(loadavg()[0]);
-  const lab = await startLab(3);
+  const lab = await startLab(3, staticDir);
   const browser = await launch();
   try {
     // Cold loads: a new context each time (empty cache), after one warm-up of the server.

@@ -6,7 +6,7 @@
  * So bench:ui loads the page in its own Chromium, started with the harness's flags, through the
  * bare protocol: a new browser context (empty cache), a new tab on the URL, and only seconds
  * later a session to read the page's `verbslab:interactive` mark (App.tsx), in ms since
- * navigation start.
+ * navigation start. Without Chromium's own window UI (NO_TOP_CHROME_WEBUI says why).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -27,13 +27,31 @@ export interface ColdLoader {
   close(): Promise<void>;
 }
 
+/**
+ * Chromium builds its own window UI for each new browser context's window: the omnibox popup and
+ * its compose box are WebUI pages, loaded (about 350 chrome:// requests, traced as the "WebUI Top
+ * Renderer": ~300 ms of CPU) in a renderer of their own during every load timed here, and on
+ * 2 cores that competed with the page being timed. A learner's page opens in a browser window
+ * that has them already, or in Electron, which has none: what is timed is the page's load.
+ * (Paired on this machine, load 4-10: 1496/1136/1812/1633 ms with them, 1251/1079/1491/1058 without.)
+ */
+const NO_TOP_CHROME_WEBUI =
+  "--disable-features=PreloadTopChromeWebUI,WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup";
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startColdLoader(): Promise<ColdLoader> {
   const profile = mkdtempSync(join(tmpdir(), "verbslab-cold-"));
   const chromium: ChildProcess = spawn(
     CHROMIUM,
-    [...CHROMIUM_ARGS, "--headless", "--remote-debugging-port=0", `--user-data-dir=${profile}`, "about:blank"],
+    [
+      ...CHROMIUM_ARGS,
+      NO_TOP_CHROME_WEBUI,
+      "--headless",
+      "--remote-debugging-port=0",
+      `--user-data-dir=${profile}`,
+      "about:blank",
+    ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   const endpoint = await new Promise<string>((resolve, reject) => {

@@ -65,10 +65,10 @@ export interface Lab {
   close(): Promise<void>;
 }
 
-/** Web mode on the simulator with a fresh data dir (transcripts, progress). */
-export async function startLab(seed = 1): Promise<Lab> {
+/** Web mode on the simulator with a fresh data dir (transcripts, progress), serving `staticDir` (the built renderer). */
+export async function startLab(seed = 1, staticDir = distDir): Promise<Lab> {
   const dataDir = mkdtempSync(join(tmpdir(), "verbslab-e2e-"));
-  const web = await startWebMode({ backend: "sim", seed, dataDir, staticDir: distDir, port: 0 });
+  const web = await startWebMode({ backend: "sim", seed, dataDir, staticDir, port: 0 });
   return {
     web,
     url: web.server.url,

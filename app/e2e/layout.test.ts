@@ -272,7 +272,7 @@ describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", (
       await screenshot(page, "layout-1366x768-editor-short");
       expect(await editorSideways(page)).toEqual({ monacoScrollLeft: "0px", nativeScrolled: [], textShiftedLeftPx: 0 });
       // The revealed line was of the program before: its mark went with it (it grew over the paste).
-      expect(await page.locator(".editor-wrap .vl-revealed-line").count()).toBe(0);
+      expect(await page.locator(".editor-wrap .vl-revealed-line:not([hidden])").count()).toBe(0);
       await runAndWait(page);
       expect(await editorSideways(page)).toEqual({ monacoScrollLeft: "0px", nativeScrolled: [], textShiftedLeftPx: 0 });
     } finally {

@@ -9,6 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   hasChromium,
+  hoverEditorText,
   screenshot,
   selectLesson,
   setEditorCode,
@@ -34,11 +35,14 @@ export default async function main(verbs: Verbs) {
 /** Monaco draws spaces as no-break spaces. */
 const text = (s: string | null) => (s ?? "").replace(/\u00a0/g, " ");
 
-/** The line Monaco draws `className` on (a whole-line decoration), by the line number beside it. */
-/** Monaco draws decorations on its next animation frame, so callers poll it. */
+/**
+ * The line the editor shows `className` on (the paused and revealed lines' bands, the error line's
+ * decoration), by the line number Monaco draws beside it. Monaco draws decorations, and scrolls,
+ * on its next animation frame, so callers poll it.
+ */
 async function decoratedLine(page: Page, className: string): Promise<number | null> {
   return page.evaluate((cls) => {
-    const mark = document.querySelector(`.monaco-editor .view-overlays .${cls}`);
+    const mark = document.querySelector(`.monaco-editor .${cls}:not([hidden])`);
     if (!mark) return null;
     const top = mark.getBoundingClientRect().top;
     const numbers = [...document.querySelectorAll(".monaco-editor .margin-view-overlays .line-numbers")];
@@ -82,6 +86,8 @@ describe.skipIf(!hasChromium)("the stepper points at the code", () => {
     await expect.poll(() => decoratedLine(page, "vl-paused-line"), { timeout: 10_000 }).toBe(5);
     await stepTo(page, 10);
     await expect.poll(() => decoratedLine(page, "vl-paused-line"), { timeout: 10_000 }).toBe(10);
+    // And the bar in the gutter beside that line's number.
+    expect(await decoratedLine(page, "vl-paused-glyph")).toBe(10);
     const status = (await page.locator("[data-testid=paused-before]").textContent()) ?? "";
     // The QP by the learner's variable and its number, and the line: no internal "qp0".
     expect(status).toMatch(/^line 10paused before a \(QP 0x[0-9a-f]+\)\.modify\(→ INIT/);
@@ -99,6 +105,9 @@ describe.skipIf(!hasChromium)("the stepper points at the code", () => {
     );
     expect(await clipped("[data-testid=predicted-error]")).toBe(false);
     await screenshot(page, "60-stepper-paused-line");
+    // Pointing at the paused line says why it is marked (a hover of its own: the mark is no decoration).
+    await hoverEditorText(page, "modify", /paused before this line's verb/);
+    await page.mouse.move(0, 0);
     // Continue: the modify fails, and its outcome sits after its line.
     const runs = Number(await page.getAttribute(".app", "data-runs"));
     await page.click("button[data-action=continue]");
@@ -110,6 +119,7 @@ describe.skipIf(!hasChromium)("the stepper points at the code", () => {
     const results = (await page.locator(".monaco-editor .vl-result").allTextContents()).map(text);
     expect(results.some((r) => r.includes(`→ ${name}`))).toBe(true);
     await expect.poll(() => decoratedLine(page, "vl-paused-line"), { timeout: 10_000 }).toBeNull();
+    expect(await decoratedLine(page, "vl-paused-glyph")).toBeNull();
     await screenshot(page, "61-stepper-line-results");
   }, 120_000);
 

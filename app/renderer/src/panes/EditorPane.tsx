@@ -7,6 +7,7 @@
  */
 import { memo, useEffect, useLayoutEffect, useRef } from "react";
 import { MAIN_URI, emitJavaScript, monaco } from "../monaco/setup.js";
+import { LineMark } from "../monaco/line-mark.js";
 import type { CompiledProgram } from "../runner/protocol.js";
 
 /** A line's latest outcome, worded (i18n.ts `lineOutcome`), and how many calls the line made. */
@@ -70,10 +71,13 @@ export default memo(function EditorPane({
   const editorRef = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
   // Set while a new `code` prop is written into the model: that edit is not the learner's.
   const applying = useRef(false);
+  // The paused and the revealed line move on every step or click: they are elements of our own
+  // (line-mark.ts), not decorations, which would make Monaco re-render every visible line. The
+  // error line is set once per run: a decoration, with its hover.
   const marks = useRef<{
-    paused: monaco.editor.IEditorDecorationsCollection;
+    paused: LineMark;
     error: monaco.editor.IEditorDecorationsCollection;
-    revealed: monaco.editor.IEditorDecorationsCollection;
+    revealed: LineMark;
   } | null>(null);
   const wrap = useRef<HTMLDivElement>(null);
   // The outcome after each line, by line: a content widget each, whose text a step changes in
@@ -98,7 +102,7 @@ export default memo(function EditorPane({
       results.current.clear();
       marks.current?.error.clear();
       // So is a line a row revealed (its mark would otherwise grow over a pasted program).
-      marks.current?.revealed.clear();
+      marks.current?.revealed.show(0);
       monaco.editor.setModelMarkers(model, "verbslab-run", []);
       wrap.current?.setAttribute("data-error-line", "");
       wrap.current?.removeAttribute("data-revealed-line");
@@ -108,10 +112,21 @@ export default memo(function EditorPane({
     editor.addCommand(monaco.KeyCode.F8, () => latest.current.onShortcut?.("continue"));
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => latest.current.onShortcut?.("run"));
     marks.current = {
-      paused: editor.createDecorationsCollection(),
+      paused: new LineMark(editor, "vl-paused-line", "vl-paused-glyph"),
       error: editor.createDecorationsCollection(),
-      revealed: editor.createDecorationsCollection(),
+      revealed: new LineMark(editor, "vl-revealed-line"),
     };
+    // What the paused line's decoration said on hover, from a hover provider (no decoration).
+    const pausedHover = monaco.languages.registerHoverProvider("typescript", {
+      provideHover: (m, position) => {
+        const line = marks.current?.paused.shown;
+        if (m !== model || !line || position.lineNumber !== line) return null;
+        return {
+          range: new monaco.Range(line, 1, line, model.getLineMaxColumn(line)),
+          contents: [{ value: PAUSED_HOVER }],
+        };
+      },
+    });
     // The browser scrolls Monaco's scrollable box itself to bring something inside it into view
     // (a click's or a focus's scrollIntoView on its very wide lines layer): the text then sits
     // shifted left under the gutter while Monaco's own horizontal scroll reads 0, and Monaco undoes
@@ -133,6 +148,9 @@ export default memo(function EditorPane({
     return () => {
       cancelAnimationFrame(frame);
       scrollable?.removeEventListener("scroll", unscroll);
+      pausedHover.dispose();
+      marks.current?.paused.dispose();
+      marks.current?.revealed.dispose();
       marks.current = null;
       changes.dispose();
       editor.dispose();
@@ -166,7 +184,7 @@ export default memo(function EditorPane({
     const model = editor?.getModel();
     if (!editor || !m || !model) return;
     const line = pausedAt && inModel(model, pausedAt.line);
-    m.paused.set(line ? [lineMark(line, "vl-paused-line", "vl-paused-glyph", "paused before this line's verb")] : []);
+    m.paused.show(line || 0);
     wrap.current?.setAttribute("data-paused-line", String(line || ""));
     if (line) {
       // The verb's line from its start: a long line stepped past before must not leave it scrolled sideways.
@@ -239,7 +257,7 @@ export default memo(function EditorPane({
     if (!editor || !m || !model || !reveal) return;
     const line = inModel(model, reveal.line);
     if (!line) return;
-    m.revealed.set([lineMark(line, "vl-revealed-line")]);
+    m.revealed.show(line);
     wrap.current?.setAttribute("data-revealed-line", String(line));
     editor.setPosition({ lineNumber: line, column: reveal.column });
     // Sideways only as far as the call's column needs (from the line's start, not from where it was).
@@ -255,6 +273,8 @@ export default memo(function EditorPane({
     </div>
   );
 });
+
+const PAUSED_HOVER = "paused before this line's verb";
 
 /** `line` if main.ts has it (the program may have been edited since it ran), else 0. */
 const inModel = (model: monaco.editor.ITextModel, line: number) =>
