@@ -232,6 +232,15 @@ export default async function main(verbs: Verbs) {
     await page.click("button[data-action=run]");
     await page.waitForSelector("[data-testid=type-errors]");
     expect(await page.locator("[data-testid=type-errors]").textContent()).toMatch(/^2 type errors: run anyway\?/);
+    // Each error says where and what, in the prompt itself; its line number shows the line.
+    const problems = page.locator("[data-testid=type-errors] li");
+    expect(await problems.allTextContents()).toEqual([
+      expect.stringMatching(/^line 4 Type 'string' is not assignable to type 'number'/),
+      expect.stringMatching(/^line 5 Type 'number' is not assignable to type 'string'/),
+    ]);
+    await page.locator("[data-testid=type-error-line]").nth(1).click();
+    await expect.poll(() => page.getAttribute(".editor-wrap", "data-revealed-line")).toBe("5");
+    await screenshot(page, "65-stepper-type-errors");
     expect(await page.getAttribute(".app", "data-running")).toBe("false");
     await page.click("button[data-action=run-anyway]");
     await page.waitForSelector(`.app[data-runs="${runs + 1}"]`, { timeout: 30_000 });

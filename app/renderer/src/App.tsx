@@ -418,6 +418,7 @@ function Lab({
               pausedLine={pausedSource?.line}
               onPausedLine={onPausedLine}
               typeErrors={runner.typeErrors}
+              onSource={onSource}
               onRun={run}
               onStep={stepOnce}
               onContinue={cont}

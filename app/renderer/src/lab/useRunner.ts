@@ -6,7 +6,7 @@ import { useCallback, useMemo, useRef, useState } from "react";
 import type { ErrorData, GateState } from "../../../bridge/contract.js";
 import type { LabStore } from "./store.js";
 import { startRun, type RunHandle } from "../runner/runner.js";
-import type { CompiledProgram } from "../runner/protocol.js";
+import type { CompiledProgram, TypeProblem } from "../runner/protocol.js";
 
 export interface RunnerOptions {
   store: LabStore;
@@ -23,7 +23,9 @@ export function useRunner({ store, compile, gate, kind, program, onFinished }: R
   const [running, setRunning] = useState(false);
   const [error, setError] = useState<ErrorData | undefined>();
   /** A compiled program with type errors, waiting for the learner's "run anyway". */
-  const [typeErrors, setTypeErrors] = useState<{ errors: string[]; go: () => void; cancel: () => void } | null>(null);
+  const [typeErrors, setTypeErrors] = useState<{ errors: TypeProblem[]; go: () => void; cancel: () => void } | null>(
+    null,
+  );
   /** Runs finished (and checked), so tests and benchmarks can wait for "the next one" without racing. */
   const [finished, setFinished] = useState(0);
   const bridge = store.bridge;

@@ -74,7 +74,11 @@ export async function emitJavaScript(): Promise<CompiledProgram> {
     throw new Error(`main.ts does not parse, so nothing ran. ${syntax.slice(0, 3).map(where).join("; ")}`);
   const typeErrors = (await worker.getSemanticDiagnostics(MAIN_URI.toString()))
     .filter((d) => d.category === 1)
-    .map(where);
+    .map((d) => {
+      const at = model.getPositionAt(d.start ?? 0);
+      const message = typeof d.messageText === "string" ? d.messageText : d.messageText.messageText;
+      return { line: at.lineNumber, column: at.column, message };
+    });
   const out = await worker.getEmitOutput(MAIN_URI.toString());
   const js = out.outputFiles.find((f) => f.name.endsWith(".js"));
   if (!js) throw new Error("TypeScript produced no JavaScript for main.ts");

@@ -1,6 +1,11 @@
 /** Run, Step, Continue, Stop, Reset, with what the program is paused before and on which line. */
 import { useStrings } from "../i18n.js";
 import { memo } from "react";
+import type { TypeProblem } from "../runner/protocol.js";
+import type { SourceSite } from "../../../session/transcript.js";
+
+/** TypeScript errors shown in the prompt itself (the rest are counted, and all are in the editor's margin). */
+const SHOWN_TYPE_ERRORS = 3;
 export interface ToolbarProps {
   running: boolean;
   paused: boolean;
@@ -10,7 +15,9 @@ export interface ToolbarProps {
   pausedLine?: number;
   onPausedLine?: () => void;
   /** The program has type errors: ask before running it. */
-  typeErrors?: { errors: string[]; go: () => void; cancel: () => void } | null;
+  typeErrors?: { errors: TypeProblem[]; go: () => void; cancel: () => void } | null;
+  /** Shows a line of main.ts in the editor (a type error's). */
+  onSource?: (s: SourceSite) => void;
   ready: boolean;
   onRun: () => void;
   onStep: () => void;
@@ -74,19 +81,33 @@ export const Toolbar = memo(function Toolbar(p: ToolbarProps) {
         </span>
       </div>
       {p.typeErrors && (
-        <div
-          className="type-errors"
-          role="alertdialog"
-          data-testid="type-errors"
-          title={p.typeErrors.errors.join("\n")}
-        >
-          {t.typeErrors(p.typeErrors.errors.length)}
-          <button onClick={p.typeErrors.go} data-action="run-anyway">
-            {t.runAnyway}
-          </button>
-          <button onClick={p.typeErrors.cancel} data-action="cancel-run">
-            {t.cancel}
-          </button>
+        <div className="type-errors" role="alertdialog" data-testid="type-errors">
+          <div className="type-errors-ask">
+            {t.typeErrors(p.typeErrors.errors.length)}
+            <button onClick={p.typeErrors.go} data-action="run-anyway">
+              {t.runAnyway}
+            </button>
+            <button onClick={p.typeErrors.cancel} data-action="cancel-run">
+              {t.cancel}
+            </button>
+          </div>
+          <ul>
+            {p.typeErrors.errors.slice(0, SHOWN_TYPE_ERRORS).map((e, i) => (
+              <li key={i} title={e.message}>
+                <button
+                  className="link"
+                  data-testid="type-error-line"
+                  onClick={() => p.onSource?.({ line: e.line, column: e.column })}
+                >
+                  {t.line(e.line)}
+                </button>{" "}
+                {e.message}
+              </li>
+            ))}
+            {p.typeErrors.errors.length > SHOWN_TYPE_ERRORS && (
+              <li className="muted">{t.moreTypeErrors(p.typeErrors.errors.length - SHOWN_TYPE_ERRORS)}</li>
+            )}
+          </ul>
         </div>
       )}
     </>

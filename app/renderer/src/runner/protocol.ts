@@ -20,6 +20,13 @@ export interface CompiledProgram {
   /** TypeScript's source map of `js` (version 3), to map stack frames back to main.ts. */
   map?: string;
   source: string;
-  /** TypeScript's errors in main.ts ("line 3, column 9: …"): the runner asks before running with any. */
-  typeErrors: string[];
+  /** TypeScript's errors in main.ts, where each is: the runner asks before running with any. */
+  typeErrors: TypeProblem[];
+}
+
+/** One of TypeScript's errors in main.ts: its line and column (1-based) and the compiler's words. */
+export interface TypeProblem {
+  line: number;
+  column: number;
+  message: string;
 }
