@@ -14,7 +14,7 @@ import {
   IBV_WR_SEND,
 } from "../../../../verbs/constants.js";
 import { goodModify } from "../../../../state-machines/qp-paths.js";
-import { buildView, createViewBuilder, retireSend } from "./reduce.js";
+import { buildView, createViewBuilder, describeCall, retireSend } from "./reduce.js";
 import { loopback, record } from "./traffic.test-util.js";
 
 describe("SQ/RQ occupancy", () => {
@@ -142,5 +142,15 @@ describe("two devices whose QPs share a number", () => {
     expect(qb!.device).toBe("rxe1");
     expect(qb!.failure).toBeUndefined();
     expect(qa!.sqOutstanding).toBe(0);
+  });
+});
+
+describe("describeCall", () => {
+  it("names a regMr's access flags as verbs.h does, not as a number", () => {
+    expect(describeCall("regMr", [4096, IBV_ACCESS_LOCAL_WRITE])).toBe("4096 bytes, access LOCAL_WRITE");
+    expect(describeCall("regMr", [256, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE])).toBe(
+      "256 bytes, access LOCAL_WRITE | REMOTE_WRITE",
+    );
+    expect(describeCall("regMr", [64, 0])).toBe("64 bytes, access 0");
   });
 });

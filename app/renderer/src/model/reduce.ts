@@ -19,7 +19,7 @@ import {
 import type { QpAttr, QpAttrInput, QpCap, Wc } from "../../../../verbs/types.js";
 import { changedOffsets } from "./hexdump.js";
 import { buildTimeline, laneKey } from "./timeline.js";
-import { stateName, wcStatusName } from "./format.js";
+import { accessNames, stateName, wcStatusName } from "./format.js";
 import { objectLabel, objectName } from "./names.js";
 import { buildCmLog, CM_TYPES } from "./cm-log.js";
 import type {
@@ -75,7 +75,8 @@ export function describeCall(method: string, args: readonly unknown[]): string {
       return `${t}, max_send_wr ${init.cap?.max_send_wr}, max_recv_wr ${init.cap?.max_recv_wr}`;
     }
     case "regMr":
-      return typeof args[0] === "number" ? `${args[0]} bytes, access ${args[1]}` : `access ${args[1]}`;
+      // Flags by name, as the learner wrote them (IBV_ACCESS_LOCAL_WRITE, not 1).
+      return `${typeof args[0] === "number" ? `${args[0]} bytes, ` : ""}access ${accessNames(Number(args[1] ?? 0))}`;
     case "log":
       return args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" ");
     case "setLink":
