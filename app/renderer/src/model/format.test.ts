@@ -22,6 +22,9 @@ describe("formatField", () => {
     );
     expect(formatField("attr.qkey", 0x11111111)).toBe("0x11111111");
     expect(formatField("attr.sq_psn", 42)).toBe("42 (0x2a)");
+    // QP numbers as every pane names them (QP 0x12), with the decimal a program prints.
+    expect(formatField("attr.dest_qp_num", 18)).toBe("18 (0x12)");
+    expect(formatField("qp_num", 17)).toBe("17 (0x11)");
     expect(formatField("attr.rq_psn", 0)).toBe("0");
     expect(formatField("attr.ah_attr.grh.dgid", "fe80::1")).toBe("fe80::1");
   });

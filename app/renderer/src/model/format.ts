@@ -96,6 +96,11 @@ function byField(field: string, value: number): string | undefined {
     case "psn":
       // Lessons and rxe's logs give PSNs in hex (0x124); the decimal stays for the arithmetic.
       return psn(value);
+    case "qp_num":
+    case "dest_qp_num":
+    case "src_qp":
+      // Every pane names a QP in hex ("a (QP 0x11)"); the decimal stays for what the program printed.
+      return psn(value);
     default:
       return undefined;
   }
