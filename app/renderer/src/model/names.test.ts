@@ -6,6 +6,7 @@ describe("objectName", () => {
     expect(objectName({ type: "qp", index: 0, variable: "a", qp_num: 0x11 })).toBe("a (QP 0x11)");
     expect(objectName({ type: "qp", index: 3, qp_num: 17 })).toBe("QP 0x11");
     expect(qpName(0x12)).toBe("QP 0x12");
+    expect(qpName(0x11, "qp", "rxe1")).toBe("qp (QP 0x11, rxe1)"); // another device has a QP 0x11 too
   });
   it("names a context by its variable and device, other objects by their variable or kind and index", () => {
     expect(objectName({ type: "context", index: 0, variable: "ctx", device: "rxe0" })).toBe("ctx (rxe0)");

@@ -16,7 +16,7 @@ export interface Nameable {
   variable?: string;
   /** A QP's number. */
   qp_num?: number;
-  /** A context's device ("rxe0"). */
+  /** A context's device ("rxe0"); for a QP, set only when a QP on another device has its number. */
   device?: string;
 }
 
@@ -33,13 +33,18 @@ const KIND: Record<string, string> = {
   cmEvent: "cm_event",
 };
 
-/** A QP by its number, with the learner's variable if known: "a (QP 0x11)", "QP 0x11". */
-export const qpName = (qpNum: number, variable?: string): string =>
-  variable ? `${variable} (QP ${hex(qpNum)})` : `QP ${hex(qpNum)}`;
+/**
+ * A QP by its number, with the learner's variable if known: "a (QP 0x11)", "QP 0x11"; with its
+ * device where another device has a QP of that number: "a (QP 0x11, rxe0)".
+ */
+export const qpName = (qpNum: number, variable?: string, device?: string): string => {
+  const qp = `QP ${hex(qpNum)}${device ? `, ${device}` : ""}`;
+  return variable ? `${variable} (${qp})` : qp;
+};
 
 /** The object's name, the same in every pane. */
 export function objectName(o: Nameable): string {
-  if (o.type === "qp" && o.qp_num !== undefined) return qpName(o.qp_num, o.variable);
+  if (o.type === "qp" && o.qp_num !== undefined) return qpName(o.qp_num, o.variable, o.device);
   if (o.type === "context" && o.device) return o.variable ? `${o.variable} (${o.device})` : o.device;
   return o.variable ?? objectLabel(o);
 }

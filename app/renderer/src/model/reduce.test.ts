@@ -142,6 +142,8 @@ describe("two devices whose QPs share a number", () => {
     expect(qb!.device).toBe("rxe1");
     expect(qb!.failure).toBeUndefined();
     expect(qa!.sqOutstanding).toBe(0);
+    // Each QP's one name says its device, since the number alone names both.
+    expect([qa!.name, qb!.name]).toEqual(["QP 0x11, rxe0", "QP 0x11, rxe1"]);
   });
 });
 

@@ -164,6 +164,8 @@ interface Obj {
   index: number;
   /** The learner's variable for it (from its creating call's line). */
   variable?: string;
+  /** A QP whose number a QP on another device has too: its device, which its name then says. */
+  sharesNumberOn?: string;
 }
 
 /** An object's one name (model/names.ts), from what the fold knows of it. */
@@ -173,6 +175,7 @@ const nameOf = (o: Obj): string =>
     index: o.index,
     ...(o.variable && { variable: o.variable }),
     ...(o.type === "qp" && { qp_num: Number(o.props.qp_num) }),
+    ...(o.sharesNumberOn && { device: o.sharesNumberOn }),
     ...(o.type === "context" && { device: (o.props.device as { name?: string } | undefined)?.name }),
   });
 
@@ -346,8 +349,21 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
       // another device keeps its own.
       const same = f.qpByNum.get(qpNum) ?? [];
       for (const old of same) if (f.objs.get(old.handle)?.alive === false) f.qpByHandle.delete(old.handle);
-      f.qpByNum.set(qpNum, [...same.filter((o) => f.qpByHandle.has(o.handle)), q]);
+      const others = same.filter((o) => f.qpByHandle.has(o.handle));
+      f.qpByNum.set(qpNum, [...others, q]);
       f.qpByHandle.set(r.$handle, q);
+      // Two live QPs of one number (rxe0's and rxe1's first are both 0x11): each name says its device.
+      const deviceOf = (h: number) => {
+        const pd = f.objs.get(refHandle(f.objs.get(h)?.props.pd) ?? -1);
+        const ctx = f.objs.get(refHandle(pd?.props.context) ?? -1);
+        return (ctx?.props.device as { name?: string } | undefined)?.name;
+      };
+      if (others.length)
+        for (const h of [r.$handle, ...others.map((o) => o.handle)]) {
+          const o = f.objs.get(h);
+          const dev = deviceOf(h);
+          if (o && dev) o.sharesNumberOn = dev;
+        }
     }
   }
   const target = f.objs.get(e.target.$handle);
