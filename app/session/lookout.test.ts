@@ -342,3 +342,43 @@ describe("two devices whose QPs share a number (rxe0's and rxe1's first QPs are 
     expect(why?.reason).toMatchObject({ kind: "outside-mr" });
   });
 });
+
+describe("re-arming a CQ after draining it", () => {
+  async function eventLoop(rearmFirst: boolean) {
+    const s = createSession({ backend: createSimBackend({ seed: 2 }) });
+    const verbs = s.verbs;
+    const ctx = await verbs.openDevice("rxe0");
+    const gid = await ctx.queryGid(1, 0);
+    const pd = await ctx.allocPd();
+    const channel = await ctx.createCompChannel();
+    const cq = await ctx.createCq(16, { channel });
+    const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+    const a = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+    const b = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+    await bringUp(a, b, gid);
+    await bringUp(b, a, gid);
+    const mr = await pd.regMr(64, IBV_ACCESS_LOCAL_WRITE);
+    await cq.reqNotify();
+    await b.postRecv({ wr_id: 2, sg_list: [mr.sge(32, 32)] });
+    await a.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [mr.sge(0, 32)] });
+    expect(await channel.getCqEvent(1000)).not.toBeNull();
+    await cq.ackEvents(1);
+    if (rearmFirst) await cq.reqNotify();
+    while ((await cq.poll(16)).length > 0);
+    if (!rearmFirst) await cq.reqNotify();
+    return verbEvents(s).at(-1)!;
+  }
+
+  it("after the drain: a notice says a completion in between raises no event", async () => {
+    const e = await eventLoop(false);
+    expect(e.method).toBe("reqNotify");
+    expect(e.notices).toEqual([expect.objectContaining({ id: "late_rearm", cq: "cq0", lastPoll: 2 })]);
+    expect(e.notices![0]!.text).toMatch(/raises no event.*Re-arm first, then poll until empty/);
+  });
+
+  it("before the drain (the loop lesson 4 teaches): none", async () => {
+    const e = await eventLoop(true);
+    expect(e.method).toBe("poll");
+    expect(e.notices).toBeUndefined();
+  });
+});

@@ -26,7 +26,7 @@ import type { VerbsError } from "../../verbs/errors.js";
 import type { Cq, Mr, Qp, VerbsBackend } from "../../verbs/backend.js";
 import type { QpAttrInput, QpInitAttr, RecvWr, SendWr, Wc } from "../../verbs/types.js";
 import type { WcReason } from "../../verbs/wc-reason.js";
-import { cqRoundedUpText, readBeforePollText } from "./notice-text.js";
+import { cqRoundedUpText, lateRearmText, readBeforePollText } from "./notice-text.js";
 import { inferWcReason, type MrFact, type QpFact, type WcWhy, type WrFact } from "./explain-wc.js";
 import type { CqRoundedUp, SessionNotice } from "./transcript.js";
 
@@ -72,6 +72,11 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
   const failedRecv = new Map<number, number>();
   const psnSet = new Map<number, { sq?: number; rq?: number }>();
   const cqEvents = new Map<number, { got: number; acked: number }>();
+  /**
+   * Per CQ that raised an event: "event" once the event was got, then the size of the first poll
+   * after it that came back short (the drain) until the CQ is re-armed: arming only then is late.
+   */
+  const sinceEvent = new Map<number, "event" | number>();
   const cqAsked = new Map<number, number>();
   const qpAsked = new Map<number, { send: number; recv: number; send_cq?: number; recv_cq?: number }>();
   const cqWarned = new Set<number>();
@@ -104,6 +109,11 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
     if (a.send_cq !== undefined) cqWrs.set(a.send_cq, (cqWrs.get(a.send_cq) ?? 0) + sign * a.send);
     if (a.recv_cq !== undefined) cqWrs.set(a.recv_cq, (cqWrs.get(a.recv_cq) ?? 0) + sign * a.recv);
   };
+  const cqLabel = (handle: number) =>
+    `cq${objects
+      .entries()
+      .filter((e) => e.type === "cq")
+      .findIndex((e) => e.handle === handle)}`;
   const mrLabel = (handle: number) =>
     `mr${objects
       .entries()
@@ -330,6 +340,17 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
           const ev = cqEvents.get(h) ?? { got: 0, acked: 0 };
           ev.got++;
           cqEvents.set(h, ev);
+          sinceEvent.set(h, "event");
+        }
+      } else if (type === "cq" && method === "poll") {
+        const got = Array.isArray(result) ? result.length : 0;
+        if (sinceEvent.get(handle) === "event" && got < Number(args[0] ?? 1)) sinceEvent.set(handle, got);
+      } else if (type === "cq" && method === "reqNotify") {
+        const drained = sinceEvent.get(handle);
+        sinceEvent.delete(handle);
+        if (typeof drained === "number") {
+          const data = { cq: cqLabel(handle), lastPoll: drained };
+          notices.push({ id: "late_rearm", text: lateRearmText(data), ...data });
         }
       } else if (type === "cq" && method === "ackEvents") {
         const ev = cqEvents.get(handle) ?? { got: 0, acked: 0 };

@@ -5,7 +5,7 @@
  */
 import { ibv_wr_opcode, nameOf } from "../../verbs/constants.js";
 import { hex } from "../../verbs/wc-reason.js";
-import type { CqRoundedUp, ReadBeforePoll } from "./transcript.js";
+import type { CqRoundedUp, LateRearm, ReadBeforePoll } from "./transcript.js";
 
 /** The WR opcode without its prefix ("RDMA_WRITE"). */
 export const shortWrOpcode = (op: number) => nameOf(ibv_wr_opcode, op).replace("IBV_WR_", "");
@@ -23,6 +23,15 @@ export function cqRoundedUpText(n: Omit<CqRoundedUp, "id" | "text">): string {
     `${n.wrs} WRs can complete into it (${users.join(", ")}): more than the ${n.asked} asked for, so it works only ` +
     `because of the rounding. A device that gives exactly what is asked overflows (IBV_EVENT_CQ_ERR). ` +
     `Ask for cqe ≥ ${n.wrs}.`
+  );
+}
+
+/** A CQ re-armed only after the drain that followed its event. */
+export function lateRearmText(n: Omit<LateRearm, "id" | "text">): string {
+  return (
+    `${n.cq}.reqNotify() re-arms the CQ after the poll that drained it (that poll returned ${n.lastPoll}). ` +
+    `A completion that landed between that poll and this re-arm raises no event: a program that now ` +
+    `waits in getCqEvent may sleep for ever with work in the CQ. Re-arm first, then poll until empty.`
   );
 }
 

@@ -99,7 +99,7 @@ export interface StateMove {
  * cqe rxe rounded it up to (the rounding hides the mistake); `read_before_poll`: an MR read of bytes an RDMA
  * READ/WRITE or atomic in flight changes, before its completion was polled.
  */
-export type SessionNotice = CqRoundedUp | ReadBeforePoll;
+export type SessionNotice = CqRoundedUp | ReadBeforePoll | LateRearm;
 
 /** The data of a `cq_rounded_up` notice; `text` is its English (notice-text.ts), as exports print it. */
 export interface CqRoundedUp {
@@ -112,6 +112,19 @@ export interface CqRoundedUp {
   /** How many WRs can complete into the CQ, and from which QPs (sends and receives). */
   wrs: number;
   users: { qpn: number; send: number; recv: number }[];
+}
+
+/**
+ * The data of a `late_rearm` notice: a CQ re-armed (ibv_req_notify_cq) after the program drained
+ * it following an event, so a completion that arrived between the last poll and the arm raises no
+ * event, and a program that then sleeps on the channel may sleep for ever with work in the CQ.
+ */
+export interface LateRearm {
+  id: "late_rearm";
+  text: string;
+  /** The CQ ("cq0"), and how many completions the poll that emptied it returned (fewer than it asked for). */
+  cq: string;
+  lastPoll: number;
 }
 
 /** The data of a `read_before_poll` notice. */
