@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { VerbsError, errnos } from "../verbs/errors.js";
 import { CLEAN_LINK, SET_LINK_VERB, applyLinkFaults, copyLink, type LabLink, type LinkState } from "../verbs/lab.js";
+import { because } from "../verbs/verb-failure.js";
 
 /** The lab's two sides: device, its netdev and the address guest-job.sh gives it. */
 export const LAB_SIDES = [
@@ -166,10 +167,11 @@ export class NativeLabLink implements LabLink {
   setLink(faults: Parameters<LabLink["setLink"]>[0]): LinkState {
     // bad input is EINVAL wherever this runs
     if (applyLinkFaults(this.#state, faults).wire !== "rxe")
-      throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, {
-        attribute: "wire",
-        reason: "the wire models are the simulator's: real rxe's link runs at its host's speed (only wire \"rxe\")",
-      });
+      throw new VerbsError(
+        SET_LINK_VERB,
+        errnos.EOPNOTSUPP,
+        because({ kind: "link-wire-native" }, { attribute: "wire" }),
+      );
     this.#check();
     if (this.#original === null) {
       this.#original = { rxe0: this.#mtuNow("veth0"), rxe1: this.#mtuNow("veth1") };

@@ -39,6 +39,7 @@ import { transcriptPcap } from "../session/export/pcap-replay.js";
 import { createSnapshotDeltas, type SnapshotDeltas } from "../bridge/snapshot-deltas.js";
 import { defaultKind, listBackends, nativeOrReason, type BackendProvider } from "./backends.js";
 import type { BackendInit } from "./protocol.js";
+import { because } from "../../verbs/verb-failure.js";
 
 export interface ServiceDeps {
   provider: BackendProvider;
@@ -211,9 +212,7 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     try {
       if (fresh) await s.call(0, faults ? "setLink" : "clearLink", faults ? [faults] : []);
       else if (!backend?.lab)
-        throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, {
-          reason: "this backend cannot inject faults on its link",
-        });
+        throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, because({ kind: "link-unsupported" }));
       else if (faults) backend.lab.setLink(faults);
       else backend.lab.clearLink();
     } finally {

@@ -8,7 +8,8 @@ import { createContext, useContext } from "react";
 import type { Language } from "../../../lessons/schema.js";
 import type { LinkState, WireModel } from "../../../verbs/lab.js";
 import { percentOf as pct } from "./model/link-form.js";
-import type { VerbWhy } from "./model/verb-why.js";
+import { verbFailureText, type VerbFailure } from "../../../verbs/verb-failure.js";
+import { verbFailureZh } from "./i18n/verb-failure-zh.js";
 import type { LineOutcome } from "./model/view.js";
 import type { SessionNotice } from "../../session/transcript.js";
 import { shortWrOpcode } from "../../session/notice-text.js";
@@ -104,11 +105,8 @@ const en = {
   stopped: "Stopped.",
   failedWith: "failed with",
   attribute: "attribute",
-  /**
-   * A failed verb's reason from its structured data (model/verb-why.ts). English: undefined, since
-   * the backend's own reason is already that sentence (verbs/qp-transitions.ts wrote it).
-   */
-  verbWhy: (_why: VerbWhy): string | undefined => undefined,
+  /** A failed verb's reason from its data (verbs/verb-failure.ts): the sentence the backend's `reason` carries. */
+  verbWhy: (why: VerbFailure): string => verbFailureText(why),
   /** A call's outcome after its line in the editor. */
   lineOutcome: (o: LineOutcome): string =>
     o.kind === "error"
@@ -540,30 +538,7 @@ const zh: Strings = {
   stopped: "已停止。",
   failedWith: "失败，错误码",
   attribute: "属性",
-  verbWhy: (w) => {
-    const st = (n: number) => stateName(n);
-    const arrow = (from: number, to: number) => `${st(from)} → ${st(to)}`;
-    switch (w.kind) {
-      case "mask": {
-        const parts = [];
-        if (w.missing.length)
-          parts.push(`${arrow(w.from, w.to)} 需要 ${w.needs.join(", ")}；缺少：${w.missing.join(", ")}`);
-        if (w.notAllowed.length) parts.push(`${arrow(w.from, w.to)} 不接受 ${w.notAllowed.join(", ")}`);
-        return parts.join("；");
-      }
-      case "illegal":
-        return `${arrow(w.from, w.to)} 不是合法的状态转换${w.withoutState ? "（掩码里没有 IBV_QP_STATE，目标状态就是当前状态）" : ""}`;
-      case "cur-state":
-        return `cur_qp_state 写的是 ${st(w.claimed)}，但 QP 处于 ${st(w.actual)}`;
-      case "rate-limit":
-        return `libibverbs 拒绝 IBV_QP_RATE_LIMIT 及更高的掩码位：${w.notAllowed.join(", ")}`;
-      case "unacked-events":
-        return (
-          `libibverbs 会永远等下去：有 ${w.n} 个完成事件还没有确认` +
-          `（它们是 ibv_get_cq_event 取回的；请先调用 cq.ackEvents(${w.n})）`
-        );
-    }
-  },
+  verbWhy: (w) => verbFailureZh(w),
   lineOutcome: (o) =>
     o.kind === "error"
       ? o.attribute

@@ -90,13 +90,15 @@ describe("a refused modify's reason, as data and in Chinese", () => {
     expect(why).toEqual({ kind: "cur-state", claimed: c.IBV_QPS_RTS, actual: c.IBV_QPS_INIT });
     expect(STRINGS.zh.verbWhy(why!)).toBe("cur_qp_state 写的是 RTS，但 QP 处于 INIT");
   });
-  it("keeps the backend's words for a refusal the table did not make (port_num 2)", async () => {
+  it("words a refusal the table did not make (port_num 2) from the error's own data", async () => {
     const { e, why } = await modify(
       { qp_state: c.IBV_QPS_INIT, pkey_index: 0, port_num: 2, qp_access_flags: 0 },
       INIT_MASK,
     );
     expect(e.error).toMatchObject({ code: "EINVAL", attribute: "port_num" });
-    expect(why).toBeUndefined();
+    expect(why).toEqual({ kind: "port-num", field: "port_num", got: 2 });
+    expect(STRINGS.zh.verbWhy(why!)).toBe("port_num 必须是 1（rxe 只有一个端口），传入的是 2");
+    expect(STRINGS.en.verbWhy(why!)).toBe(e.error!.reason);
   });
   it("words the model's predicted refusal of the modify the gate holds, under the diagram", async () => {
     const s = createSession({ backend: createSimBackend({ seed: 1 }) });
@@ -145,13 +147,15 @@ describe("a refused modify's reason, as data and in Chinese", () => {
     expect(banner("zh")).toContain("失败，错误码");
     // English keeps the backend's own sentence.
     expect(banner("en")).toContain(data!.reason!);
-    // Another call's error (here: as if an earlier call had failed) keeps its own words.
+    // Another call's error recorded before errors carried their data (here: as if an earlier call
+    // had failed) keeps its own words.
+    const { why: _why, ...old } = data!;
     expect(
       renderToStaticMarkup(
         createElement(
           LangContext.Provider,
           { value: "zh" },
-          createElement(ErrorBanner, { error: { ...data!, verb: "ibv_post_send" }, failed: view.lastError }),
+          createElement(ErrorBanner, { error: { ...old, verb: "ibv_post_send" }, failed: view.lastError }),
         ),
       ),
     ).toContain(data!.reason!);
