@@ -27,6 +27,17 @@ const CARRIER: Record<PrivateDataCarrier, string> = {
   "udp-rep": "an RDMA_PS_UDP SIDR_REP",
 };
 
+/** What makes this machine not VerbsLab's lab network (native/lab-link.ts): faults are refused there. */
+export type OffLab =
+  | { kind: "not-vm" }
+  | { kind: "not-root" }
+  | { kind: "no-netdev"; netdev: string }
+  | { kind: "not-bound"; device: string; netdev: string }
+  | { kind: "ip-failed"; netdev: string; error: string }
+  | { kind: "not-veth"; netdev: string }
+  | { kind: "wrong-peer"; netdev: string; peer: string; expected: string }
+  | { kind: "no-address"; netdev: string; address: string };
+
 /** What the route to a dgid lacks. */
 export type NoRoute = { kind: "no-device" } | { kind: "link-down"; device: string };
 
@@ -238,6 +249,8 @@ export type VerbFailure =
   | { kind: "link-reorder" }
   /** Real rxe runs at its host's speed: only wire "rxe". */
   | { kind: "link-wire-native" }
+  /** Faults are injected only on the lab network, and this is not it (`check`: what failed). */
+  | { kind: "off-lab"; check: OffLab }
   /** This backend has no lab link. */
   | { kind: "link-unsupported" };
 
@@ -522,10 +535,34 @@ export function verbFailureText(w: VerbFailure): string {
       return "reorder needs a delay: the packets not reordered wait `delay` ms while the others overtake them";
     case "link-wire-native":
       return "the wire models are the simulator's: real rxe's link runs at its host's speed (only wire \"rxe\")";
+    case "off-lab":
+      return offLabText(w.check);
     case "link-unsupported":
       return "this backend cannot inject faults on its link";
     default:
       return JSON.stringify(w);
+  }
+}
+
+function offLabText(c: OffLab): string {
+  const notLab = ": this is not the lab network";
+  switch (c.kind) {
+    case "not-vm":
+      return "faults are injected only on the lab network VerbsLab creates (scripts/rxe-vm, where VERBSLAB_IN_RXE_VM=1), never on this machine's own network; use the simulator (--backend sim) or the lab VM";
+    case "not-root":
+      return "the lab VM runs jobs as root, and tc/ip/nft need root: this process is not root";
+    case "no-netdev":
+      return `${c.netdev} does not exist${notLab}`;
+    case "not-bound":
+      return `${c.device} is not bound to ${c.netdev}${notLab}`;
+    case "ip-failed":
+      return `cannot read ${c.netdev} with ip: ${c.error}`;
+    case "not-veth":
+      return `${c.netdev} is not a veth${notLab}`;
+    case "wrong-peer":
+      return `${c.netdev}'s peer is ${c.peer}, not ${c.expected}`;
+    case "no-address":
+      return `${c.netdev} does not hold ${c.address}`;
   }
 }
 

@@ -3,7 +3,7 @@
  * values as the English `verbFailureText`. verbs.h names (IBV_QP_PORT, ibv_reg_mr), attribute
  * names and errno names stay as they are: they are what the learner types and searches for.
  */
-import type { CmStep, PrivateDataCarrier, VerbFailure } from "../../../../verbs/verb-failure.js";
+import type { CmStep, OffLab, PrivateDataCarrier, VerbFailure } from "../../../../verbs/verb-failure.js";
 import { stateName } from "../model/format.js";
 
 const hex = (n: number) => `0x${n.toString(16)}`;
@@ -53,7 +53,7 @@ export function verbFailureZh(w: VerbFailure): string {
     case "remote-needs-local-write":
       return "REMOTE_WRITE 和 REMOTE_ATOMIC 还需要同时设置 IBV_ACCESS_LOCAL_WRITE";
     case "no-odp":
-      return "rxe 不支持按需分页（on-demand paging）";
+      return "rxe 不支持按需分页（ODP）";
     case "length-not-positive":
       return `length 必须为正数，传入的是 ${w.length}`;
     case "length-zero":
@@ -165,7 +165,7 @@ export function verbFailureZh(w: VerbFailure): string {
     case "wait-too-long":
       return `${w.arg} 为 ${w.ms}，超过了最长等待时间 ${w.max} 毫秒（2^31 - 1）`;
     case "clock-limit":
-      return `等待 ${w.ms} 毫秒会让模拟器的时钟超过 ${w.max} 毫秒（2^40），那时它的定时器会失去精度`;
+      return `等待 ${w.ms} 毫秒（${w.arg}）会让模拟器的时钟超过 ${w.max} 毫秒（2^40），那时它的定时器会失去精度`;
     case "port-space":
       return `端口空间 ${hex(w.ps)} 既不是 RDMA_PS_TCP${w.numbers ? "（0x106）" : ""}，也不是 RDMA_PS_UDP${w.numbers ? "（0x111）" : ""}`;
     case "service":
@@ -281,9 +281,33 @@ export function verbFailureZh(w: VerbFailure): string {
       return "reorder 需要 delay：未被重排的包要等 delay 毫秒，其他包才能超过它们";
     case "link-wire-native":
       return '线路模型只属于模拟器：真实 rxe 的链路以主机的速度运行（只能用 wire "rxe"）';
+    case "off-lab":
+      return offLabZh(w.check);
     case "link-unsupported":
       return "这个后端不能在它的链路上注入故障";
     default:
       return JSON.stringify(w);
+  }
+}
+
+function offLabZh(c: OffLab): string {
+  const notLab = "：这不是实验网络";
+  switch (c.kind) {
+    case "not-vm":
+      return "只能在 VerbsLab 创建的实验网络上注入故障（scripts/rxe-vm，其中 VERBSLAB_IN_RXE_VM=1），绝不会在本机自己的网络上注入；请使用模拟器（--backend sim）或实验虚拟机";
+    case "not-root":
+      return "实验虚拟机以 root 运行任务，tc/ip/nft 也需要 root：这个进程不是 root";
+    case "no-netdev":
+      return `${c.netdev} 不存在${notLab}`;
+    case "not-bound":
+      return `${c.device} 没有绑定到 ${c.netdev}${notLab}`;
+    case "ip-failed":
+      return `无法用 ip 读取 ${c.netdev}：${c.error}`;
+    case "not-veth":
+      return `${c.netdev} 不是 veth${notLab}`;
+    case "wrong-peer":
+      return `${c.netdev} 的对端是 ${c.peer}，不是 ${c.expected}`;
+    case "no-address":
+      return `${c.netdev} 没有地址 ${c.address}`;
   }
 }
