@@ -6,10 +6,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { VerbsError, errorFromData, errorToData, errnos } from "./errors.js";
-import { because, verbFailureText } from "./verb-failure.js";
-import { createSimBackend } from "../sim/index.js";
-import * as c from "./constants.js";
+import { VerbsError, errorFromData, errorToData, errnos } from "../verbs/errors.js";
+import { because, verbFailureText } from "../verbs/verb-failure.js";
+import { createSimBackend } from "./index.js";
+import * as c from "../verbs/constants.js";
 
 const ROOT = join(import.meta.dirname, "..");
 /** Where verbs are refused: the simulator, the contract's own checks, native's pre-checks, the session and backend. */
