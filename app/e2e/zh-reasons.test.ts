@@ -194,6 +194,9 @@ describe.skipIf(!hasChromium)("the Chinese UI explains remote mistakes in Chines
     await page.click("[data-tab=transcript]");
     const title = (await page.locator("td.err").last().getAttribute("title")) ?? "";
     expect(title).toBe(reason);
+    // The goal list's note on the error the program ended with says it too.
+    const note = (await page.locator(".bad-hint", { hasText: "ibv_reg_mr" }).first().textContent()) ?? "";
+    expect(note).toBe(`EINVAL ibv_reg_mr: ${reason}`);
     await screenshot(page, "zh-46-reg-mr-remote-write-alone");
   }, 120_000);
 
