@@ -38,6 +38,14 @@ export type OffLab =
   | { kind: "wrong-peer"; netdev: string; peer: string; expected: string }
   | { kind: "no-address"; netdev: string; address: string };
 
+/** How the backend process ended (app/backend/supervisor.ts): its exit, and why VerbsLab ended it if it hung. */
+export interface BackendExit {
+  code: number | null;
+  signal: string | null;
+  /** It stopped answering within `ms`: a request (`method`) or, without one, a liveness check. */
+  hung?: { method?: string; ms: number };
+}
+
 /** What the route to a dgid lacks. */
 export type NoRoute = { kind: "no-device" } | { kind: "link-down"; device: string };
 
@@ -251,6 +259,8 @@ export type VerbFailure =
   | { kind: "link-wire-native" }
   /** Faults are injected only on the lab network, and this is not it (`check`: what failed). */
   | { kind: "off-lab"; check: OffLab }
+  /** The backend process died (`during` a run, or before answering a request); VerbsLab restarts it. */
+  | { kind: "backend-died"; exit: BackendExit; during: "run" | "request" }
   /** This backend has no lab link. */
   | { kind: "link-unsupported" };
 
@@ -537,11 +547,28 @@ export function verbFailureText(w: VerbFailure): string {
       return "the wire models are the simulator's: real rxe's link runs at its host's speed (only wire \"rxe\")";
     case "off-lab":
       return offLabText(w.check);
+    case "backend-died":
+      return w.during === "run"
+        ? `the backend process died (${backendExitText(w.exit)}) during this run; VerbsLab restarted it, and the objects this run created are gone`
+        : `the backend process died (${backendExitText(w.exit)}) before answering; it is being restarted`;
     case "link-unsupported":
       return "this backend cannot inject faults on its link";
     default:
       return JSON.stringify(w);
   }
+}
+
+/** How the backend process ended, in English ("killed by SIGKILL", "it stopped answering (…), so VerbsLab ended it; …"). */
+export function backendExitText(e: BackendExit): string {
+  const exit = e.signal ? `killed by ${e.signal}` : `exit code ${e.code ?? "unknown"}`;
+  return e.hung ? `it stopped answering (${hungText(e.hung)}), so VerbsLab ended it; ${exit}` : exit;
+}
+
+/** What the backend did not answer in time, in English. */
+export function hungText(h: NonNullable<BackendExit["hung"]>): string {
+  return h.method
+    ? `it did not answer ${h.method} within ${h.ms} ms`
+    : `no answer to a liveness check within ${h.ms} ms`;
 }
 
 function offLabText(c: OffLab): string {

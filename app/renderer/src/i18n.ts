@@ -9,7 +9,8 @@ import type { Language } from "../../../lessons/schema.js";
 import type { LinkState, WireModel } from "../../../verbs/lab.js";
 import { percentOf as pct } from "./model/link-form.js";
 import { verbFailureText, type VerbFailure } from "../../../verbs/verb-failure.js";
-import { verbFailureZh } from "./i18n/verb-failure-zh.js";
+import { backendExitZh, verbFailureZh } from "./i18n/verb-failure-zh.js";
+import type { BackendStatus } from "../../bridge/contract.js";
 import type { LineOutcome } from "./model/view.js";
 import type { SessionNotice } from "../../session/transcript.js";
 import { shortWrOpcode } from "../../session/notice-text.js";
@@ -72,7 +73,8 @@ const en = {
     string
   >,
   restarted: (n: number) => ` · restarted ${n}×`,
-  backendDied: (reason?: string) => `The backend process stopped (${reason ?? "unknown reason"}). Restarting it…`,
+  backendDied: (exit?: BackendStatus["lastExit"]) =>
+    `The backend process stopped (${exit?.reason ?? "unknown reason"}). Restarting it…`,
   backendBack: "The backend is back. Your transcript so far is intact.",
   staleResults: "The views show the last run, from another step: run this step's program to replace them.",
   hostLost: (reason: string) => `Lost the connection to VerbsLab's host: ${reason}`,
@@ -508,7 +510,7 @@ const zh: Strings = {
   backendState: (state) => `后端${state}`,
   backendStates: { running: "运行中", starting: "启动中", died: "已崩溃", disconnected: "已断开" },
   restarted: (n) => ` · 已重启 ${n} 次`,
-  backendDied: (reason) => `后端进程已停止（${reason ?? "原因不明"}）。正在重启…`,
+  backendDied: (exit) => `后端进程已停止（${exit ? backendExitZh(exit) : "原因不明"}）。正在重启…`,
   backendBack: "后端已恢复。到目前为止的记录完好无损。",
   staleResults: "这些视图显示的是另一步的上一次运行：运行本步的程序来替换它们。",
   hostLost: (reason) => `与 VerbsLab 主机的连接已断开：${reason}`,

@@ -153,6 +153,13 @@ const SAMPLES: { [K in VerbFailure["kind"]]: Extract<VerbFailure, { kind: K }> }
   "off-lab-peer": { kind: "off-lab", check: { kind: "wrong-peer", netdev: "veth0", peer: "eth3", expected: "veth1" } },
   "off-lab-address": { kind: "off-lab", check: { kind: "no-address", netdev: "veth1", address: "10.77.0.2" } },
   "link-unsupported": { kind: "link-unsupported" },
+  "backend-died": { kind: "backend-died", exit: { code: null, signal: "SIGKILL" }, during: "run" },
+  "backend-died-hung": {
+    kind: "backend-died",
+    exit: { code: 1, signal: null, hung: { method: "call", ms: 30000 } },
+    during: "request",
+  },
+  "backend-died-ping": { kind: "backend-died", exit: { code: 0, signal: null, hung: { ms: 5000 } }, during: "run" },
 };
 
 /** Code names, numbers and ranges taken out: what is left is the sentence around them. */
@@ -162,7 +169,7 @@ const ENGLISH =
 /** The numbers (decimal or hex) a text names. */
 const numbers = (s: string) => (s.match(/0x[0-9a-f]+|\b\d+\b/g) ?? []).filter((n) => n !== "0");
 /** Enumerations worded, not quoted; and cm-modify's text is the English of its cause. */
-const WORDED = new Set(["kind", "queue", "step", "what", "need", "text"]);
+const WORDED = new Set(["kind", "queue", "step", "what", "need", "text", "during"]);
 /** The names and values (strings) a failure carries, which every wording quotes. */
 function strings(v: unknown, key = ""): string[] {
   if (typeof v === "string") return WORDED.has(key) ? [] : [v];

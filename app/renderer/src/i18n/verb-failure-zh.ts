@@ -3,7 +3,7 @@
  * values as the English `verbFailureText`. verbs.h names (IBV_QP_PORT, ibv_reg_mr), attribute
  * names and errno names stay as they are: they are what the learner types and searches for.
  */
-import type { CmStep, OffLab, PrivateDataCarrier, VerbFailure } from "../../../../verbs/verb-failure.js";
+import type { BackendExit, CmStep, OffLab, PrivateDataCarrier, VerbFailure } from "../../../../verbs/verb-failure.js";
 import { stateName } from "../model/format.js";
 
 const hex = (n: number) => `0x${n.toString(16)}`;
@@ -283,11 +283,23 @@ export function verbFailureZh(w: VerbFailure): string {
       return '线路模型只属于模拟器：真实 rxe 的链路以主机的速度运行（只能用 wire "rxe"）';
     case "off-lab":
       return offLabZh(w.check);
+    case "backend-died":
+      return w.during === "run"
+        ? `后端进程在这次运行中途退出了（${backendExitZh(w.exit)}）；VerbsLab 已重启它，这次运行创建的对象都已不在`
+        : `后端进程在答复之前退出了（${backendExitZh(w.exit)}）；正在重启它`;
     case "link-unsupported":
       return "这个后端不能在它的链路上注入故障";
     default:
       return JSON.stringify(w);
   }
+}
+
+/** How the backend process ended, in Chinese. */
+export function backendExitZh(e: BackendExit): string {
+  const exit = e.signal ? `被 ${e.signal} 终止` : `退出码 ${e.code ?? "未知"}`;
+  if (!e.hung) return exit;
+  const what = e.hung.method ? `${e.hung.ms} 毫秒内没有答复 ${e.hung.method}` : `${e.hung.ms} 毫秒内没有答复存活检查`;
+  return `它不再响应（${what}），VerbsLab 结束了它；${exit}`;
 }
 
 function offLabZh(c: OffLab): string {
