@@ -217,6 +217,9 @@ export default async function main(verbs: Verbs) {
     expect([errno, attribute]).toEqual(["EINVAL", "cap.max_send_wr"]);
     expectChinese(reason);
     expect(reason).toBe("cap.max_send_wr 为 2000000，超出了 0..1048576（rxe 的上限）");
+    // The Log's last line, where the program ended, says it too.
+    await page.click("[data-tab=log]");
+    expect(await page.locator(".log-line").last().textContent()).toBe(`程序结束：EINVAL：ibv_create_qp：${reason}`);
     await screenshot(page, "zh-47-create-qp-max-send-wr");
   }, 120_000);
 

@@ -109,6 +109,8 @@ const en = {
   attribute: "attribute",
   /** A failed verb's reason from its data (verbs/verb-failure.ts): the sentence the backend's `reason` carries. */
   verbWhy: (why: VerbFailure): string => verbFailureText(why),
+  /** The Log's "program ended" line of a verb's refusal; English: undefined (the line's own text says it). */
+  endedLine: (_e: { code: string; verb?: string; why: VerbFailure }): string | undefined => undefined,
   /** A call's outcome after its line in the editor. */
   lineOutcome: (o: LineOutcome): string =>
     o.kind === "error"
@@ -541,6 +543,7 @@ const zh: Strings = {
   failedWith: "失败，错误码",
   attribute: "属性",
   verbWhy: (w) => verbFailureZh(w),
+  endedLine: (e) => `程序结束：${e.code}：${e.verb ? `${e.verb}：` : ""}${verbFailureZh(e.why)}`,
   lineOutcome: (o) =>
     o.kind === "error"
       ? o.attribute

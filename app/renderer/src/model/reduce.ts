@@ -290,6 +290,9 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
       f.logs.push({
         text: `program ended: ${e.error.code ?? e.error.name}: ${e.error.message}`,
         ...(at && { source: at }),
+        ...(e.error.why && {
+          ended: { code: e.error.code ?? e.error.name, ...(e.error.verb && { verb: e.error.verb }), why: e.error.why },
+        }),
       });
     }
     return;

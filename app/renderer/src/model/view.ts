@@ -338,6 +338,8 @@ export interface LineResult {
 export interface LogLine {
   text: string;
   source?: SourceSite;
+  /** The "program ended" line of a verb's refusal: its data, for the learner's language (i18n.ts `endedLine`). */
+  ended?: { code: string; verb?: string; why: VerbFailure };
 }
 
 /** One message size of a throughput sweep: what was measured of it. */
