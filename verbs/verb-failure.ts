@@ -113,6 +113,12 @@ export type VerbFailure =
   | { kind: "send-needs-rts"; state: number }
   /** The session's prediction: post_recv in RESET. */
   | { kind: "recv-needs-init" }
+  /** The QP model's prediction (state-machines/qp.ts): `from` → `to` with ah_attr.is_global 0 on RoCE. */
+  | { kind: "predict-no-grh"; from: number; to: number }
+  /** The prediction: ah_attr.grh.sgid_index `index` is not among the port's GID indices `valid`. */
+  | { kind: "predict-sgid-index"; from: number; to: number; index: number; valid: number[] }
+  /** The prediction: path_mtu `mtu` above the port's max_mtu (`maxMtu`, its verbs.h name). */
+  | { kind: "predict-path-mtu"; from: number; to: number; mtu: number; maxMtu: string }
   /** post_recv in RESET. */
   | { kind: "recv-in-reset" }
   /** wr[i] has `n` SGEs, over max_send_sge / max_recv_sge `max`. */
@@ -354,6 +360,12 @@ export function verbFailureText(w: VerbFailure): string {
       return `ibv_post_send needs the QP in RTS, it is in ${st(w.state)}`;
     case "recv-needs-init":
       return "ibv_post_recv needs the QP out of RESET (modify it to INIT first)";
+    case "predict-no-grh":
+      return `${st(w.from)} → ${st(w.to)}: ah_attr.is_global is 0, but RoCE needs a GRH: set ah_attr.is_global = 1 and ah_attr.grh.dgid to the peer's GID`;
+    case "predict-sgid-index":
+      return `${st(w.from)} → ${st(w.to)}: ah_attr.grh.sgid_index ${w.index} is not in the port's GID table (valid: ${w.valid.join(", ") || "none"}); pick an index from ibv_query_gid_table`;
+    case "predict-path-mtu":
+      return `${st(w.from)} → ${st(w.to)}: path_mtu ${w.mtu} is above the port's max_mtu (${w.maxMtu})`;
     case "recv-in-reset":
       return "receives cannot be posted in RESET (move the QP to INIT first)";
     case "too-many-sge":

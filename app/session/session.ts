@@ -307,6 +307,7 @@ export function createSession(options: SessionOptions): Session {
             outcome: p.code,
             state,
             reason: p.reason,
+            ...(p.why && { why: p.why }),
             ...(p.attribute !== undefined && { attribute: p.attribute }),
             warnings: p.warnings,
           };

@@ -99,6 +99,12 @@ export function verbFailureZh(w: VerbFailure): string {
       return `ibv_post_send 需要 QP 处于 RTS，而它处于 ${stateName(w.state)}`;
     case "recv-needs-init":
       return "ibv_post_recv 需要 QP 已离开 RESET（请先把它转到 INIT）";
+    case "predict-no-grh":
+      return `${arrow(w.from, w.to)}：ah_attr.is_global 为 0，而 RoCE 需要 GRH：请设置 ah_attr.is_global = 1，并把 ah_attr.grh.dgid 设为对端的 GID`;
+    case "predict-sgid-index":
+      return `${arrow(w.from, w.to)}：ah_attr.grh.sgid_index ${w.index} 不在端口的 GID 表里（可用：${w.valid.join(", ") || "无"}）；请从 ibv_query_gid_table 里挑一个索引`;
+    case "predict-path-mtu":
+      return `${arrow(w.from, w.to)}：path_mtu ${w.mtu} 超过了端口的 max_mtu（${w.maxMtu}）`;
     case "recv-in-reset":
       return "RESET 状态下不能提交接收请求（请先把 QP 转到 INIT）";
     case "too-many-sge":

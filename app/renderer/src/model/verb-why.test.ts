@@ -17,6 +17,8 @@ import { ErrorBanner } from "../panes/ErrorBanner.js";
 import { PredictedError } from "../panes/QpDiagram.js";
 import { buildView } from "./reduce.js";
 import { verbWhy } from "./verb-why.js";
+import { predictModify } from "../../../../state-machines/qp.js";
+import { verbFailureText } from "../../../../verbs/verb-failure.js";
 
 const INIT_MASK = c.IBV_QP_STATE | c.IBV_QP_PKEY_INDEX | c.IBV_QP_PORT | c.IBV_QP_ACCESS_FLAGS;
 
@@ -131,6 +133,36 @@ describe("a refused modify's reason, as data and in Chinese", () => {
     expect(svg("en")).toContain(`predicted: EINVAL — ${gate.pending.prediction!.reason}`);
     s.gate.continue();
     await held;
+  });
+  it("words the model's own value refusals (no GRH on RoCE) from their data, the English unchanged", () => {
+    const attr = {
+      qp_state: c.IBV_QPS_RTR,
+      path_mtu: c.IBV_MTU_1024,
+      dest_qp_num: 18,
+      rq_psn: 0,
+      max_dest_rd_atomic: 1,
+      min_rnr_timer: 1,
+      ah_attr: { is_global: 0, port_num: 1 },
+    };
+    const mask =
+      c.IBV_QP_STATE |
+      c.IBV_QP_AV |
+      c.IBV_QP_PATH_MTU |
+      c.IBV_QP_DEST_QPN |
+      c.IBV_QP_RQ_PSN |
+      c.IBV_QP_MAX_DEST_RD_ATOMIC |
+      c.IBV_QP_MIN_RNR_TIMER;
+    const p = predictModify(c.IBV_QPT_RC, c.IBV_QPS_INIT, attr, mask);
+    expect(p).toMatchObject({ ok: false, code: "EINVAL", attribute: "ah_attr.is_global" });
+    if (p.ok) return;
+    expect(p.why).toEqual({ kind: "predict-no-grh", from: c.IBV_QPS_INIT, to: c.IBV_QPS_RTR });
+    expect(p.reason).toBe(
+      "INIT → RTR: ah_attr.is_global is 0, but RoCE needs a GRH: set ah_attr.is_global = 1 and ah_attr.grh.dgid to the peer's GID",
+    );
+    expect(verbFailureText(p.why!)).toBe(p.reason);
+    expect(STRINGS.zh.verbWhy(p.why!)).toBe(
+      "INIT → RTR：ah_attr.is_global 为 0，而 RoCE 需要 GRH：请设置 ah_attr.is_global = 1，并把 ah_attr.grh.dgid 设为对端的 GID",
+    );
   });
   it("shows the banner's reason in Chinese when the program ended with that call's error", async () => {
     const { error, view } = await modify({ qp_state: c.IBV_QPS_INIT }, c.IBV_QP_STATE);
