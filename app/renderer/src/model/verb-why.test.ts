@@ -61,6 +61,10 @@ describe("a refused modify's reason, as data and in Chinese", () => {
     );
     // The transcript row carries it; the last failed call is the view's lastError.
     expect(view.lastError?.why).toEqual(why);
+    // The error carries it; a transcript from before errors did is rebuilt from the event to the same data.
+    expect(e.error!.why).toEqual(why);
+    const { why: _why, ...old } = e.error!;
+    expect(verbWhy({ ...e, error: old }, c.IBV_QPT_RC)).toEqual(why);
   });
   it("names only the one bit missing (IBV_QP_PORT)", async () => {
     const { why } = await modify(
