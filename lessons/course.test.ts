@@ -18,6 +18,18 @@ describe("the course on the simulator", () => {
     expect(result.results.length).toBeGreaterThanOrEqual(2 * (result.steps - result.skipped.length));
     // On rxe every rxe-only fact is judged: nothing is explained away.
     expect(result.explained).toEqual([]);
+    // A reference solution follows the course's own sizing rule: no CQ of it works only because
+    // rxe rounded it up (the session's "cq_rounded_up" notice a learner would see under the diagram).
+    const leansOnRounding = result.results
+      .filter((r) => r.program.endsWith(".solution.ts"))
+      .flatMap((r) =>
+        r.transcript.events.flatMap((e) =>
+          (e.kind === "verb" ? (e.notices ?? []) : [])
+            .filter((n) => n.id === "cq_rounded_up")
+            .map((n) => `${r.program}: ${n.text}`),
+        ),
+      );
+    expect(leansOnRounding).toEqual([]);
   });
 
   it(

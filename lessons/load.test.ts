@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LESSONS_DIR, lessonFolders, loadLesson, missingFigures } from "./load.js";
+import { LESSONS_DIR, cjkLineBreaks, lessonFolders, loadLesson, missingFigures } from "./load.js";
 
 const root = mkdtempSync(join(tmpdir(), "verbslab-lessons-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -44,5 +44,29 @@ describe("lesson figures", () => {
       '01-x/step-1.en.md: figure "missing-one" is not in assets/figures/ (add missing-one.svg there)',
     ]);
     expect(missingFigures()).toEqual([]);
+  });
+
+  it("refuses a line break between two Chinese characters in a zh step text (it shows as a space)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "verbslab-cjk-"));
+    mkdirSync(join(dir, "01-x"));
+    writeFileSync(
+      join(dir, "01-x", "step-1.zh.md"),
+      [
+        "然后接受连接；",
+        "接着等待。这里换行在 `code`",
+        "旁边，是真正的空格；",
+        "- 列表项另起一行",
+        "```",
+        "代码块里；",
+        "换行照旧",
+        "```",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(join(dir, "01-x", "step-1.en.md"), "A line\nbreak in English.\n");
+    expect(cjkLineBreaks(dir)).toEqual([
+      "01-x/step-1.zh.md: line 1 breaks between two Chinese characters (shown as a space): join line 2 to it",
+    ]);
+    expect(cjkLineBreaks()).toEqual([]);
   });
 });

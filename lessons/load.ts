@@ -48,7 +48,7 @@ export function loadCourse(root = LESSONS_DIR): Course {
     problems.push(...r.problems);
     if (r.lesson) lessons.push(r.lesson);
   }
-  problems.push(...validateCourse(lessons), ...missingFigures(root));
+  problems.push(...validateCourse(lessons), ...missingFigures(root), ...cjkLineBreaks(root));
   return { lessons, problems };
 }
 
@@ -63,5 +63,36 @@ export function missingFigures(root = LESSONS_DIR, figures = FIGURES_DIR): strin
       for (const m of readFileSync(join(root, folder, name), "utf8").matchAll(/\]\(figure:([^)\s]*)\)/g))
         if (!/^[a-z0-9][a-z0-9.-]*$/.test(m[1]!) || !existsSync(join(figures, `${m[1]}.svg`)))
           out.push(`${folder}/${name}: figure "${m[1]}" is not in assets/figures/ (add ${m[1]}.svg there)`);
+  return out;
+}
+
+/** A Chinese character or full-width punctuation (the dashes and quotes Chinese text uses too). */
+const CJK = "[\\u3000-\\u303f\\u3400-\\u9fff\\uff00-\\uffef\\u2014\\u2026\\u201c\\u201d\\u2018\\u2019]";
+const ENDS_CJK = new RegExp(`${CJK}$`);
+const STARTS_CJK = new RegExp(`^\\s*${CJK}`);
+/** A line that starts a block of its own (list item, quote, table row, heading, fence, figure, blank). */
+const STARTS_BLOCK = /^\s*([-*+]\s|\d+\.\s|>|\||#|```|!\[|$)/;
+
+/**
+ * Where a Chinese step text breaks a line between two Chinese characters. Markdown turns the
+ * break into a space, and between Chinese characters the learner reads a stray gap ("连接； 接着"):
+ * such a paragraph is written on one line (a break beside Latin text or code is a real space).
+ */
+export function cjkLineBreaks(root = LESSONS_DIR): string[] {
+  const out: string[] = [];
+  for (const folder of lessonFolders(root))
+    for (const name of readdirSync(join(root, folder)).filter((n) => n.endsWith(".zh.md"))) {
+      const lines = readFileSync(join(root, folder, name), "utf8").split("\n");
+      let fence = false;
+      lines.forEach((line, i) => {
+        if (line.trimStart().startsWith("```")) fence = !fence;
+        const next = lines[i + 1];
+        if (fence || next === undefined || /^\s*(\||#)/.test(line) || line.endsWith("  ")) return;
+        if (ENDS_CJK.test(line) && STARTS_CJK.test(next) && !STARTS_BLOCK.test(next))
+          out.push(
+            `${folder}/${name}: line ${i + 1} breaks between two Chinese characters (shown as a space): join line ${i + 2} to it`,
+          );
+      });
+    }
   return out;
 }

@@ -19,6 +19,32 @@ describe("virtual clock", () => {
     expect(Date.now() - wall).toBeLessThan(2000);
   });
 
+  it("a spinning poll's step fails, naming the bug, when a timer keeps re-arming itself for its own instant", () => {
+    // Re-armed from inside its firing: one step would fire it for ever.
+    const inner = new Clock();
+    const self: Timer = new Timer(() => inner.arm(self, inner.now));
+    inner.arm(self, 5);
+    expect(() => inner.step()).toThrow(/simulator bug: more than 1000000 timer firings at virtual time 5 ms/);
+    expect(inner.busy).toBe(false);
+    // Re-armed after the instant's firings (as the world's afterFire could): every step finds it due again.
+    const outer = new Clock();
+    const t = new Timer(() => {});
+    outer.afterFire = () => outer.arm(t, outer.now);
+    outer.arm(t, 7);
+    expect(() => {
+      for (let i = 0; i < 2_000_000; i++) outer.step();
+    }).toThrow(/at virtual time 7 ms without time passing/);
+    // A clock whose timers move on is not stopped, however many it fires.
+    const fine = new Clock();
+    let n = 0;
+    const tick: Timer = new Timer(() => {
+      if (++n < 1_500_000) fine.arm(tick, fine.now + 1);
+    });
+    fine.arm(tick, 1);
+    while (fine.step());
+    expect(n).toBe(1_500_000);
+  });
+
   it("concurrent waiters are all registered before time moves, and each wakes at its own instant", async () => {
     const b = createSimBackend();
     const woke: [string, number][] = [];

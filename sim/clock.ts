@@ -89,6 +89,20 @@ export interface Waiter {
 /** Timer firings per macrotask before yielding to the event loop, so an endless retry loop cannot block it. */
 const FIRINGS_PER_TURN = 20_000;
 
+/**
+ * A spinning poll steps the clock synchronously (step), where the turn's budget does not apply:
+ * a timer that keeps re-arming itself for the instant it fires would hang the backend inside
+ * the poll. No real run comes near this many firings at one instant, so past it the simulator
+ * has a bug, and says so instead of hanging.
+ */
+const MAX_FIRINGS_AT_ONE_INSTANT = 1_000_000;
+
+function stuckAt(at: number): Error {
+  return new Error(
+    `simulator bug: more than ${MAX_FIRINGS_AT_ONE_INSTANT} timer firings at virtual time ${at} ms without time passing (a timer re-arms itself for the instant it fires)`,
+  );
+}
+
 export class Clock {
   now = 0;
   private heap: Timer[] = [];
@@ -106,7 +120,13 @@ export class Clock {
   arm(t: Timer, at: number): void {
     if (t.heapIndex >= 0) {
       if (t.at === at) return;
-      this.remove(t);
+      // Moved in place: the heap orders by (at, seq) alone, so firing order is as if re-added.
+      const later = at > t.at;
+      t.at = at;
+      t.seq = this.seq++;
+      if (later) this.down(t.heapIndex);
+      else this.up(t.heapIndex);
+      return;
     }
     t.at = at;
     t.seq = this.seq++;
@@ -132,6 +152,8 @@ export class Clock {
 
   /** Re-checks every waiter (after something happened that may satisfy one). */
   checkWaiters(): boolean {
+    // No waiter: nothing to check (and no Set iterator made, at every clock step of a poll).
+    if (this.waiters.size === 0) return false;
     let any = false;
     for (const w of this.waiters) {
       if (w.check()) {
@@ -239,6 +261,9 @@ export class Clock {
     return a < b ? a : b;
   }
 
+  /** Steps in a row that found the clock already at their instant (see MAX_FIRINGS_AT_ONE_INSTANT). */
+  private stepsAtNow = 0;
+
   /** True while timers are firing (turn or step): a poll then must not let time run again. */
   busy = false;
 
@@ -253,12 +278,17 @@ export class Clock {
     this.busy = true;
     try {
       const at = next.at;
-      if (at > this.now) this.now = at;
+      if (at > this.now) {
+        this.now = at;
+        this.stepsAtNow = 0;
+      } else if (++this.stepsAtNow > MAX_FIRINGS_AT_ONE_INSTANT) throw stuckAt(at);
       this.beforeFire(at);
+      let fired = 0;
       while (this.heap.length && this.heap[0].at <= at) {
         const t = this.heap[0];
         this.remove(t);
         t.fire();
+        if (++fired > MAX_FIRINGS_AT_ONE_INSTANT) throw stuckAt(at);
       }
       this.afterFire();
     } finally {

@@ -82,6 +82,8 @@ export const trainStats = {
   runsSplit: 0,
   /** Packets respondSendRun's one-SGE loop handled. */
   runPackets: 0,
+  /** Trains that joined the train before them on the link (world.ts joinTrain). */
+  joined: 0,
 };
 
 /** rxe's RXE_MAX_PKT_PER_ACK (requester.ts): packet number 66 since the last ACK request asks for one. */

@@ -216,8 +216,17 @@ export class SimQp implements Qp {
    * received arrives (ns, oldest first; a veth frees its skb in the receiver's ip_rcv, and a
    * dropped one at once, so only queued packets count). A ring, see inFlight().
    */
-  private readonly outAt = new Float64Array(IN_FLIGHT_RING);
+  // One entry per record (a packet, or a train's packets): run r's packet k arrives at
+  // outFirst[r] + k * outGap[r], its last (k = outN[r] - 1) at outLast[r], as the wire timed them.
+  private readonly outFirst = new Float64Array(IN_FLIGHT_RING);
+  private readonly outGap = new Float64Array(IN_FLIGHT_RING);
+  private readonly outLast = new Float64Array(IN_FLIGHT_RING);
+  private readonly outN = new Int32Array(IN_FLIGHT_RING);
+  /** The oldest run, how many runs there are, and how many of the oldest run's packets arrived. */
   private outHead = 0;
+  private outRuns = 0;
+  private outHeadDone = 0;
+  /** Packets in flight (in all runs). */
   private outCount = 0;
   /** need_req_skb: the requester stopped with too many in flight; this timer runs it again. */
   readonly skbTimer: Timer;
@@ -337,18 +346,50 @@ export class SimQp implements Qp {
 
   /** skb_out now: this QP's requests on the wire between the devices, not yet received. */
   inFlight(nowNs: number): number {
-    while (this.outCount > 0 && this.outAt[this.outHead] <= nowNs) {
-      this.outHead = (this.outHead + 1) % IN_FLIGHT_RING;
-      this.outCount--;
+    while (this.outRuns > 0) {
+      const r = this.outHead;
+      const n = this.outN[r];
+      if (this.outLast[r] <= nowNs) {
+        this.outCount -= n - this.outHeadDone;
+        this.outHeadDone = 0;
+        this.outHead = (r + 1) % IN_FLIGHT_RING;
+        this.outRuns--;
+        continue;
+      }
+      // The last packet has not arrived: those before it that have (the same comparisons as
+      // packet by packet, from an estimate; arrivals grow with k).
+      const first = this.outFirst[r];
+      const gap = this.outGap[r];
+      let k = this.outHeadDone;
+      if (n > 1 && first <= nowNs) {
+        const guess = Math.floor((nowNs - first) / gap) + 1;
+        if (guess > k) k = guess < n - 1 ? guess : n - 1;
+        while (k > this.outHeadDone && first + (k - 1) * gap > nowNs) k--;
+        while (k < n - 1 && first + k * gap <= nowNs) k++;
+      }
+      this.outCount -= k - this.outHeadDone;
+      this.outHeadDone = k;
+      break;
     }
     return this.outCount;
   }
 
   /** One more request on the wire, arriving at `atNs` (after all earlier ones: one link, FIFO). */
   sentAt(atNs: number): void {
-    if (this.outCount === IN_FLIGHT_RING) return; // cannot happen: the requester stops at 65
-    this.outAt[(this.outHead + this.outCount) % IN_FLIGHT_RING] = atNs;
-    this.outCount++;
+    this.sentTrain(atNs, 0, 1, atNs);
+  }
+
+  /** `n` more requests on the wire (a train), arriving at `firstNs` + k * `gapNs`, the last at `lastNs`. */
+  sentTrain(firstNs: number, gapNs: number, n: number, lastNs: number): void {
+    // Cannot happen: the requester stops at 65 packets in flight, and each run holds one or more.
+    if (this.outRuns === IN_FLIGHT_RING || this.outCount + n > IN_FLIGHT_RING) return;
+    const r = (this.outHead + this.outRuns) % IN_FLIGHT_RING;
+    this.outFirst[r] = firstNs;
+    this.outGap[r] = gapNs;
+    this.outLast[r] = lastNs;
+    this.outN[r] = n;
+    this.outRuns++;
+    this.outCount += n;
   }
 
   /**
@@ -357,9 +398,17 @@ export class SimQp implements Qp {
    * the one that leaves LOW - 1 arrives.
    */
   waitForSkbs(): void {
-    const k = this.outCount - IN_FLIGHT_LOW;
-    if (k < 0) return;
-    const at = this.outAt[(this.outHead + k) % IN_FLIGHT_RING];
+    let j = this.outCount - IN_FLIGHT_LOW;
+    if (j < 0) return;
+    // Packet j of those in flight (oldest first): find its run.
+    let r = this.outHead;
+    let k = j + this.outHeadDone;
+    for (let i = 0; i < this.outRuns && k >= this.outN[r]; i++) {
+      k -= this.outN[r];
+      r = (r + 1) % IN_FLIGHT_RING;
+    }
+    j = k;
+    const at = j === this.outN[r] - 1 ? this.outLast[r] : this.outFirst[r] + j * this.outGap[r];
     this.world.clock.arm(this.skbTimer, at / 1e6);
   }
 

@@ -328,6 +328,7 @@ export class SimWorld {
     // The bounded transmit queue: tail drop behind queuePackets full-size (1024-byte) packets.
     if (start - now > w.queuePackets * holdNs(w, 1024))
       return this.dropAtSender(from, destDev, pkt, `${link.name}'s transmit queue is full`);
+    if (pkt.count > 1 && !pkt.sendRun && counted && pkt.mask & M_REQ && this.joinTrain(li, start, pkt)) return true;
     const hold = this.recordHoldNs(pkt);
     const lat = w.latencyNs;
     pkt.lastNs = start + hold + lat;
@@ -352,6 +353,65 @@ export class SimWorld {
     return true;
   }
 
+  /**
+   * Train `pkt` continues the message of train `t`, link `li`'s last record, nothing of which
+   * was received yet, and starts on the link the instant `t`'s last packet leaves it (`start`):
+   * its packets arrive one gap after each other as `t`'s do, so `t` takes them (one record to
+   * receive, one wire event, not two). The requester sent them at this instant all the same
+   * (sent_pkts, skb_out, its state): only the record they travel in is shared. False when
+   * `pkt` does not continue `t` so.
+   */
+  private joinTrain(li: number, start: number, pkt: Packet): boolean {
+    const q = this.linkQ[li];
+    if (q.length <= this.linkHead[li]) return false;
+    const t = q[q.length - 1];
+    const w = this.wire;
+    if (
+      t.count === 1 ||
+      t.sendRun ||
+      t.done !== 0 ||
+      t.endOpcode >= 0 ||
+      t.srcQp !== pkt.srcQp ||
+      !(t.mask & M_REQ) ||
+      pkt.mask & M_START ||
+      t.trainMtu !== pkt.trainMtu ||
+      t.srcKind !== pkt.srcKind ||
+      t.srcWqe !== pkt.srcWqe ||
+      t.srcBytes !== pkt.srcBytes ||
+      t.srcOff + t.payloadLen !== pkt.srcOff ||
+      ((t.psn + t.count) & PSN_MASK) !== pkt.psn ||
+      t.destDev !== pkt.destDev ||
+      t.destQpn !== pkt.destQpn ||
+      t.gapNs !== holdNs(w, pkt.trainMtu) ||
+      // t's last packet leaves the link at lastNs - latency; pkt's first starts then.
+      start !== t.lastNs - w.latencyNs
+    )
+      return false;
+    const link = this.links[li];
+    const hold = this.recordHoldNs(pkt);
+    const lat = w.latencyNs;
+    pkt.gapNs = t.gapNs;
+    pkt.firstNs = start + pkt.gapNs + lat;
+    pkt.lastNs = start + hold + lat;
+    link.freeNs = start + hold + this.messagesIn(pkt) * w.perMessageNs;
+    this.countInFlight(pkt);
+    t.count += pkt.count;
+    t.payloadLen += pkt.payloadLen;
+    t.endOpcode = pkt.endOpcode;
+    t.ackReq = pkt.ackReq;
+    t.solicited = pkt.solicited;
+    t.imm = pkt.imm;
+    t.lastNs = pkt.lastNs;
+    t.atNs = t.lastNs;
+    this.recycle(pkt);
+    this.lastSent = t;
+    this.lastSentLink = li;
+    trainStats.joined++;
+    // t's arrival moved later: the wire timer follows if it was set for t.
+    if (q[this.linkHead[li]] === t) this.armWire();
+    return true;
+  }
+
   /** Tells the sending QP when each packet of request record `pkt` arrives (its skb_out). */
   private countInFlight(pkt: Packet): void {
     const qp = pkt.srcQp!;
@@ -364,10 +424,7 @@ export class SimWorld {
         if (i > 0) at += holdNs(w, qp.sq.at(pkt.runWqe + i).dma.length) + w.perMessageNs;
         qp.sentAt(at);
       }
-    } else {
-      for (let i = 0; i < n - 1; i++) qp.sentAt(pkt.firstNs + i * pkt.gapNs);
-      qp.sentAt(pkt.lastNs);
-    }
+    } else qp.sentTrain(pkt.firstNs, pkt.gapNs, n, pkt.lastNs);
   }
 
   /** A packet that never reached the wire: logged with the reason, told to the requester's retries. */
@@ -891,21 +948,27 @@ export class SimWorld {
     if (this.running) return;
     const clock = this.clock;
     const now = clock.now;
-    const only = scoped ? this.ackOnlyAt(atNs) : undefined;
+    // What happens at atNs (ackOnlyAt), found only once a train has begun arriving before it.
+    let only: SimDevice | null | undefined = undefined;
+    let onlyKnown = !scoped;
+    const end = inclusive ? atNs + 1 : atNs;
     for (let li = 0; li < this.linkQ.length; li++) {
       const q = this.linkQ[li];
       if (q === undefined || this.linkHead[li] >= q.length) continue;
       const t = q[this.linkHead[li]];
       if (t.count === 1 || t.sendRun || !(t.mask & M_REQ)) continue;
+      let k = t.done;
+      // Not yet arrived, or due whole at this very instant.
+      if (k === 0 && (t.firstNs >= end || t.lastNs <= atNs)) continue;
+      if (!onlyKnown) {
+        only = this.ackOnlyAt(atNs);
+        onlyKnown = true;
+      }
       // Plain ACKs to (and in-flight timers of) another device touch only its completer and
       // requester, and no memory; what they make the requester send queues behind the train.
       // So the train need not be received first if its receiver will take it whole: it then
       // answers nothing before its last packet, and nothing it does can reach them earlier.
-      if (only !== undefined && only !== t.destDev && t.done === 0 && this.takesWhole(t)) continue;
-      let k = t.done;
-      // Not yet arrived, or due whole at this very instant.
-      const end = inclusive ? atNs + 1 : atNs;
-      if (k === 0 && (t.firstNs >= end || t.lastNs <= atNs)) continue;
+      if (only !== undefined && only !== t.destDev && k === 0 && this.takesWhole(t)) continue;
       if (k === 0) trainStats.split++;
       while (k < t.count - 1 && this.trainArrival(t, k) < end) {
         clock.now = this.trainArrival(t, k) / 1e6;

@@ -30,6 +30,7 @@ import {
   IBV_WR_SEND_WITH_IMM,
 } from "../../verbs/constants.js";
 import type { QpRef, WcReason } from "../../verbs/wc-reason.js";
+import { pickPeer } from "./qp-index.js";
 
 /** A send WR as the session saw it posted. */
 export interface WrFact {
@@ -116,7 +117,7 @@ const remoteLength = (wr: WrFact) => (isAtomic(wr.opcode) ? 8 : wr.length);
  * when they explain nothing (the status's general meaning then stands alone).
  */
 export function inferWcReason(f: WcFacts): WcReason | undefined {
-  const peerQp = f.qps.find((q) => q.qp_num === f.qp.dest_qp_num && q !== f.qp);
+  const peerQp = pickPeer(f.qp, f.qps);
   const peer = peerQp && ref(peerQp);
   switch (f.status) {
     case IBV_WC_REM_ACCESS_ERR:

@@ -288,3 +288,57 @@ describe("beginner mistakes that pass silently get a notice", () => {
     expect(verbEvents(s).at(-1)!.notices).toBeUndefined();
   });
 });
+
+describe("two devices whose QPs share a number (rxe0's and rxe1's first QPs are both 0x11)", () => {
+  async function twoDevices(verbs: Verbs) {
+    const end = async (dev: string) => {
+      const ctx = await verbs.openDevice(dev);
+      const pd = await ctx.allocPd();
+      const cq = await ctx.createCq(16);
+      const mr = await pd.regMr(256, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+      const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+      const qp = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+      return { ctx, cq, mr, qp, gid: await ctx.queryGid(1, 0) };
+    };
+    const a = await end("rxe0");
+    const b = await end("rxe1");
+    expect(a.qp.qp_num).toBe(b.qp.qp_num);
+    await bringUp(a.qp, b.qp, b.gid);
+    await bringUp(b.qp, a.qp, a.gid);
+    return { a, b };
+  }
+
+  it("a completion polled on rxe0 retires rxe0's WRITE: reading its target after the poll earns no notice", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 2 }) });
+    const { a, b } = await twoDevices(s.verbs);
+    await a.mr.write(0, [1, 2, 3, 4]);
+    await a.qp.postSend({
+      wr_id: 1,
+      opcode: IBV_WR_RDMA_WRITE,
+      send_flags: IBV_SEND_SIGNALED,
+      sg_list: [a.mr.sge(0, 4)],
+      rdma: { remote_addr: b.mr.addr, rkey: b.mr.rkey },
+    });
+    const [wc] = await a.cq.pollWait(1, 1000);
+    expect(wc!.status).toBe(IBV_WC_SUCCESS);
+    expect(Array.from(await b.mr.read(0, 4))).toEqual([1, 2, 3, 4]);
+    expect(verbEvents(s).at(-1)!.notices).toBeUndefined();
+  });
+
+  it("a failed completion on rxe0 is explained from rxe0's QP and its peer on rxe1", async () => {
+    const s = createSession({ backend: withoutReasons() });
+    const { a, b } = await twoDevices(s.verbs);
+    await a.qp.postSend({
+      wr_id: 2,
+      opcode: IBV_WR_RDMA_WRITE,
+      send_flags: IBV_SEND_SIGNALED,
+      sg_list: [a.mr.sge(0, 8)],
+      rdma: { remote_addr: b.mr.addr + 252, rkey: b.mr.rkey },
+    });
+    const [wc] = await a.cq.pollWait(1, 1000);
+    expect(wc!.status).toBe(IBV_WC_REM_ACCESS_ERR);
+    const why = verbEvents(s).at(-1)!.completions![0]!.why;
+    expect(why?.source).toBe("inferred");
+    expect(why?.reason).toMatchObject({ kind: "outside-mr" });
+  });
+});

@@ -34,9 +34,12 @@ import type { CqRoundedUp, SessionNotice } from "./transcript.js";
 export interface LookoutObjects {
   entries(): { handle: number; type: string; obj: unknown; destroyed: boolean }[];
   handleOf(o: unknown): number | undefined;
-  /** The entry of a handle, and the live QP of a number: O(1) where the session indexes them. */
+  /** The entry of a handle, and the live QP a completion polled from a CQ names: O(1) where the session indexes them. */
   entry?(handle: number): { handle: number; type: string; obj: unknown; destroyed: boolean } | undefined;
-  qpByNum?(qp_num: number): { handle: number; type: string; obj: unknown; destroyed: boolean } | undefined;
+  qpOfCompletion?(
+    cq: Cq,
+    qp_num: number,
+  ): { handle: number; type: string; obj: unknown; destroyed: boolean } | undefined;
 }
 
 /** A backend that knows exactly why it failed a completion (the simulator, sim/explain.ts). */
@@ -81,9 +84,18 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
       return null;
     }
   };
-  const qpEntryByNum = (n: number) =>
-    objects.qpByNum ? objects.qpByNum(n) : live("qp").find((e) => (e.obj as Qp).qp_num === n);
   const entryOf = (h: number) => (objects.entry ? objects.entry(h) : objects.entries().find((e) => e.handle === h));
+  // QP numbers repeat across devices (rxe0's and rxe1's first QPs are both 0x11): the CQ a
+  // completion was polled from says which QP it names (qp-index.ts).
+  const qpOfCompletion = (cq: number, n: number) => {
+    const cqObj = entryOf(cq)?.obj as Cq | undefined;
+    if (!cqObj) return undefined;
+    if (objects.qpOfCompletion) return objects.qpOfCompletion(cqObj, n);
+    return live("qp").find((e) => {
+      const qp = e.obj as Qp;
+      return qp.qp_num === n && (qp.send_cq === cqObj || qp.recv_cq === cqObj);
+    });
+  };
   /** Per CQ: the WRs the live QPs using it asked for (max_send_wr + max_recv_wr), kept as QPs come and go. */
   const cqWrs = new Map<number, number>();
   const useCq = (h: number, sign: 1 | -1) => {
@@ -234,14 +246,15 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
     /** Why a polled completion failed: the backend's exact reason, else what the objects tell. */
     explain(cq: number, wc: Wc): WcWhy | undefined {
       if (wc.status === IBV_WC_SUCCESS || wc.status === IBV_WC_WR_FLUSH_ERR) return undefined;
-      const qpEntry = qpEntryByNum(wc.qp_num);
+      const qpEntry = qpOfCompletion(cq, wc.qp_num);
       const wr = qpEntry ? inFlight.get(qpEntry.handle)?.find((w) => w.wr_id === wc.wr_id) : undefined;
       const posted = wr ? nameOf(ibv_wr_opcode, wr.opcode) : undefined;
       const exact = explains(backend) ? backend.completionReason(wc) : undefined;
       if (exact) return { reason: exact, source: "simulator", ...(posted && { posted }) };
       if (!qpEntry) return undefined;
       const qps = qpFacts();
-      const me = qps.find((q) => q.qp_num === wc.qp_num);
+      const device = (qpEntry.obj as Qp).pd.context.device.name;
+      const me = qps.find((q) => q.qp_num === wc.qp_num && q.device === device);
       const sendSide = wr && objects.handleOf((qpEntry.obj as Qp).send_cq) === cq;
       const reason = me
         ? inferWcReason({ status: wc.status, qp: me, ...(sendSide && { wr }), qps, mrs: mrFacts() })
@@ -353,7 +366,7 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
 
     /** A polled completion retires its WR (and the unsignaled ones before it). */
     completed(cq: number, wc: Wc): void {
-      const e = qpEntryByNum(wc.qp_num);
+      const e = qpOfCompletion(cq, wc.qp_num);
       if (e) retire(e.handle, cq, wc);
     },
   };

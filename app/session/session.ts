@@ -33,6 +33,7 @@ import {
 import { createVerbsFacade } from "./facade.js";
 import { createHandles, type Entry } from "./handles.js";
 import { createLookout } from "./lookout.js";
+import { createQpIndex } from "./qp-index.js";
 import { checkPrediction } from "./prediction-check.js";
 import { methodsWith, verbSpec } from "./verb-table.js";
 import { Gate } from "./step-gate.js";
@@ -127,11 +128,11 @@ export function createSession(options: SessionOptions): Session {
   // Whether this session's program changed the lab link (release() then clears it).
   let linkChanged = false;
   // Indexes, so that no verb costs more as the program holds more objects (a lesson can hold
-  // thousands of QPs): the live QPs and contexts by handle, QPs by number, each QP's last
+  // thousands of QPs): the live QPs and contexts by handle, QPs by number (qp-index.ts), each QP's last
   // ibv_query_qp, and the QPs with send WRs in flight (the only ones that move on their own).
   const liveQpEntries = new Map<number, Entry>();
   const liveContexts = new Map<number, Entry>();
-  const byQpn = new Map<number, Entry>();
+  const qpIndex = createQpIndex();
   const known = new Map<number, QpAttr | null>();
   const busy = new Set<number>();
 
@@ -141,7 +142,12 @@ export function createSession(options: SessionOptions): Session {
 
   // Failed completions explained, a hanging destroy refused, silent mistakes noticed (lookout.ts).
   const lookout = createLookout(
-    { entries: registry.all, handleOf: registry.handleOf, entry: registry.get, qpByNum: (n) => byQpn.get(n) },
+    {
+      entries: registry.all,
+      handleOf: registry.handleOf,
+      entry: registry.get,
+      qpOfCompletion: (cq, n) => qpIndex.onCq(cq, n),
+    },
     backend,
   );
 
@@ -186,7 +192,7 @@ export function createSession(options: SessionOptions): Session {
       entry.model = createActor(qpMachine, { input: { qp_type: qp.qp_type } }).start();
       entry.observed = queryQp(entry)?.qp_state ?? 0;
       liveQpEntries.set(entry.handle, entry);
-      byQpn.set(qp.qp_num, entry);
+      qpIndex.add(entry);
     }
     if (fresh && type === "context") liveContexts.set(entry.handle, entry);
     return entry.ref;
@@ -233,7 +239,7 @@ export function createSession(options: SessionOptions): Session {
     liveQpEntries.delete(e.handle);
     liveContexts.delete(e.handle);
     busy.delete(e.handle);
-    if (e.type === "qp" && byQpn.get((e.obj as Qp).qp_num) === e) byQpn.delete((e.obj as Qp).qp_num);
+    if (e.type === "qp") qpIndex.remove(e);
   }
 
   /**
@@ -246,13 +252,15 @@ export function createSession(options: SessionOptions): Session {
    * the few it uses. On rxe a QP can also move between verbs; the model catches up (the move is
    * recorded) the next time the QP is queried.
    */
+  /** A QP's dest_qp_num as last queried. */
+  const destOf = (e: Entry) => known.get(e.handle)?.dest_qp_num;
+
   function qpsToWatch(entry: Entry, method: string): Entry[] {
     const out = new Map<number, Entry>();
     const withPeer = (e: Entry | undefined) => {
       if (!e || e.destroyed) return;
       out.set(e.handle, e);
-      const dest = known.get(e.handle)?.dest_qp_num;
-      const peer = dest ? byQpn.get(dest) : undefined;
+      const peer = qpIndex.peerOf(e, destOf);
       if (peer && !peer.destroyed) out.set(peer.handle, peer);
     };
     if (entry.type === "qp") withPeer(entry);
@@ -324,7 +332,7 @@ export function createSession(options: SessionOptions): Session {
         };
       const wrs = (Array.isArray(args[0]) ? args[0] : [args[0]]) as SendWr[];
       const me = safeQuery(qp);
-      const peerEntry = me ? byQpn.get(me.dest_qp_num) : undefined;
+      const peerEntry = me ? qpIndex.peerOf(entry, (o) => (o === entry ? me.dest_qp_num : destOf(o))) : undefined;
       const peer = peerEntry ? safeQuery(peerEntry.obj as Qp) : null;
       const warnings = predictPostSend(qp.qp_type, wrs, {
         ...(me && { max_rd_atomic: me.max_rd_atomic }),
@@ -554,7 +562,10 @@ export function createSession(options: SessionOptions): Session {
     // An async event names its QP (a fatal error moves it to ERR): compared with its last query.
     const named =
       method === "getAsyncEvent" && !failed
-        ? byQpn.get((result as { qp_num?: number } | null)?.qp_num ?? -1)
+        ? qpIndex.onDevice(
+            ((registry.get(handle)?.obj ?? {}) as Partial<Context>).device?.name ?? "",
+            (result as { qp_num?: number } | null)?.qp_num ?? -1,
+          )
         : undefined;
     const eventQps = named && !qpsBefore.has(named.handle) && known.has(named.handle) ? [named] : [];
     for (const e of eventQps) qpsBefore.set(e.handle, known.get(e.handle)!);

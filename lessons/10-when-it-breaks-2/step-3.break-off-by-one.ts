@@ -1,5 +1,7 @@
 import type { Verbs, VerbsQp, QpAttr } from "verbslab";
 import {
+  ibv_event_type,
+  nameOf,
   IBV_ACCESS_LOCAL_WRITE,
   IBV_MTU_1024,
   IBV_QPS_INIT,
@@ -31,7 +33,8 @@ export default async function main(verbs: Verbs) {
   const pd = await ctx.allocPd();
   // The mistake: 3 entries "because the first completion is number 0".
   const sendCq = await ctx.createCq(3);
-  const recvCq = await ctx.createCq(16);
+  // b's sends and receives and a's receives all complete here: 8 + 8 + 8 entries.
+  const recvCq = await ctx.createCq(24);
   const cap = { max_send_wr: 8, max_recv_wr: 8, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
   const a = await pd.createQp({ send_cq: sendCq, recv_cq: recvCq, cap, qp_type: IBV_QPT_RC });
   const b = await pd.createQp({ send_cq: recvCq, recv_cq: recvCq, cap, qp_type: IBV_QPT_RC });
@@ -47,7 +50,7 @@ export default async function main(verbs: Verbs) {
 
   // An overflowing CQ is reported as an asynchronous event on the context, not as a completion.
   const event = await ctx.getAsyncEvent(100);
-  await verbs.log("async_event", event === null ? "none" : event.event_type);
+  await verbs.log("async_event", event === null ? "none" : nameOf(ibv_event_type, event.event_type));
   await verbs.log("send_completions", (await sendCq.poll(16)).length);
 }
 

@@ -228,8 +228,8 @@ export interface ViewFold {
   sqSlots: Map<number, SqSlot[]>;
   rqPosted: Map<number, number>;
   rqDone: Map<number, number>;
-  /** Live QP handles by qp_num. */
-  qpByNum: Map<number, QpByNum>;
+  /** Live QPs by qp_num: one per device (rxe0's and rxe1's first QPs are both 0x11). */
+  qpByNum: Map<number, QpByNum[]>;
   /** The same QPs by handle (a post names its QP by handle). */
   qpByHandle: Map<number, QpByNum>;
   ports: Map<number, DeviceView["ports"][number]>;
@@ -270,6 +270,13 @@ export const emptyFold = (): ViewFold => ({
   cmMoves: new Map(),
   cmIdQp: new Map(),
 });
+
+/** The QP a completion polled from CQ `cq` names: of those numbered `qpNum`, the one using that CQ. */
+function qpOfCompletion(f: ViewFold, cq: number, qpNum: number): QpByNum | undefined {
+  const same = f.qpByNum.get(qpNum);
+  if (!same) return undefined;
+  return same.find((q) => q.sendCq === cq || q.recvCq === cq) ?? (same.length === 1 ? same[0] : undefined);
+}
 
 const rqOutstanding = (f: ViewFold, h: number) => Math.max(0, (f.rqPosted.get(h) ?? 0) - (f.rqDone.get(h) ?? 0));
 
@@ -337,10 +344,11 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
         sendCq: refHandle(r.props?.send_cq),
         recvCq: refHandle(r.props?.recv_cq),
       };
-      // A QPN used again (a QP destroyed, another created): the newer one answers to it, as before.
-      const old = f.qpByNum.get(qpNum);
-      if (old && f.qpByHandle.get(old.handle) === old) f.qpByHandle.delete(old.handle);
-      f.qpByNum.set(qpNum, q);
+      // A QPN used again (a QP destroyed, another created): the newer one answers to it. One on
+      // another device keeps its own.
+      const same = f.qpByNum.get(qpNum) ?? [];
+      for (const old of same) if (f.objs.get(old.handle)?.alive === false) f.qpByHandle.delete(old.handle);
+      f.qpByNum.set(qpNum, [...same.filter((o) => f.qpByHandle.has(o.handle)), q]);
       f.qpByHandle.set(r.$handle, q);
     }
   }
@@ -379,7 +387,7 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
     const list = f.polled.get(c.cq) ?? [];
     list.push(c.why ? { ...c.wc, why: c.why } : c.wc);
     f.polled.set(c.cq, list);
-    const qp = f.qpByNum.get(c.wc.qp_num);
+    const qp = qpOfCompletion(f, c.cq, c.wc.qp_num);
     if (!qp) continue;
     if (c.wc.status !== IBV_WC_SUCCESS && c.wc.status !== IBV_WC_WR_FLUSH_ERR)
       f.failures.set(qp.handle, {
@@ -504,7 +512,7 @@ export function createViewBuilder(fold: (f: ViewFold, e: TranscriptEvent) => voi
 
 function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: ViewInputs): LabView {
   const view = emptyView();
-  const { objs, attrs, polled, lastMove, diverged, sqSlots, qpByNum, ports, lastVerb } = f;
+  const { objs, attrs, polled, lastMove, diverged, sqSlots, qpByHandle, ports, lastVerb } = f;
   view.transcript = f.transcript.slice();
   view.logs = f.logs.slice();
   view.sweep = f.sweep.slice();
@@ -649,7 +657,7 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
       const o = objs.get(h);
       if (o?.type !== "qp") return undefined;
       const qpNum = Number(o.props.qp_num);
-      return { qp_num: qpNum, sigAll: qpByNum.get(qpNum)?.sigAll ?? false };
+      return { qp_num: qpNum, sigAll: qpByHandle.get(h)?.sigAll ?? false };
     },
   });
   view.cm = buildCmLog(f.cmCalls, (h) => {
