@@ -14,6 +14,7 @@ import {
   nameOf,
 } from "../verbs/constants.js";
 import { counterName, type QpAttr, type RxeCounterName, type Wc } from "../verbs/types.js";
+import type { VerbFailure } from "../verbs/verb-failure.js";
 import type { Check, ConstRef, Language, NumberMatch, Text } from "./schema.js";
 import { qpName } from "../app/renderer/src/model/names.js";
 
@@ -59,6 +60,8 @@ export interface RunError {
   code?: string;
   attribute?: string;
   message: string;
+  /** A verb's refusal as data (verbs/verb-failure.ts), for the UI's wording in the learner's language. */
+  why?: VerbFailure;
 }
 
 export interface CheckResult {

@@ -6,6 +6,7 @@
 import type { TranscriptEvent, VerbEvent } from "../app/session/transcript.js";
 import { decodeValue, type Ref, type WireValue } from "../app/session/wire.js";
 import type { QpAttr } from "../verbs/types.js";
+import type { VerbFailure } from "../verbs/verb-failure.js";
 import type { RunError, RunRecord, RunWc } from "./checks.js";
 
 const plain = (w: WireValue | undefined): unknown => (w === undefined ? undefined : decodeValue(w, (r) => r));
@@ -105,7 +106,7 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
 }
 
 function runError(
-  e: { name: string; message: string; verb?: string; code?: string; attribute?: string },
+  e: { name: string; message: string; verb?: string; code?: string; attribute?: string; why?: VerbFailure },
   verb: string | undefined,
 ): RunError {
   const out: RunError = { message: e.message };
@@ -113,5 +114,6 @@ function runError(
   if (v !== undefined) out.verb = v;
   if (e.code !== undefined) out.code = e.code;
   if (e.attribute !== undefined) out.attribute = e.attribute;
+  if (e.why !== undefined) out.why = e.why;
   return out;
 }

@@ -55,6 +55,7 @@ import {
   type NativeQpChange,
   type NativeSockAddr,
 } from "./addon.js";
+import { because } from "../verbs/verb-failure.js";
 
 /** What the CM layer needs from index.ts: the contract objects for native handles. */
 export interface NativeWrappers {
@@ -182,16 +183,18 @@ export class NativeCmBackend implements CmBackend {
     const verb = "rdma_getaddrinfo";
     // Numeric only: a name would be looked up in DNS (traffic off this machine).
     if (node !== undefined && (typeof node !== "string" || isIP(node) === 0)) {
-      throw new VerbsError(verb, errnos.EINVAL, {
-        attribute: "node",
-        reason: `node ${JSON.stringify(node)} is not a numeric IPv4 or IPv6 address`,
-      });
+      throw new VerbsError(
+        verb,
+        errnos.EINVAL,
+        because({ kind: "node-not-numeric", node: String(node) }, { attribute: "node" }),
+      );
     }
     if (service !== undefined && (typeof service !== "string" || !/^\d{1,5}$/.test(service) || +service > 65535)) {
-      throw new VerbsError(verb, errnos.EINVAL, {
-        attribute: "service",
-        reason: `service ${JSON.stringify(service)} is not a decimal port (0-65535)`,
-      });
+      throw new VerbsError(
+        verb,
+        errnos.EINVAL,
+        because({ kind: "service", service: String(service), decimal: true }, { attribute: "service" }),
+      );
     }
     const list = this.#addon.getAddrInfo!(node ?? null, service ?? null, hints ?? null);
     return list.map((a) => {
@@ -303,7 +306,7 @@ class NativeCmEventImpl implements CmEvent {
   ack(): void {
     // librdmacm frees the event: a second rdma_ack_cm_event would be a double free.
     if (this.#acked) {
-      throw new VerbsError("rdma_ack_cm_event", errnos.EINVAL, { reason: "this event was already acknowledged" });
+      throw new VerbsError("rdma_ack_cm_event", errnos.EINVAL, because({ kind: "event-acked" }));
     }
     this.#h.ack();
     this.#acked = true;

@@ -15,6 +15,7 @@ import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../
 import { IBV_QP_ALL_ATTRS, IBV_QP_STATE } from "../verbs/constants.js";
 import { VerbsError, errnoName } from "../verbs/errors.js";
 import { checkModifyMask } from "../verbs/qp-transitions.js";
+import { because } from "../verbs/verb-failure.js";
 import { checkWaitMs } from "../verbs/waits.js";
 import { unackedEventsError } from "../verbs/cq-events.js";
 import type {
@@ -616,7 +617,7 @@ class NativeQpImpl implements Qp {
     const check = checkModifyMask(this.qp_type, current, attr ?? {}, mask);
     if (check.ok || check.errno !== e.code) return e;
     const attribute = [...check.missing, ...check.notAllowed].join(" | ") || undefined;
-    return new VerbsError(e.verb, e.errno, { reason: check.reason, ...(attribute && { attribute }) });
+    return new VerbsError(e.verb, e.errno, because(check.why, { ...(attribute && { attribute }) }));
   }
   query(mask: number = IBV_QP_ALL_ATTRS): QpQuery {
     return this.#h.query(mask);

@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { VerbsError, errnos } from "../verbs/errors.js";
 import { CLEAN_LINK, SET_LINK_VERB, applyLinkFaults, copyLink, type LabLink, type LinkState } from "../verbs/lab.js";
+import { because, type VerbFailure } from "../verbs/verb-failure.js";
 
 /** The lab's two sides: device, its netdev and the address guest-job.sh gives it. */
 export const LAB_SIDES = [
@@ -52,12 +53,12 @@ const realEnv = (): LabEnv => ({
  * (VERBSLAB_IN_RXE_VM=1), as root, with veth0/veth1 a veth pair holding 10.77.0.1 and
  * 10.77.0.2 and rxe0/rxe1 bound to them.
  */
-export function labRefusal(run: Run, where: LabEnv = realEnv()): string | null {
-  if (where.env.VERBSLAB_IN_RXE_VM !== "1")
-    return "faults are injected only on the lab network VerbsLab creates (scripts/rxe-vm, where VERBSLAB_IN_RXE_VM=1), never on this machine's own network; use the simulator (--backend sim) or the lab VM";
-  if (where.uid !== 0) return "the lab VM runs jobs as root, and tc/ip/nft need root: this process is not root";
+export function labRefusal(run: Run, where: LabEnv = realEnv()): VerbFailure | null {
+  if (where.env.VERBSLAB_IN_RXE_VM !== "1") return { kind: "off-lab", check: { kind: "not-vm" } };
+  if (where.uid !== 0) return { kind: "off-lab", check: { kind: "not-root" } };
   for (const s of LAB_SIDES) {
-    if (!existsSync(`${where.sysfsNet}/${s.netdev}`)) return `${s.netdev} does not exist: this is not the lab network`;
+    if (!existsSync(`${where.sysfsNet}/${s.netdev}`))
+      return { kind: "off-lab", check: { kind: "no-netdev", netdev: s.netdev } };
     const ndevs = `${where.sysfsInfiniband}/${s.device}/ports/1/gid_attrs/ndevs`;
     let bound = false;
     try {
@@ -71,7 +72,7 @@ export function labRefusal(run: Run, where: LabEnv = realEnv()): string | null {
     } catch {
       bound = false;
     }
-    if (!bound) return `${s.device} is not bound to ${s.netdev}: this is not the lab network`;
+    if (!bound) return { kind: "off-lab", check: { kind: "not-bound", device: s.device, netdev: s.netdev } };
     let info: {
       link_type?: string;
       linkinfo?: { info_kind?: string };
@@ -81,12 +82,14 @@ export function labRefusal(run: Run, where: LabEnv = realEnv()): string | null {
     try {
       info = JSON.parse(run("ip", ["-j", "-d", "addr", "show", "dev", s.netdev]));
     } catch (e) {
-      return `cannot read ${s.netdev} with ip: ${(e as Error).message}`;
+      return { kind: "off-lab", check: { kind: "ip-failed", netdev: s.netdev, error: (e as Error).message } };
     }
     const i = info[0];
-    if (i?.linkinfo?.info_kind !== "veth") return `${s.netdev} is not a veth: this is not the lab network`;
-    if (i.link !== undefined && i.link !== s.peer) return `${s.netdev}'s peer is ${i.link}, not ${s.peer}`;
-    if (!i.addr_info?.some((a) => a.local === s.address)) return `${s.netdev} does not hold ${s.address}`;
+    if (i?.linkinfo?.info_kind !== "veth") return { kind: "off-lab", check: { kind: "not-veth", netdev: s.netdev } };
+    if (i.link !== undefined && i.link !== s.peer)
+      return { kind: "off-lab", check: { kind: "wrong-peer", netdev: s.netdev, peer: i.link, expected: s.peer } };
+    if (!i.addr_info?.some((a) => a.local === s.address))
+      return { kind: "off-lab", check: { kind: "no-address", netdev: s.netdev, address: s.address } };
   }
   return null;
 }
@@ -152,7 +155,7 @@ export class NativeLabLink implements LabLink {
 
   #check(): void {
     const why = labRefusal(this.#run, this.#where());
-    if (why) throw new VerbsError(SET_LINK_VERB, errnos.EPERM, { reason: why });
+    if (why) throw new VerbsError(SET_LINK_VERB, errnos.EPERM, because(why));
   }
 
   #mtuNow(netdev: string): number {
@@ -166,10 +169,11 @@ export class NativeLabLink implements LabLink {
   setLink(faults: Parameters<LabLink["setLink"]>[0]): LinkState {
     // bad input is EINVAL wherever this runs
     if (applyLinkFaults(this.#state, faults).wire !== "rxe")
-      throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, {
-        attribute: "wire",
-        reason: "the wire models are the simulator's: real rxe's link runs at its host's speed (only wire \"rxe\")",
-      });
+      throw new VerbsError(
+        SET_LINK_VERB,
+        errnos.EOPNOTSUPP,
+        because({ kind: "link-wire-native" }, { attribute: "wire" }),
+      );
     this.#check();
     if (this.#original === null) {
       this.#original = { rxe0: this.#mtuNow("veth0"), rxe1: this.#mtuNow("veth1") };

@@ -12,6 +12,7 @@ import type { SimDevice } from "./device.js";
 import { isMulticastGid } from "./cm-mcast.js";
 import { formatGid, isV4Mapped, isZeroGid, parseGid } from "./gid.js";
 import type { SimWorld } from "./world.js";
+import { because, type NoRoute } from "../verbs/verb-failure.js";
 
 export interface ResolvedAv {
   attr: AhAttr;
@@ -33,10 +34,11 @@ export function checkAvPort(verb: string, input: unknown, prefix: string): void 
   const a = obj(verb, prefix, input) as AvInput;
   const port = optInt(verb, `${prefix}.port_num`, a.port_num, 0);
   if (port !== 1)
-    fail(verb, "EINVAL", {
-      reason: `${prefix}.port_num must be 1 (rxe has one port), got ${port}`,
-      attribute: `${prefix}.port_num`,
-    });
+    fail(
+      verb,
+      "EINVAL",
+      because({ kind: "port-num", field: `${prefix}.port_num`, got: port }, { attribute: `${prefix}.port_num` }),
+    );
 }
 
 /** ib_core's checks and route resolution. Throws a VerbsError naming the field at fault. */
@@ -51,26 +53,21 @@ export function resolveAv(
   const a = obj(verb, prefix, input) as AvInput;
   const isGlobal = optInt(verb, `${prefix}.is_global`, a.is_global, 0);
   if (isGlobal !== 1)
-    fail(verb, "EINVAL", {
-      reason: `RoCE needs a GRH: set ${prefix}.is_global = 1 (and grh.dgid, grh.sgid_index)`,
-      attribute: `${prefix}.is_global`,
-    });
+    fail(verb, "EINVAL", because({ kind: "needs-grh", prefix }, { attribute: `${prefix}.is_global` }));
   const g = obj(verb, `${prefix}.grh`, a.grh ?? {});
   const sgidIndex = optInt(verb, `${prefix}.grh.sgid_index`, g.sgid_index, 0);
   const slot = sgidIndex >= 0 && sgidIndex < dev.gids.length ? dev.gids[sgidIndex] : null;
   if (!slot)
-    fail(verb, "ENODATA", {
-      reason: `${dev.name} has no GID at index ${sgidIndex}`,
-      attribute: `${prefix}.grh.sgid_index`,
-    });
+    fail(
+      verb,
+      "ENODATA",
+      because({ kind: "no-gid", device: dev.name, index: sgidIndex }, { attribute: `${prefix}.grh.sgid_index` }),
+    );
   const dgidText = g.dgid ?? "::";
   if (typeof dgidText !== "string") throw new TypeError(`${verb}: ${prefix}.grh.dgid must be IPv6 text`);
   const dgid =
     parseGid(dgidText) ??
-    fail(verb, "EINVAL", {
-      reason: `${JSON.stringify(dgidText)} is not a GID (IPv6 text)`,
-      attribute: `${prefix}.grh.dgid`,
-    });
+    fail(verb, "EINVAL", because({ kind: "not-a-gid", text: dgidText }, { attribute: `${prefix}.grh.dgid` }));
   const flow_label = optInt(verb, `${prefix}.grh.flow_label`, g.flow_label, 0);
   const traffic_class = optInt(verb, `${prefix}.grh.traffic_class`, g.traffic_class, 0);
   optInt(verb, `${prefix}.grh.hop_limit`, g.hop_limit, 0);
@@ -78,23 +75,22 @@ export function resolveAv(
   optInt(verb, `${prefix}.static_rate`, a.static_rate, 0);
   optInt(verb, `${prefix}.dlid`, a.dlid, 0);
   optInt(verb, `${prefix}.src_path_bits`, a.src_path_bits, 0);
-  function unreachable(why: string): never {
-    return fail(verb, isV4Mapped(dgid) && !isZeroGid(dgid) ? "EINVAL" : "ENETUNREACH", {
-      reason: `no route to ${formatGid(dgid)}: ${why}`,
-      attribute: `${prefix}.grh.dgid`,
-    });
+  function unreachable(why: NoRoute): never {
+    return fail(
+      verb,
+      isV4Mapped(dgid) && !isZeroGid(dgid) ? "EINVAL" : "ENETUNREACH",
+      because({ kind: "no-route", gid: formatGid(dgid), why }, { attribute: `${prefix}.grh.dgid` }),
+    );
   }
-  if (isZeroGid(dgid)) fail(verb, "ENETUNREACH", { reason: "dgid is :: (not set)", attribute: `${prefix}.grh.dgid` });
-  if (!dev.linkUp) fail(verb, "ENETUNREACH", { reason: `${dev.name}'s link is down`, attribute: `${prefix}.grh.dgid` });
+  if (isZeroGid(dgid)) fail(verb, "ENETUNREACH", because({ kind: "dgid-unset" }, { attribute: `${prefix}.grh.dgid` }));
+  if (!dev.linkUp)
+    fail(verb, "ENETUNREACH", because({ kind: "link-down", device: dev.name }, { attribute: `${prefix}.grh.dgid` }));
   // rxe resolves the route in the sgid's address family: IPv4 to IPv6 is EINVAL (measured).
   if (isV4Mapped(slot.gid) && !isV4Mapped(dgid))
-    fail(verb, "EINVAL", {
-      reason: `the sgid is IPv4 but the dgid ${formatGid(dgid)} is IPv6 (address families differ)`,
-      attribute: `${prefix}.grh.dgid`,
-    });
+    fail(verb, "EINVAL", because({ kind: "gid-family", dgid: formatGid(dgid) }, { attribute: `${prefix}.grh.dgid` }));
   const mcast = multicastOk && isMulticastGid(dgid);
-  const destDev = mcast ? dev : (world.findDeviceByGid(dgid) ?? unreachable("no device has this GID"));
-  if (!world.reachable(dev, destDev)) unreachable(`${destDev.name}'s link is down`);
+  const destDev = mcast ? dev : (world.findDeviceByGid(dgid) ?? unreachable({ kind: "no-device" }));
+  if (!world.reachable(dev, destDev)) unreachable({ kind: "link-down", device: destDev.name });
   return {
     attr: {
       grh: {

@@ -3,6 +3,7 @@
  * contract says), values a C program could pass are left to the verb's own rules.
  */
 import { fail } from "../verbs/errors.js";
+import { because } from "../verbs/verb-failure.js";
 
 /** A finite integer (any sign); TypeError otherwise. */
 export function int(verb: string, name: string, v: unknown): number {
@@ -49,5 +50,5 @@ export interface Lifetime {
 
 /** Use after destroy: EINVAL "… was already destroyed" (the contract's choice; C would touch freed memory). */
 export function alive(verb: string, what: string, o: Lifetime): void {
-  if (o.destroyed) fail(verb, "EINVAL", { reason: `this ${what} was already destroyed`, attribute: what });
+  if (o.destroyed) fail(verb, "EINVAL", because({ kind: "destroyed", object: what }, { attribute: what }));
 }

@@ -8,6 +8,7 @@
 
 import { VerbsError, errnos } from "../verbs/errors.js";
 import { checkWaitMs } from "../verbs/waits.js";
+import { because } from "../verbs/verb-failure.js";
 
 /**
  * The clock never passes 2^40 ms (34.8 years). Up to there a double still tells apart
@@ -25,10 +26,11 @@ export function checkWait(clock: Clock, verb: string, arg: string, ms: number | 
   if (ms === undefined || !Number.isFinite(ms) || ms <= 0) return;
   checkWaitMs(verb, arg, ms);
   if (clock.now + ms > MAX_CLOCK_MS)
-    throw new VerbsError(verb, errnos.EINVAL, {
-      attribute: arg,
-      reason: `waiting ${ms} ms would take the simulator's clock past ${MAX_CLOCK_MS} ms (2^40), where its timers lose precision`,
-    });
+    throw new VerbsError(
+      verb,
+      errnos.EINVAL,
+      because({ kind: "clock-limit", arg, ms, max: MAX_CLOCK_MS }, { attribute: arg }),
+    );
 }
 
 /** HZ=250 in the measured kernel (Debian's 6.1 in the lab VM): one jiffy is 4 ms. */

@@ -18,6 +18,7 @@ import { describe, int, obj } from "./check.js";
 import type { SimDevice } from "./device.js";
 import { formatGid, v4MappedGid } from "./gid.js";
 import type { SimWorld } from "./world.js";
+import { because } from "../verbs/verb-failure.js";
 
 /** An IPv4 address as its 4 bytes, and a port. */
 export interface Ip4 {
@@ -49,18 +50,20 @@ export function sockAddr(verb: string, name: string, v: unknown): Ip4 {
     throw new TypeError(`${verb}: ${name}.addr must be a string, got ${describe(o.addr)}`);
   const port = o.port === undefined ? 0 : int(verb, `${name}.port`, o.port);
   if (port < 0 || port > 0xffff)
-    fail(verb, "EINVAL", { reason: `${name}.port ${port} is not a 16-bit port`, attribute: `${name}.port` });
+    fail(verb, "EINVAL", because({ kind: "port-16", field: name, port }, { attribute: `${name}.port` }));
   const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(o.addr.trim());
   if (!m || m.slice(1, 5).some((x) => Number(x) > 255)) {
     if (o.addr.includes(":"))
-      fail(verb, "EAFNOSUPPORT", {
-        reason: `${name}.addr ${JSON.stringify(o.addr)} is IPv6; the simulator's rdma_cm models IPv4 addresses (the lab VM's 10.77.0.x)`,
-        attribute: `${name}.addr`,
-      });
-    fail(verb, "EINVAL", {
-      reason: `${name}.addr ${JSON.stringify(o.addr)} is not a numeric IPv4 address (like "10.77.0.1")`,
-      attribute: `${name}.addr`,
-    });
+      fail(
+        verb,
+        "EAFNOSUPPORT",
+        because({ kind: "not-ipv4", field: name, addr: o.addr, ipv6: true }, { attribute: `${name}.addr` }),
+      );
+    fail(
+      verb,
+      "EINVAL",
+      because({ kind: "not-ipv4", field: name, addr: o.addr, ipv6: false }, { attribute: `${name}.addr` }),
+    );
   }
   return { bytes: m.slice(1, 5).map(Number), port };
 }

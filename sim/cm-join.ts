@@ -22,6 +22,7 @@ import type { SimCmId } from "./cm.js";
 import type { SimDevice } from "./device.js";
 import { formatGid } from "./gid.js";
 import type { SimQp } from "./qp.js";
+import { because } from "../verbs/verb-failure.js";
 
 /** One rdma_join_multicast of an id (librdmacm's cma_multicast, the kernel's mc_list entry). */
 export interface McJoin {
@@ -37,19 +38,12 @@ export interface McJoin {
 export function joinMulticast(id: SimCmId, addr: SockAddr): void {
   const verb = "rdma_join_multicast";
   const a = sockAddr(verb, "addr", addr);
-  if (id.ps !== RDMA_PS_UDP)
-    fail(verb, "EINVAL", { reason: "only RDMA_PS_UDP ids can join a multicast group", attribute: "id" });
+  if (id.ps !== RDMA_PS_UDP) fail(verb, "EINVAL", because({ kind: "join-needs-udp" }, { attribute: "id" }));
   if (!id.device || !id.src || isAny(id.src.bytes))
-    fail(verb, "EINVAL", {
-      reason: "the id is not bound to a device yet: rdma_bind_addr to a device's address, or rdma_resolve_addr, first",
-      attribute: "id",
-    });
+    fail(verb, "EINVAL", because({ kind: "id-unbound", join: true }, { attribute: "id" }));
   if (id.state !== "addr_bound" && id.state !== "addr_resolved")
-    fail(verb, "EINVAL", {
-      reason: `an id joins while bound or address-resolved, not in state ${id.state}`,
-      attribute: "id",
-    });
-  if (isAny(a.bytes)) fail(verb, "EINVAL", { reason: "addr is the any address", attribute: "addr" });
+    fail(verb, "EINVAL", because({ kind: "id-state", step: "join", state: id.state }, { attribute: "id" }));
+  if (isAny(a.bytes)) fail(verb, "EINVAL", because({ kind: "addr-any" }, { attribute: "addr" }));
   const dev = id.device;
   const world = id.cm.world;
   // cma_iboe_set_mgid (RoCEv2, IPv4): the group's IPv4-mapped address; cma_igmp_send joins the
@@ -112,10 +106,11 @@ export function leaveMulticast(id: SimCmId, addr: SockAddr): void {
   if (id.unacked > 0) throw unackedCmEventsError(id.unacked, verb);
   const i = id.mcJoins.findIndex((j) => sameIp(j.addr.bytes, a.bytes) && j.addr.port === a.port);
   if (i < 0)
-    fail(verb, "EADDRNOTAVAIL", {
-      reason: `this id has not joined ${ipText(a.bytes)} (port ${a.port}): leave the address and port it joined`,
-      attribute: "addr",
-    });
+    fail(
+      verb,
+      "EADDRNOTAVAIL",
+      because({ kind: "not-joined", ip: ipText(a.bytes), port: a.port }, { attribute: "addr" }),
+    );
   const [join] = id.mcJoins.splice(i, 1);
   const world = id.cm.world;
   const qp = id.qp as SimQp | undefined;

@@ -48,6 +48,7 @@ import type { SimCm, SimCmId } from "./cm.js";
 import { Timer, type Clock } from "./clock.js";
 import type { SimDevice } from "./device.js";
 import { parseGid } from "./gid.js";
+import { because } from "../verbs/verb-failure.js";
 
 /** cm_convert_to_ms: 4.096 µs × 2^t, approximated as 2^(t − 8) ms. */
 export function convertToMs(t: number): number {
@@ -253,13 +254,13 @@ export class CmConn {
     const settingUp = ["REQ_SENT", "MRA_REQ_RCVD", "REQ_RCVD", "MRA_REQ_SENT", "REP_RCVD", "MRA_REP_SENT"];
     const repSent = this.state === "REP_SENT" || this.state === "MRA_REP_RCVD";
     if (!settingUp.includes(this.state) && !repSent)
-      throw new VerbsError("rdma_reject", errnos.EINVAL, {
-        reason:
-          this.state === "IDLE"
-            ? "this connection request was already answered"
-            : `the connection is ${this.state}: only one being set up can be rejected`,
-        attribute: "id",
-      });
+      throw new VerbsError(
+        "rdma_reject",
+        errnos.EINVAL,
+        because(this.state === "IDLE" ? { kind: "request-answered" } : { kind: "not-rejectable", state: this.state }, {
+          attribute: "id",
+        }),
+      );
     this.cancelRetry();
     this.send(this.mad("REJ", { reason, privateData }));
     if (repSent) this.enterTimewait();
@@ -269,10 +270,11 @@ export class CmConn {
   /** ib_send_cm_sidr_rep: status 0 (rdma_accept) or IB_SIDR_REJECT (rdma_reject). */
   sidrRep(status: number, qpn: number, privateData: Uint8Array | undefined): void {
     if (this.state !== "SIDR_REQ_RCVD")
-      throw new VerbsError(status ? "rdma_reject" : "rdma_accept", errnos.EINVAL, {
-        reason: "this connection request was already answered",
-        attribute: "id",
-      });
+      throw new VerbsError(
+        status ? "rdma_reject" : "rdma_accept",
+        errnos.EINVAL,
+        because({ kind: "request-answered" }, { attribute: "id" }),
+      );
     this.send(this.mad("SIDR_REP", { reason: status, qpn, qkey: status ? 0 : RDMA_UDP_QKEY, privateData }));
     this.state = "IDLE";
   }

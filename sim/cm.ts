@@ -100,6 +100,7 @@ import type { SimDevice } from "./device.js";
 import type { SimPd } from "./pd.js";
 import { SimQp } from "./qp.js";
 import type { SimWorld } from "./world.js";
+import { because, type PrivateDataCarrier } from "../verbs/verb-failure.js";
 
 /** The kernel rdma_cm id states that decide what a call may do (enum rdma_cm_state). */
 export type CmaState =
@@ -143,10 +144,7 @@ export class SimCm implements CmBackend {
           : IBV_QPT_RC
         : int(verb, "hints.ai_qp_type", h.ai_qp_type);
     if (ps !== RDMA_PS_TCP && ps !== RDMA_PS_UDP)
-      fail(verb, "EINVAL", {
-        reason: `port space 0x${ps.toString(16)} is not RDMA_PS_TCP or RDMA_PS_UDP`,
-        attribute: "hints.ai_port_space",
-      });
+      fail(verb, "EINVAL", because({ kind: "port-space", ps, numbers: false }, { attribute: "hints.ai_port_space" }));
     if (node !== undefined && typeof node !== "string")
       throw new TypeError(`${verb}: node must be a string, got ${describe(node)}`);
     if (service !== undefined && typeof service !== "string")
@@ -154,15 +152,15 @@ export class SimCm implements CmBackend {
     let port = 0;
     if (service !== undefined) {
       if (!/^\d{1,5}$/.test(service) || Number(service) > 0xffff)
-        fail(verb, "EINVAL", {
-          reason: `service ${JSON.stringify(service)} is not a port number`,
-          attribute: "service",
-        });
+        fail(
+          verb,
+          "EINVAL",
+          because({ kind: "service", service: String(service), decimal: false }, { attribute: "service" }),
+        );
       port = Number(service);
     }
     const passive = (flags & RAI_PASSIVE) !== 0;
-    if (node === undefined && !passive)
-      fail(verb, "EINVAL", { reason: "node is required unless hints.ai_flags has RAI_PASSIVE", attribute: "node" });
+    if (node === undefined && !passive) fail(verb, "EINVAL", because({ kind: "node-required" }, { attribute: "node" }));
     const ip = node === undefined ? { bytes: [0, 0, 0, 0], port } : { ...sockAddr(verb, "node", { addr: node }), port };
     const addr = toSockAddr(ip.bytes, port);
     return [
@@ -219,7 +217,7 @@ export class SimCm implements CmBackend {
     const n = EPHEMERAL_HIGH - EPHEMERAL_LOW + 1;
     let p = EPHEMERAL_LOW + (this.world.rng.u32() % n);
     for (let i = 0; i < n; i++, p = p === EPHEMERAL_HIGH ? EPHEMERAL_LOW : p + 1) if (!used?.get(p)?.size) return p;
-    return fail("rdma_bind_addr", "EADDRNOTAVAIL", { reason: "every ephemeral port is in use" });
+    return fail("rdma_bind_addr", "EADDRNOTAVAIL", because({ kind: "ephemeral-ports" }));
   }
 
   bindPort(id: SimCmId, port: number): void {
@@ -273,10 +271,7 @@ export class SimCmChannel implements CmEventChannel {
     alive("rdma_create_id", "event channel", this);
     const p = int("rdma_create_id", "ps", ps);
     if (p !== RDMA_PS_TCP && p !== RDMA_PS_UDP)
-      fail("rdma_create_id", "EINVAL", {
-        reason: `port space 0x${p.toString(16)} is not RDMA_PS_TCP (0x106) or RDMA_PS_UDP (0x111)`,
-        attribute: "ps",
-      });
+      fail("rdma_create_id", "EINVAL", because({ kind: "port-space", ps: p, numbers: true }, { attribute: "ps" }));
     const id = new SimCmId(this, p, context);
     this.ids.add(id);
     return id;
@@ -331,10 +326,11 @@ export class SimCmChannel implements CmEventChannel {
     alive("rdma_destroy_event_channel", "event channel", this);
     const live = [...this.ids].filter((i) => !i.destroyed).length;
     if (live)
-      fail("rdma_destroy_event_channel", "EBUSY", {
-        reason: `${live} rdma_cm_id(s) still use this channel; destroy them first (librdmacm would close the channel under them)`,
-        attribute: "rdma_destroy_id",
-      });
+      fail(
+        "rdma_destroy_event_channel",
+        "EBUSY",
+        because({ kind: "cm-channel-busy", ids: live }, { attribute: "rdma_destroy_id" }),
+      );
     this.destroyed = true;
   }
 }
@@ -362,10 +358,11 @@ export class SimCmEvent implements CmEvent {
 
   ack(): void {
     if (this.acked)
-      fail("rdma_ack_cm_event", "EINVAL", {
-        reason: `this ${rdmaEventStr(this.event)} event was already acknowledged (librdmacm would free it twice)`,
-        attribute: "event",
-      });
+      fail(
+        "rdma_ack_cm_event",
+        "EINVAL",
+        because({ kind: "event-acked", event: rdmaEventStr(this.event) }, { attribute: "event" }),
+      );
     this.acked = true;
     this.owner.unacked--;
   }
@@ -390,17 +387,18 @@ function checkParam(verb: string, v: unknown): CheckedParam | undefined {
     if (o[k] === undefined) return 0;
     const n = int(verb, `conn_param.${k}`, o[k]);
     if (n < 0 || n > 255)
-      fail(verb, "EINVAL", { reason: `conn_param.${k} ${n} does not fit its uint8_t`, attribute: `conn_param.${k}` });
+      fail(verb, "EINVAL", because({ kind: "conn-param-u8", field: k, value: n }, { attribute: `conn_param.${k}` }));
     return n;
   };
   const pd = o.private_data;
   if (pd !== undefined && !(pd instanceof Uint8Array))
     throw new TypeError(`${verb}: conn_param.private_data must be a Uint8Array, got ${describe(pd)}`);
   if (pd && pd.length > 255)
-    fail(verb, "EINVAL", {
-      reason: `conn_param.private_data is ${pd.length} bytes; private_data_len is a uint8_t (at most 255)`,
-      attribute: "conn_param.private_data_len",
-    });
+    fail(
+      verb,
+      "EINVAL",
+      because({ kind: "private-data-u8", bytes: pd.length, param: true }, { attribute: "conn_param.private_data_len" }),
+    );
   const qpn = o.qp_num === undefined ? 0 : int(verb, "conn_param.qp_num", o.qp_num) >>> 0;
   return {
     ...(pd && { private_data: pd }),
@@ -414,12 +412,13 @@ function checkParam(verb: string, v: unknown): CheckedParam | undefined {
   };
 }
 
-function tooLong(verb: string, pd: Uint8Array | undefined, max: number, what: string): void {
+function tooLong(verb: string, pd: Uint8Array | undefined, max: number, what: PrivateDataCarrier): void {
   if (pd && pd.length > max)
-    fail(verb, "EINVAL", {
-      reason: `${pd.length} bytes of private data; ${what} carries at most ${max}`,
-      attribute: "private_data_len",
-    });
+    fail(
+      verb,
+      "EINVAL",
+      because({ kind: "private-data-long", bytes: pd.length, what, max }, { attribute: "private_data_len" }),
+    );
 }
 
 /** struct rdma_cm_id */
@@ -507,7 +506,7 @@ export class SimCmId implements CmId {
     this.live(verb);
     const a = sockAddr(verb, "addr", addr);
     if (this.state !== "idle")
-      fail(verb, "EINVAL", { reason: `the id is already bound (${this.state})`, attribute: "id" });
+      fail(verb, "EINVAL", because({ kind: "id-bound", state: this.state }, { attribute: "id" }));
     this.bind(verb, a);
   }
 
@@ -520,15 +519,16 @@ export class SimCmId implements CmId {
         // rdma_translate_ip takes the netdev a failed bind left on the id (bound_dev_if), and
         // cma_acquire_dev_by_src_ip finds no device with this address's GID on it.
         if (dev !== this.boundNetdev)
-          fail(verb, "ENODEV", {
-            reason: `an earlier rdma_bind_addr that failed left the id on ${this.boundNetdev.name}'s netdev, which does not have ${ipText(a.bytes)}: use a new id`,
-            attribute: "addr",
-          });
+          fail(
+            verb,
+            "ENODEV",
+            because(
+              { kind: "bind-stale-netdev", netdev: this.boundNetdev.name, ip: ipText(a.bytes) },
+              { attribute: "addr" },
+            ),
+          );
       } else if (!dev)
-        fail(verb, "EADDRNOTAVAIL", {
-          reason: `no RDMA device has the address ${ipText(a.bytes)} (rxe0 has 10.77.0.1, rxe1 10.77.0.2)`,
-          attribute: "addr",
-        });
+        fail(verb, "EADDRNOTAVAIL", because({ kind: "no-device-ip", ip: ipText(a.bytes) }, { attribute: "addr" }));
       // The kernel keeps the netdev on the id even when the port below is refused (RXE-FACTS §10.1).
       this.boundNetdev = dev;
     }
@@ -536,22 +536,13 @@ export class SimCmId implements CmId {
     if (port === 0) port = this.cm.anyPort(this.ps);
     else {
       if (port < 1024 && !this.cm.world.root)
-        fail(verb, "EACCES", {
-          reason: `port ${port} is below 1024 and the program is not root`,
-          attribute: "addr.port",
-        });
+        fail(verb, "EACCES", because({ kind: "port-privileged", port }, { attribute: "addr.port" }));
       for (const other of this.cm.ports.get(this.ps)?.get(port) ?? []) {
         if (other === this || other.destroyed || !other.src) continue;
         if (anyOrLoopback(a.bytes) || anyOrLoopback(other.src.bytes))
-          fail(verb, "EADDRNOTAVAIL", {
-            reason: `port ${port} is already bound by another id, and one of the two binds the any address`,
-            attribute: "addr.port",
-          });
+          fail(verb, "EADDRNOTAVAIL", because({ kind: "port-any-conflict", port }, { attribute: "addr.port" }));
         if (ipText(a.bytes) === ipText(other.src.bytes))
-          fail(verb, "EADDRINUSE", {
-            reason: `${ipText(a.bytes)}:${port} is already bound by another id`,
-            attribute: "addr",
-          });
+          fail(verb, "EADDRINUSE", because({ kind: "addr-in-use", ip: ipText(a.bytes), port }, { attribute: "addr" }));
       }
     }
     this.src = { bytes: a.bytes, port };
@@ -566,7 +557,7 @@ export class SimCmId implements CmId {
     int(verb, "backlog", backlog);
     if (this.state === "idle") this.bind(verb, { bytes: [0, 0, 0, 0], port: 0 });
     if (this.state !== "addr_bound")
-      fail(verb, "EINVAL", { reason: `rdma_listen needs a bound id, not one in state ${this.state}`, attribute: "id" });
+      fail(verb, "EINVAL", because({ kind: "id-state", step: "listen", state: this.state }, { attribute: "id" }));
     this.state = "listen";
   }
 
@@ -577,10 +568,7 @@ export class SimCmId implements CmId {
     const s = src === undefined || src === null ? undefined : sockAddr(verb, "src_addr", src);
     const t = int(verb, "timeout_ms", timeoutMs);
     if (this.state !== "idle" && this.state !== "addr_bound")
-      fail(verb, "EINVAL", {
-        reason: `rdma_resolve_addr needs a new or bound id, not one in state ${this.state}`,
-        attribute: "id",
-      });
+      fail(verb, "EINVAL", because({ kind: "id-state", step: "resolve-addr", state: this.state }, { attribute: "id" }));
     const world = this.cm.world;
     // Where the route goes, decided now as ip_route_output does (rdma_resolve_ip).
     let owner: SimDevice | null = null;
@@ -591,17 +579,19 @@ export class SimCmId implements CmId {
       const from = s ?? this.src;
       owner = from && !anyOrLoopback(from.bytes) ? deviceOfIp(world, from.bytes) : null;
       if (!owner)
-        fail(verb, "ENETUNREACH", {
-          reason: `no route to the multicast group ${ipText(d.bytes)}: give src_addr (a device's address) to send through its netdev`,
-          attribute: "dst_addr",
-        });
+        fail(
+          verb,
+          "ENETUNREACH",
+          because({ kind: "cm-no-route", ip: ipText(d.bytes), mcast: true }, { attribute: "dst_addr" }),
+        );
     } else {
       owner = deviceOfIp(world, d.bytes);
       if (!owner && !onLabNet(d.bytes))
-        fail(verb, "ENETUNREACH", {
-          reason: `no route to ${ipText(d.bytes)}: the lab network is 10.77.0.0/24`,
-          attribute: "dst_addr",
-        });
+        fail(
+          verb,
+          "ENETUNREACH",
+          because({ kind: "cm-no-route", ip: ipText(d.bytes), mcast: false }, { attribute: "dst_addr" }),
+        );
     }
     if (this.state === "idle") {
       // cma_bind_addr: an unbound id binds to the source given, or to the any address.
@@ -647,10 +637,11 @@ export class SimCmId implements CmId {
     this.live(verb);
     int(verb, "timeout_ms", timeoutMs);
     if (this.state !== "addr_resolved")
-      fail(verb, "EINVAL", {
-        reason: `rdma_resolve_route needs ADDR_RESOLVED first (the id is in state ${this.state})`,
-        attribute: "id",
-      });
+      fail(
+        verb,
+        "EINVAL",
+        because({ kind: "id-state", step: "resolve-route", state: this.state }, { attribute: "id" }),
+      );
     this.state = "route_query";
     const dev = this.device!;
     this.path = iboePath(dev, this.src!, this.dst!);
@@ -677,24 +668,16 @@ export class SimCmId implements CmId {
   createQp(pd: Pd | undefined, init: QpInitAttr): Qp {
     const verb = "rdma_create_qp";
     this.live(verb);
-    if (this.qpObj && !this.qpObj.destroyed)
-      fail(verb, "EINVAL", { reason: "this id already has a QP (rdma_destroy_qp it first)", attribute: "id" });
+    if (this.qpObj && !this.qpObj.destroyed) fail(verb, "EINVAL", because({ kind: "id-has-qp" }, { attribute: "id" }));
     if (!this.device || !this.verbsKnown)
-      fail(verb, "EINVAL", {
-        reason:
-          "the id is not bound to a device yet: create the QP after ADDR_RESOLVED (client) or on the CONNECT_REQUEST's id (server)",
-        attribute: "id",
-      });
+      fail(verb, "EINVAL", because({ kind: "id-unbound", join: false }, { attribute: "id" }));
     const ctx = this.cm.contextOf(this.device);
     let p: SimPd;
     if (pd === undefined || pd === null) p = this.cm.pdOf(this.device);
     else {
       p = pd as SimPd;
       if ((p as { context?: unknown }).context !== ctx)
-        fail(verb, "EINVAL", {
-          reason: "the PD belongs to another ibv_context: allocate it on id.verbs (librdmacm's context for the device)",
-          attribute: "pd",
-        });
+        fail(verb, "EINVAL", because({ kind: "pd-other-context" }, { attribute: "pd" }));
     }
     const qp = p.createQp(init);
     this.qpObj = qp;
@@ -720,7 +703,11 @@ export class SimCmId implements CmId {
       this.qpObj = undefined;
       qp.destroy();
       if (e instanceof VerbsError)
-        throw new VerbsError(verb, e.errno, { reason: `ibv_modify_qp failed: ${e.reason ?? e.message}` });
+        throw new VerbsError(
+          verb,
+          e.errno,
+          because({ kind: "cm-modify", ...(e.why && { cause: e.why }), text: e.reason ?? e.message }),
+        );
       throw e;
     }
     return qp;
@@ -729,14 +716,11 @@ export class SimCmId implements CmId {
   destroyQp(): void {
     const verb = "rdma_destroy_qp";
     this.live(verb);
-    if (!this.qpObj) fail(verb, "EINVAL", { reason: "this id has no QP", attribute: "id" });
+    if (!this.qpObj) fail(verb, "EINVAL", because({ kind: "id-no-qp" }, { attribute: "id" }));
     const qp = this.qpObj;
     // ibv_destroy_qp's EBUSY (measured; librdmacm ignores it): the QP and id.qp stay.
     if (!qp.destroyed && this.cm.world.mcast.attachments(qp) > 0)
-      fail(verb, "EBUSY", {
-        reason: "the QP is attached to a multicast group: rdma_leave_multicast first",
-        attribute: "qp",
-      });
+      fail(verb, "EBUSY", because({ kind: "qp-in-mcast" }, { attribute: "qp" }));
     this.qpObj = undefined;
     if (!qp.destroyed) qp.destroy();
   }
@@ -755,7 +739,7 @@ export class SimCmId implements CmId {
     const verb = "rdma_init_qp_attr";
     this.live(verb);
     const st = int(verb, "qp_state", qp_state);
-    if (!this.device) fail(verb, "EINVAL", { reason: "the id is not bound to a device", attribute: "id" });
+    if (!this.device) fail(verb, "EINVAL", because({ kind: "id-no-device" }, { attribute: "id" }));
     if (this.qp_type === IBV_QPT_UD || !this.conn) {
       // cma_ib_init_qp_attr: whatever the state, the INIT attributes (then the RTR rq_psn).
       const attr: QpAttrInput = { qp_state: st, pkey_index: 0, port_num: 1 };
@@ -772,7 +756,8 @@ export class SimCmId implements CmId {
     }
     const c = this.conn;
     if (st === IBV_QPS_INIT) {
-      if (!c.canInit()) fail(verb, "EINVAL", { reason: `the connection is ${c.state}`, attribute: "qp_state" });
+      if (!c.canInit())
+        fail(verb, "EINVAL", because({ kind: "connection-state", state: c.state }, { attribute: "qp_state" }));
       return {
         attr: {
           qp_state: st,
@@ -786,7 +771,11 @@ export class SimCmId implements CmId {
     }
     if (st === IBV_QPS_RTR) {
       if (!c.canRtr())
-        fail(verb, "EINVAL", { reason: `the connection is ${c.state}: no path for RTR yet`, attribute: "qp_state" });
+        fail(
+          verb,
+          "EINVAL",
+          because({ kind: "connection-state", state: c.state, need: "rtr-path" }, { attribute: "qp_state" }),
+        );
       return {
         attr: {
           qp_state: st,
@@ -810,10 +799,11 @@ export class SimCmId implements CmId {
     }
     if (st === IBV_QPS_RTS) {
       if (!c.canRts())
-        fail(verb, "EINVAL", {
-          reason: `the connection is ${c.state}: RTS needs its peer's PSN`,
-          attribute: "qp_state",
-        });
+        fail(
+          verb,
+          "EINVAL",
+          because({ kind: "connection-state", state: c.state, need: "rts-psn" }, { attribute: "qp_state" }),
+        );
       return {
         attr: {
           qp_state: st,
@@ -827,10 +817,7 @@ export class SimCmId implements CmId {
           IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC,
       };
     }
-    return fail(verb, "EINVAL", {
-      reason: `rdma_init_qp_attr gives INIT, RTR or RTS, not state ${st}`,
-      attribute: "qp_state",
-    });
+    return fail(verb, "EINVAL", because({ kind: "init-qp-attr-state", state: st }, { attribute: "qp_state" }));
   }
 
   /** ucma_modify_qp_rtr: INIT→INIT with the CM's INIT attributes, then RTR (max_dest_rd_atomic = resp_res unless 0xff). */
@@ -862,23 +849,32 @@ export class SimCmId implements CmId {
   /** ucma_valid_param (RDMA_PS_TCP only): EINVAL without QP and param, or over the device's limits. */
   private validParam(verb: string, p: CheckedParam | undefined): void {
     if (this.ps !== RDMA_PS_TCP) return;
-    if (!this.qpObj && !p)
-      fail(verb, "EINVAL", {
-        reason: "without a QP on the id, conn_param is required (it names qp_num)",
-        attribute: "conn_param",
-      });
+    if (!this.qpObj && !p) fail(verb, "EINVAL", because({ kind: "conn-param-required" }, { attribute: "conn_param" }));
     if (!p) return;
     const max = this.device!.deviceAttr();
     if (p.responder_resources !== RDMA_MAX_RESP_RES && p.responder_resources > max.max_qp_rd_atom)
-      fail(verb, "EINVAL", {
-        reason: `responder_resources ${p.responder_resources} is over the device's max_qp_rd_atom ${max.max_qp_rd_atom}`,
-        attribute: "conn_param.responder_resources",
-      });
+      fail(
+        verb,
+        "EINVAL",
+        because(
+          {
+            kind: "rd-atom-limit",
+            field: "responder_resources",
+            value: p.responder_resources,
+            max: max.max_qp_rd_atom,
+          },
+          { attribute: "conn_param.responder_resources" },
+        ),
+      );
     if (p.initiator_depth !== RDMA_MAX_INIT_DEPTH && p.initiator_depth > max.max_qp_init_rd_atom)
-      fail(verb, "EINVAL", {
-        reason: `initiator_depth ${p.initiator_depth} is over the device's max_qp_init_rd_atom ${max.max_qp_init_rd_atom}`,
-        attribute: "conn_param.initiator_depth",
-      });
+      fail(
+        verb,
+        "EINVAL",
+        because(
+          { kind: "rd-atom-limit", field: "initiator_depth", value: p.initiator_depth, max: max.max_qp_init_rd_atom },
+          { attribute: "conn_param.initiator_depth" },
+        ),
+      );
   }
 
   connect(param?: ConnParam): void {
@@ -886,27 +882,19 @@ export class SimCmId implements CmId {
     this.live(verb);
     const p = checkParam(verb, param);
     if (this.state !== "route_resolved")
-      fail(verb, "EINVAL", {
-        reason: `rdma_connect needs ROUTE_RESOLVED first (the id is in state ${this.state})`,
-        attribute: "id",
-      });
+      fail(verb, "EINVAL", because({ kind: "id-state", step: "connect", state: this.state }, { attribute: "id" }));
     this.validParam(verb, p);
     const max = this.device!.deviceAttr();
     this.initDepth = p && p.initiator_depth !== RDMA_MAX_INIT_DEPTH ? p.initiator_depth : max.max_qp_init_rd_atom;
     this.respRes = p && p.responder_resources !== RDMA_MAX_RESP_RES ? p.responder_resources : max.max_qp_rd_atom;
     const qpn = this.qpObj ? this.qpObj.qp_num : (p?.qp_num ?? 0);
     if (this.ps === RDMA_PS_UDP) {
-      tooLong(verb, p?.private_data, RDMA_CM_PRIVATE_DATA_MAX.udpConnect, "an RDMA_PS_UDP SIDR_REQ");
+      tooLong(verb, p?.private_data, RDMA_CM_PRIVATE_DATA_MAX.udpConnect, "udp-req");
       this.state = "connect";
       this.conn = CmConn.sidrReq(this, p?.private_data);
       return;
     }
-    tooLong(
-      verb,
-      p?.private_data,
-      RDMA_CM_PRIVATE_DATA_MAX.connect,
-      "an RDMA_PS_TCP REQ (92 bytes less rdma_cm's 36-byte header)",
-    );
+    tooLong(verb, p?.private_data, RDMA_CM_PRIVATE_DATA_MAX.connect, "tcp-req");
     const req: ReqInfo = {
       qpn,
       startingPsn: this.seqNum,
@@ -928,10 +916,7 @@ export class SimCmId implements CmId {
     this.live(verb);
     const p = checkParam(verb, param);
     if (this.state !== "connect" || !this.conn || !this.conn.passive)
-      fail(verb, "EINVAL", {
-        reason: "rdma_accept takes the id of a CONNECT_REQUEST event (event.id), not a listening or client id",
-        attribute: "id",
-      });
+      fail(verb, "EINVAL", because({ kind: "accept-needs-request" }, { attribute: "id" }));
     this.validParam(verb, p);
     const max = this.device!.deviceAttr();
     this.initDepth =
@@ -949,7 +934,7 @@ export class SimCmId implements CmId {
           // The kernel refuses the SIDR_REP and rejects the request itself (rdma_accept's
           // reject path: IB_SIDR_REJECT, no private data): the client gets UNREACHABLE 2.
           if (c.state === "SIDR_REQ_RCVD") c.sidrRep(ib_cm_sidr_status.IB_SIDR_REJECT, 0, undefined);
-          tooLong(verb, p.private_data, RDMA_CM_PRIVATE_DATA_MAX.udpAccept, "an RDMA_PS_UDP SIDR_REP");
+          tooLong(verb, p.private_data, RDMA_CM_PRIVATE_DATA_MAX.udpAccept, "udp-rep");
         }
         c.sidrRep(0, this.qpObj ? this.qpObj.qp_num : (p?.qp_num ?? 0), p?.private_data);
       } catch (e) {
@@ -959,7 +944,7 @@ export class SimCmId implements CmId {
       }
       return;
     }
-    if (!c.canRtr()) fail(verb, "EINVAL", { reason: `the connection is ${c.state}`, attribute: "id" });
+    if (!c.canRtr()) fail(verb, "EINVAL", because({ kind: "connection-state", state: c.state }, { attribute: "id" }));
     this.modifyRtr(verb, this.respRes);
     this.modifyRts(verb, this.initDepth);
     if (p?.private_data && p.private_data.length > RDMA_CM_PRIVATE_DATA_MAX.accept) {
@@ -967,7 +952,7 @@ export class SimCmId implements CmId {
       // (rdma_accept: IB_CM_REJ_CONSUMER_DEFINED); then librdmacm moves the QP to ERR.
       c.rej(IB_CM_REJ_CONSUMER_DEFINED, undefined);
       this.modifyErr(verb);
-      tooLong(verb, p.private_data, RDMA_CM_PRIVATE_DATA_MAX.accept, "a REP");
+      tooLong(verb, p.private_data, RDMA_CM_PRIVATE_DATA_MAX.accept, "rep");
     }
     const rep: RepInfo = {
       qpn: this.qpObj ? this.qpObj.qp_num : (p?.qp_num ?? 0),
@@ -988,17 +973,21 @@ export class SimCmId implements CmId {
     if (private_data !== undefined && !(private_data instanceof Uint8Array))
       throw new TypeError(`${verb}: private_data must be a Uint8Array, got ${describe(private_data)}`);
     if (private_data && private_data.length > 255)
-      fail(verb, "EINVAL", {
-        reason: `private_data_len is a uint8_t (at most 255), not ${private_data.length}`,
-        attribute: "private_data_len",
-      });
-    if (!this.conn) fail(verb, "EINVAL", { reason: "the id has no connection request to reject", attribute: "id" });
+      fail(
+        verb,
+        "EINVAL",
+        because(
+          { kind: "private-data-u8", bytes: private_data.length, param: false },
+          { attribute: "private_data_len" },
+        ),
+      );
+    if (!this.conn) fail(verb, "EINVAL", because({ kind: "no-request" }, { attribute: "id" }));
     if (this.ps === RDMA_PS_UDP) {
-      tooLong(verb, private_data, RDMA_CM_PRIVATE_DATA_MAX.udpAccept, "an RDMA_PS_UDP SIDR_REP");
+      tooLong(verb, private_data, RDMA_CM_PRIVATE_DATA_MAX.udpAccept, "udp-rep");
       this.conn.sidrRep(ib_cm_sidr_status.IB_SIDR_REJECT, 0, private_data);
       return;
     }
-    tooLong(verb, private_data, RDMA_CM_PRIVATE_DATA_MAX.reject, "a REJ");
+    tooLong(verb, private_data, RDMA_CM_PRIVATE_DATA_MAX.reject, "rej");
     this.conn.rej(IB_CM_REJ_CONSUMER_DEFINED, private_data);
   }
 
@@ -1006,11 +995,9 @@ export class SimCmId implements CmId {
     const verb = "rdma_disconnect";
     this.live(verb);
     // ucma_shutdown: needs the device, moves the QP to ERR; then the kernel needs an IB CM id.
-    if (!this.device || !this.verbsKnown)
-      fail(verb, "EINVAL", { reason: "the id is not bound to a device", attribute: "id" });
+    if (!this.device || !this.verbsKnown) fail(verb, "EINVAL", because({ kind: "id-no-device" }, { attribute: "id" }));
     this.modifyErr(verb);
-    if (!this.conn)
-      fail(verb, "EINVAL", { reason: "the id is not connected (no rdma_connect or rdma_accept)", attribute: "id" });
+    if (!this.conn) fail(verb, "EINVAL", because({ kind: "not-connected" }, { attribute: "id" }));
     this.conn.disconnect();
   }
 

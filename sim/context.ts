@@ -9,6 +9,7 @@ import { CompChannelImpl, SimCq } from "./cq.js";
 import type { SimDevice } from "./device.js";
 import { SimPd } from "./pd.js";
 import type { SimWorld } from "./world.js";
+import { because } from "../verbs/verb-failure.js";
 
 export class SimContext implements Context {
   destroyed = false;
@@ -31,7 +32,7 @@ export class SimContext implements Context {
 
   private port(verb: string, port_num: unknown): void {
     const p = int(verb, "port_num", port_num);
-    if (p !== 1) fail(verb, "EINVAL", { reason: `rxe has only port 1, not ${p}`, attribute: "port_num" });
+    if (p !== 1) fail(verb, "EINVAL", because({ kind: "one-port", port: p }, { attribute: "port_num" }));
   }
 
   queryDevice(): DeviceAttr {
@@ -48,10 +49,11 @@ export class SimContext implements Context {
   private gidIndex(verb: string, index: unknown): number {
     const i = int(verb, "index", index);
     if (i < 0 || i >= this.dev.gids.length)
-      fail(verb, "EINVAL", {
-        reason: `GID index ${i} is outside the table (0..${this.dev.gids.length - 1})`,
-        attribute: "index",
-      });
+      fail(
+        verb,
+        "EINVAL",
+        because({ kind: "gid-index", index: i, count: this.dev.gids.length }, { attribute: "index" }),
+      );
     return i;
   }
 
@@ -67,7 +69,7 @@ export class SimContext implements Context {
     this.port("ibv_query_gid_ex", port_num);
     const i = this.gidIndex("ibv_query_gid_ex", index);
     const s = this.dev.gids[i];
-    if (!s) fail("ibv_query_gid_ex", "ENODATA", { reason: `GID index ${i} is empty`, attribute: "index" });
+    if (!s) fail("ibv_query_gid_ex", "ENODATA", because({ kind: "gid-empty", index: i }, { attribute: "index" }));
     return { gid: s.text, gid_index: i, port_num: 1, gid_type: s.type, ndev_ifindex: this.dev.ifindex };
   }
 
@@ -86,8 +88,7 @@ export class SimContext implements Context {
     const i = int("ibv_query_pkey", "index", index);
     // libibverbs reads ports/1/pkeys/<index> in sysfs; rxe has only entry 0, so any other
     // index has no file (ENOENT, as measured in the lab VM).
-    if (i !== 0)
-      fail("ibv_query_pkey", "ENOENT", { reason: "rxe's P_Key table has one entry (index 0)", attribute: "index" });
+    if (i !== 0) fail("ibv_query_pkey", "ENOENT", because({ kind: "pkey-index" }, { attribute: "index" }));
     return 0xffff;
   }
 
@@ -103,16 +104,16 @@ export class SimContext implements Context {
     const o = options === undefined ? {} : obj(verb, "options", options);
     const vec = optInt(verb, "comp_vector", o.comp_vector, 0);
     if (n < 1 || n > 32767)
-      fail(verb, "EINVAL", { reason: `cqe must be 1..32767 (max_cqe), got ${n}`, attribute: "cqe" });
+      fail(verb, "EINVAL", because({ kind: "cqe-range", cqe: n, max: 32767 }, { attribute: "cqe" }));
     if (vec < 0 || vec >= 2)
-      fail(verb, "EINVAL", { reason: `comp_vector must be below num_comp_vectors (2)`, attribute: "comp_vector" });
+      fail(verb, "EINVAL", because({ kind: "comp-vector", vector: vec, count: 2 }, { attribute: "comp_vector" }));
     let channel: CompChannelImpl | null = null;
     if (o.channel !== undefined && o.channel !== null) {
       if (!(o.channel instanceof CompChannelImpl))
         throw new TypeError(`${verb}: channel is not a completion channel of this backend`);
       alive(verb, "completion channel", o.channel);
       if (o.channel.context.dev !== this.dev)
-        fail(verb, "EINVAL", { reason: "the completion channel belongs to another device", attribute: "channel" });
+        fail(verb, "EINVAL", because({ kind: "channel-other-device" }, { attribute: "channel" }));
       channel = o.channel;
     }
     return new SimCq(this, n, channel, o.cq_context);

@@ -12,6 +12,7 @@ import { alive, int } from "./check.js";
 import { checkWait, waitFor } from "./clock.js";
 import type { SimContext } from "./context.js";
 import type { SimProfile } from "./profile.js";
+import { because } from "../verbs/verb-failure.js";
 
 const NOTIFY_NONE = 0;
 const NOTIFY_NEXT = 1;
@@ -89,7 +90,7 @@ export class SimCq implements Cq {
     alive("ibv_poll_cq", "CQ", this);
     const want = int("ibv_poll_cq", "num_entries", num_entries);
     if (want < 0)
-      fail("ibv_poll_cq", "EINVAL", { reason: "num_entries must not be negative", attribute: "num_entries" });
+      fail("ibv_poll_cq", "EINVAL", because({ kind: "negative-num-entries", n: want }, { attribute: "num_entries" }));
     // Fewer here than asked for: virtual time runs while the wire delivers, as for a program
     // polling in a loop (world.ts spinFor).
     if (this.n < want) this.context.world.spinFor(this, want);
@@ -154,10 +155,7 @@ export class SimCq implements Cq {
   destroy(): void {
     alive("ibv_destroy_cq", "CQ", this);
     if (this.qpRefs > 0)
-      fail("ibv_destroy_cq", "EBUSY", {
-        reason: `${this.qpRefs} QP(s) still use this CQ; destroy them first`,
-        attribute: "cq",
-      });
+      fail("ibv_destroy_cq", "EBUSY", because({ kind: "cq-busy", qps: this.qpRefs }, { attribute: "cq" }));
     // The kernel's EBUSY first (as rxe: the QPs are checked before libibverbs waits on events).
     if (this.eventsGot > this.eventsAcked) throw unackedEventsError(this.eventsGot - this.eventsAcked);
     this.destroyed = true;
@@ -209,10 +207,11 @@ export class CompChannelImpl implements CompChannel {
   destroy(): void {
     alive("ibv_destroy_comp_channel", "completion channel", this);
     if (this.cqs > 0)
-      fail("ibv_destroy_comp_channel", "EBUSY", {
-        reason: `${this.cqs} CQ(s) are still attached; destroy them first`,
-        attribute: "channel",
-      });
+      fail(
+        "ibv_destroy_comp_channel",
+        "EBUSY",
+        because({ kind: "channel-busy", cqs: this.cqs }, { attribute: "channel" }),
+      );
     this.destroyed = true;
   }
 }

@@ -26,6 +26,7 @@ import { v4MappedGid } from "./gid.js";
 import { SimCm } from "./cm.js";
 import { SimWorld } from "./world.js";
 import { wireProfile, type WireProfile } from "./wire.js";
+import { because } from "../verbs/verb-failure.js";
 
 export type { PacketLogEntry } from "../verbs/backend.js";
 export { SIM_PROFILES, type SimProfileName } from "./profile.js";
@@ -142,7 +143,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
       if (typeof name !== "string") throw new TypeError("ibv_open_device: name must be a string");
       const d = world.devices.find((x) => x.name === name);
       if (!d)
-        fail("ibv_open_device", "ENODEV", { reason: `no device named ${JSON.stringify(name)}`, attribute: "name" });
+        fail("ibv_open_device", "ENODEV", because({ kind: "no-device", name: String(name) }, { attribute: "name" }));
       return new SimContext(world, d);
     },
     now: () => world.clock.now,

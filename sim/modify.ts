@@ -40,6 +40,7 @@ import { JIFFY_MS } from "./clock.js";
 import { int, obj } from "./check.js";
 import { PSN_MASK } from "./packets.js";
 import { QS_DRAIN, QS_DRAINED, QS_INIT, QS_READY, type SimQp } from "./qp.js";
+import { because } from "../verbs/verb-failure.js";
 
 const VERB = "ibv_modify_qp";
 function roundupPow2(n: number): number {
@@ -119,24 +120,26 @@ export function modifyQp(qp: SimQp, attrIn: QpAttrInput, maskIn: number): void {
   // 1. libibverbs: mask bits from IBV_QP_RATE_LIMIT up.
   const pre = checkModifyMask(qp.qp_type, current, { qp_state: target, cur_qp_state: curClaim }, mask);
   if (!pre.ok && pre.errno === "EOPNOTSUPP")
-    fail(VERB, "EOPNOTSUPP", { reason: pre.reason, attribute: pre.notAllowed[0] ?? "attr_mask" });
+    fail(VERB, "EOPNOTSUPP", because(pre.why, { attribute: pre.notAllowed[0] ?? "attr_mask" }));
 
   // 2. uverbs.
   if (mask & IBV_QP_PORT && field("port_num") !== 1)
-    fail(VERB, "EINVAL", {
-      reason: `port_num must be 1 (rxe has one port), got ${field("port_num")}`,
-      attribute: "port_num",
-    });
+    fail(
+      VERB,
+      "EINVAL",
+      because({ kind: "port-num", field: "port_num", got: field("port_num") }, { attribute: "port_num" }),
+    );
   if (mask & IBV_QP_AV) checkAvPort(VERB, a.ah_attr ?? {}, "ah_attr");
   if (mask & IBV_QP_STATE && (target < 0 || target > IBV_QPS_ERR))
-    fail(VERB, "EINVAL", { reason: `qp_state ${target} is not a QP state`, attribute: "qp_state" });
+    fail(VERB, "EINVAL", because({ kind: "not-a-state", field: "qp_state", value: target }, { attribute: "qp_state" }));
   if (mask & IBV_QP_CUR_STATE && (curClaim < 0 || curClaim > IBV_QPS_ERR))
-    fail(VERB, "EINVAL", { reason: `cur_qp_state ${curClaim} is not a QP state`, attribute: "cur_qp_state" });
+    fail(
+      VERB,
+      "EINVAL",
+      because({ kind: "not-a-state", field: "cur_qp_state", value: curClaim }, { attribute: "cur_qp_state" }),
+    );
   if (mask & IBV_QP_QKEY && field("qkey") & 0x80000000 && !qp.world.root)
-    fail(VERB, "EPERM", {
-      reason: "a Q_Key with bit 31 set is privileged (needs CAP_NET_RAW)",
-      attribute: "qkey",
-    });
+    fail(VERB, "EPERM", because({ kind: "qkey-privileged" }, { attribute: "qkey" }));
   if (current === IBV_QPS_SQD && target === IBV_QPS_SQD && mask & IBV_QP_AV && !(mask & IBV_QP_PORT)) {
     // uverbs adds IBV_QP_PORT on SQD→SQD with an AV; UC's table row then refuses it.
     mask |= IBV_QP_PORT;
@@ -147,39 +150,33 @@ export function modifyQp(qp: SimQp, attrIn: QpAttrInput, maskIn: number): void {
   if (mask & IBV_QP_AV) {
     av = resolveAv(qp.world, qp.device, a.ah_attr ?? {}, VERB, "ah_attr");
   }
-  if (mask & IBV_QP_ALT_PATH)
-    fail(VERB, "EINVAL", {
-      reason: "RoCE has no alternate paths (ib_core refuses IBV_QP_ALT_PATH)",
-      attribute: "IBV_QP_ALT_PATH",
-    });
+  if (mask & IBV_QP_ALT_PATH) fail(VERB, "EINVAL", because({ kind: "no-alt-path" }, { attribute: "IBV_QP_ALT_PATH" }));
 
   // 4. rxe_qp_chk_attr: the transition table, draining, value limits.
   const check = checkModifyMask(qp.qp_type, current, { qp_state: target, cur_qp_state: curClaim }, mask);
   if (!check.ok)
-    fail(VERB, check.errno, {
-      reason: check.reason,
-      attribute: check.missing[0] ?? check.notAllowed[0] ?? "IBV_QP_STATE",
-    });
+    fail(
+      VERB,
+      check.errno,
+      because(check.why, { attribute: check.missing[0] ?? check.notAllowed[0] ?? "IBV_QP_STATE" }),
+    );
   if (current === IBV_QPS_SQD && qp.reqState === QS_DRAIN && target !== IBV_QPS_ERR)
-    fail(VERB, "EINVAL", {
-      reason: "the send queue is still draining; wait for IBV_EVENT_SQ_DRAINED",
-      attribute: "qp_state",
-    });
+    fail(VERB, "EINVAL", because({ kind: "sq-draining" }, { attribute: "qp_state" }));
   if (mask & IBV_QP_PATH_MTU) {
     const m = field("path_mtu");
-    if (m < 0 || m > 5)
-      fail(VERB, "EINVAL", {
-        reason: `path_mtu ${m} is above the port's max_mtu (5 = IBV_MTU_4096)`,
-        attribute: "path_mtu",
-      });
+    if (m < 0 || m > 5) fail(VERB, "EINVAL", because({ kind: "path-mtu", mtu: m }, { attribute: "path_mtu" }));
   }
   if (mask & IBV_QP_MAX_QP_RD_ATOMIC && (field("max_rd_atomic") & 0xff) > 128)
-    fail(VERB, "EINVAL", {
-      reason: `max_rd_atomic ${field("max_rd_atomic") & 0xff} is above max_qp_init_rd_atom (128)`,
-      attribute: "max_rd_atomic",
-    });
+    fail(
+      VERB,
+      "EINVAL",
+      because(
+        { kind: "max-rd-atomic", value: field("max_rd_atomic") & 0xff, max: 128 },
+        { attribute: "max_rd_atomic" },
+      ),
+    );
   if (mask & IBV_QP_TIMEOUT && (field("timeout") & 0xff) > 31)
-    fail(VERB, "EINVAL", { reason: `timeout ${field("timeout") & 0xff} is above 31`, attribute: "timeout" });
+    fail(VERB, "EINVAL", because({ kind: "qp-timeout", value: field("timeout") & 0xff }, { attribute: "timeout" }));
 
   // 5. rxe_qp_from_attr: apply.
   const s = qp.attr;

@@ -20,6 +20,7 @@ import type { Sge } from "../verbs/types.js";
 import { alive, describe, int, optInt } from "./check.js";
 import type { SimDevice } from "./device.js";
 import type { SimPd } from "./pd.js";
+import { because } from "../verbs/verb-failure.js";
 
 const KNOWN_ACCESS =
   IBV_ACCESS_LOCAL_WRITE |
@@ -110,30 +111,33 @@ export function regMr(pd: SimPd, memory: ArrayBuffer | ArrayBufferView | number,
   }
   // Access flags are checked first (ib_check_mr_access in uverbs), then the memory.
   if (acc < 0 || acc & ~KNOWN_ACCESS)
-    fail(verb, "EINVAL", {
-      reason: `unknown access bits 0x${((acc & ~KNOWN_ACCESS) >>> 0).toString(16)}`,
-      attribute: "access",
-    });
+    fail(
+      verb,
+      "EINVAL",
+      because({ kind: "access-unknown", bits: (acc & ~KNOWN_ACCESS) >>> 0 }, { attribute: "access" }),
+    );
   if (acc & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC) && !(acc & IBV_ACCESS_LOCAL_WRITE))
-    fail(verb, "EINVAL", {
-      reason: "REMOTE_WRITE and REMOTE_ATOMIC need IBV_ACCESS_LOCAL_WRITE too",
-      attribute: "IBV_ACCESS_LOCAL_WRITE",
-    });
+    fail(
+      verb,
+      "EINVAL",
+      because({ kind: "remote-needs-local-write", access: acc }, { attribute: "IBV_ACCESS_LOCAL_WRITE" }),
+    );
   if (acc & IBV_ACCESS_ON_DEMAND)
-    fail(verb, "EINVAL", { reason: "rxe has no on-demand paging", attribute: "IBV_ACCESS_ON_DEMAND" });
+    fail(verb, "EINVAL", because({ kind: "no-odp" }, { attribute: "IBV_ACCESS_ON_DEMAND" }));
   if (bytes === null) {
-    if (length <= 0) fail(verb, "EINVAL", { reason: `length must be positive, got ${length}`, attribute: "length" });
-    if (length > 2 ** 31) fail(verb, "ENOMEM", { reason: `cannot pin ${length} bytes`, attribute: "length" });
+    if (length <= 0) fail(verb, "EINVAL", because({ kind: "length-not-positive", length }, { attribute: "length" }));
+    if (length > 2 ** 31)
+      fail(verb, "ENOMEM", because({ kind: "cannot-pin", length, allocate: false }, { attribute: "length" }));
     try {
       bytes = new Uint8Array(length);
     } catch {
       // This process cannot have that much memory: rxe fails the same way when it cannot pin it.
-      fail(verb, "ENOMEM", { reason: `cannot allocate ${length} bytes`, attribute: "length" });
+      fail(verb, "ENOMEM", because({ kind: "cannot-pin", length, allocate: true }, { attribute: "length" }));
     }
   }
-  if (bytes.length === 0) fail(verb, "EINVAL", { reason: "length 0 cannot be registered", attribute: "length" });
+  if (bytes.length === 0) fail(verb, "EINVAL", because({ kind: "length-zero" }, { attribute: "length" }));
   const dev = pd.context.dev;
-  if (dev.nextMrIndex > MAX_MR_INDEX) fail(verb, "ENOMEM", { reason: "the device's MR pool is exhausted" });
+  if (dev.nextMrIndex > MAX_MR_INDEX) fail(verb, "ENOMEM", because({ kind: "mr-pool-exhausted" }));
   // Nothing below throws: a pool index is taken only by an MR that exists.
   const index = dev.nextMrIndex++;
   const lkey = ((index << 8) | pd.context.world.rng.byte()) >>> 0;

@@ -7,6 +7,7 @@ import { alive } from "./check.js";
 import type { SimContext } from "./context.js";
 import { SimMr, regMr } from "./mr.js";
 import { SimQp, createQp } from "./qp.js";
+import { because } from "../verbs/verb-failure.js";
 
 export class SimPd implements Pd {
   destroyed = false;
@@ -34,15 +35,12 @@ export class SimPd implements Pd {
 
   dealloc(): void {
     alive("ibv_dealloc_pd", "PD", this);
-    const busy: string[] = [];
-    if (this.mrCount) busy.push(`${this.mrCount} MR(s)`);
-    if (this.qpCount) busy.push(`${this.qpCount} QP(s)`);
-    if (this.ahCount) busy.push(`${this.ahCount} AH(s)`);
-    if (busy.length)
-      fail("ibv_dealloc_pd", "EBUSY", {
-        reason: `the PD still has ${busy.join(", ")}; destroy them first`,
-        attribute: "pd",
-      });
+    if (this.mrCount || this.qpCount || this.ahCount)
+      fail(
+        "ibv_dealloc_pd",
+        "EBUSY",
+        because({ kind: "pd-busy", mrs: this.mrCount, qps: this.qpCount, ahs: this.ahCount }, { attribute: "pd" }),
+      );
     this.destroyed = true;
   }
 }

@@ -54,6 +54,7 @@ import { noteReason } from "./explain.js";
 import { respFlush } from "./responder.js";
 import { RecvWqe, Ring, SendWqe, WR_ATOMIC, WR_INLINE, WR_READ, WR_SEND, WR_WRITE } from "./wqe.js";
 import type { SimWorld } from "./world.js";
+import { because } from "../verbs/verb-failure.js";
 
 /** rxe's internal requester/responder states (enum rxe_qp_state), in its order. */
 export const QS_RESET = 0;
@@ -629,7 +630,7 @@ export class SimQp implements Qp {
     alive(verb, "QP", this);
     const list = Array.isArray(wr) ? wr : [wr];
     for (let i = 0; i < list.length; i++) checkSendWrTypes(verb, list[i], i);
-    if (list.length === 0) fail(verb, "EINVAL", { reason: "the work request list is empty (NULL)", attribute: "wr" });
+    if (list.length === 0) fail(verb, "EINVAL", because({ kind: "wr-list-empty" }, { attribute: "wr" }));
     let error: unknown = null;
     for (let i = 0; i < list.length; i++) {
       try {
@@ -642,10 +643,7 @@ export class SimQp implements Qp {
     // The doorbell (the kernel's rxe_post_send) runs for what was queued, even after an error.
     if (this.reqState < QS_READY) {
       if (error) throw error;
-      fail(verb, "EINVAL", {
-        reason: `the QP's send queue is not ready (QP state ${stateName(this.attr.qp_state)}; sending needs RTS). The WRs stay queued in the ring, as in rxe`,
-        attribute: "qp_state",
-      });
+      fail(verb, "EINVAL", because({ kind: "sq-not-ready", state: this.attr.qp_state }, { attribute: "qp_state" }));
     }
     this.world.kickRequester(this);
     this.world.run();
@@ -657,60 +655,68 @@ export class SimQp implements Qp {
     const opcode = w.opcode;
     const flags = w.send_flags ?? 0;
     if (sg.length > this.maxSendSge)
-      fail(verb, "EINVAL", {
-        reason: `wr[${i}] has ${sg.length} SGEs but the QP allows max_send_sge ${this.maxSendSge}`,
-        attribute: `wr[${i}].num_sge`,
-        badWrIndex: i,
-      });
+      fail(
+        verb,
+        "EINVAL",
+        because(
+          { kind: "too-many-sge", queue: "send", i, n: sg.length, max: this.maxSendSge },
+          { attribute: `wr[${i}].num_sge`, badWrIndex: i },
+        ),
+      );
     let length = 0;
     for (let k = 0; k < sg.length; k++) length = (length + sg[k].length) >>> 0;
     if (opcode === IBV_WR_ATOMIC_CMP_AND_SWP || opcode === IBV_WR_ATOMIC_FETCH_AND_ADD) {
       const ra = w.atomic?.remote_addr ?? 0;
       if (length < 8)
-        fail(verb, "EINVAL", {
-          reason: `wr[${i}]: an atomic needs an 8-byte local buffer`,
-          attribute: `wr[${i}].sg_list`,
-          badWrIndex: i,
-        });
+        fail(verb, "EINVAL", because({ kind: "atomic-buffer", i }, { attribute: `wr[${i}].sg_list`, badWrIndex: i }));
       if (ra % 8 !== 0)
-        fail(verb, "EINVAL", {
-          reason: `wr[${i}]: atomic remote_addr 0x${ra.toString(16)} is not 8-byte aligned`,
-          attribute: `wr[${i}].wr.atomic.remote_addr`,
-          badWrIndex: i,
-        });
+        fail(
+          verb,
+          "EINVAL",
+          because(
+            { kind: "atomic-unaligned", i, addr: ra },
+            { attribute: `wr[${i}].wr.atomic.remote_addr`, badWrIndex: i },
+          ),
+        );
     }
     if (flags & IBV_SEND_INLINE && length > this.maxInline)
-      fail(verb, "EINVAL", {
-        reason: `wr[${i}]: ${length} inline bytes exceed max_inline_data ${this.maxInline}`,
-        attribute: `wr[${i}].send_flags`,
-        badWrIndex: i,
-      });
+      fail(
+        verb,
+        "EINVAL",
+        because(
+          { kind: "inline-too-long", i, bytes: length, max: this.maxInline },
+          { attribute: `wr[${i}].send_flags`, badWrIndex: i },
+        ),
+      );
     if (opcode === IBV_WR_BIND_MW)
-      fail(verb, "EINVAL", { reason: "memory windows are not simulated", attribute: `wr[${i}].opcode`, badWrIndex: i });
+      fail(verb, "EINVAL", because({ kind: "no-mw" }, { attribute: `wr[${i}].opcode`, badWrIndex: i }));
     let ah: SimAh | null = null;
     if (this.qp_type === IBV_QPT_UD) {
       const u = w.ud;
       if (!u || !(u.ah instanceof SimAh))
-        fail(verb, "EINVAL", {
-          reason: `wr[${i}]: a UD send needs wr.ud.ah (an AH of this backend)`,
-          attribute: `wr[${i}].wr.ud.ah`,
-          badWrIndex: i,
-        });
+        fail(
+          verb,
+          "EINVAL",
+          because({ kind: "ud-ah", i, gone: false }, { attribute: `wr[${i}].wr.ud.ah`, badWrIndex: i }),
+        );
       ah = u.ah;
       if (ah.destroyed || ah.pd.context.dev !== this.device)
-        fail(verb, "EINVAL", {
-          reason: `wr[${i}]: the AH was destroyed or belongs to another device`,
-          attribute: `wr[${i}].wr.ud.ah`,
-          badWrIndex: i,
-        });
+        fail(
+          verb,
+          "EINVAL",
+          because({ kind: "ud-ah", i, gone: true }, { attribute: `wr[${i}].wr.ud.ah`, badWrIndex: i }),
+        );
     }
     // init_send_wqe: copy the WR (and inline bytes) into the ring slot.
     if (this.sq.full)
-      fail(verb, "ENOMEM", {
-        reason: `the send queue is full (${this.sq.capacity} WQEs; completions free slots)`,
-        attribute: "max_send_wr",
-        badWrIndex: i,
-      });
+      fail(
+        verb,
+        "ENOMEM",
+        because(
+          { kind: "queue-full", queue: "send", capacity: this.sq.capacity },
+          { attribute: "max_send_wr", badWrIndex: i },
+        ),
+      );
     const wqe = this.sq.producerSlot();
     wqe.wr_id = w.wr_id ?? 0;
     wqe.opcode = opcode;
@@ -755,11 +761,14 @@ export class SimQp implements Qp {
         const s = sg[k];
         const mr = this.findMemory(s.addr, s.length);
         if (!mr)
-          fail(verb, "EFAULT", {
-            reason: `wr[${i}].sg_list[${k}]: inline address 0x${s.addr.toString(16)} is not in any registered buffer`,
-            attribute: `wr[${i}].sg_list[${k}].addr`,
-            badWrIndex: i,
-          });
+          fail(
+            verb,
+            "EFAULT",
+            because(
+              { kind: "inline-unregistered", i, k, addr: s.addr },
+              { attribute: `wr[${i}].sg_list[${k}].addr`, badWrIndex: i },
+            ),
+          );
         data.set(mr.bytes.subarray(s.addr - mr.addr, s.addr - mr.addr + s.length), off);
         off += s.length;
       }
@@ -780,28 +789,30 @@ export class SimQp implements Qp {
     alive(verb, "QP", this);
     const list = Array.isArray(wr) ? wr : [wr];
     for (let i = 0; i < list.length; i++) checkRecvWrTypes(verb, list[i], i);
-    if (list.length === 0) fail(verb, "EINVAL", { reason: "the work request list is empty (NULL)", attribute: "wr" });
+    if (list.length === 0) fail(verb, "EINVAL", because({ kind: "wr-list-empty" }, { attribute: "wr" }));
     if (this.libState === IBV_QPS_RESET)
-      fail(verb, "EINVAL", {
-        reason: "receives cannot be posted in RESET (move the QP to INIT first)",
-        attribute: "qp_state",
-        badWrIndex: 0,
-      });
+      fail(verb, "EINVAL", because({ kind: "recv-in-reset" }, { attribute: "qp_state", badWrIndex: 0 }));
     for (let i = 0; i < list.length; i++) {
       const w = list[i];
       if (this.rq.full)
-        fail(verb, "ENOMEM", {
-          reason: `the receive queue is full (${this.rq.capacity} WQEs)`,
-          attribute: "max_recv_wr",
-          badWrIndex: i,
-        });
+        fail(
+          verb,
+          "ENOMEM",
+          because(
+            { kind: "queue-full", queue: "recv", capacity: this.rq.capacity },
+            { attribute: "max_recv_wr", badWrIndex: i },
+          ),
+        );
       const sg = w.sg_list ?? [];
       if (sg.length > this.maxRecvSge)
-        fail(verb, "EINVAL", {
-          reason: `wr[${i}] has ${sg.length} SGEs but the QP allows max_recv_sge ${this.maxRecvSge}`,
-          attribute: `wr[${i}].num_sge`,
-          badWrIndex: i,
-        });
+        fail(
+          verb,
+          "EINVAL",
+          because(
+            { kind: "too-many-sge", queue: "recv", i, n: sg.length, max: this.maxRecvSge },
+            { attribute: `wr[${i}].num_sge`, badWrIndex: i },
+          ),
+        );
       const wqe = this.rq.producerSlot();
       wqe.wr_id = w.wr_id ?? 0;
       const dma = wqe.dma;
@@ -823,10 +834,7 @@ export class SimQp implements Qp {
     alive("ibv_destroy_qp", "QP", this);
     // ib_uverbs refuses a destroy while the QP is attached to a multicast group (RXE-FACTS §10.5).
     if (this.world.mcast.attachments(this) > 0)
-      fail("ibv_destroy_qp", "EBUSY", {
-        reason: "the QP is attached to a multicast group: rdma_leave_multicast first",
-        attribute: "qp",
-      });
+      fail("ibv_destroy_qp", "EBUSY", because({ kind: "qp-in-mcast" }, { attribute: "qp" }));
     this.destroyed = true;
     this.context.dropAsync((ev) => ev.qp_num === this.qp_num);
     this.world.clock.cancel(this.retransTimer);
@@ -938,20 +946,17 @@ export function createQp(pd: SimPd, init: QpInitAttr): SimQp {
   const o = obj(verb, "init_attr", init);
   const type = int(verb, "qp_type", o.qp_type);
   if (type === IBV_QPT_RAW_PACKET || type === IBV_QPT_XRC_SEND || type === IBV_QPT_XRC_RECV)
-    fail(verb, "EOPNOTSUPP", { reason: `rxe does not support QP type ${type}`, attribute: "qp_type" });
+    fail(verb, "EOPNOTSUPP", because({ kind: "qp-type", type, known: true }, { attribute: "qp_type" }));
   if (type !== IBV_QPT_RC && type !== IBV_QPT_UC && type !== IBV_QPT_UD)
-    fail(verb, "EINVAL", { reason: `${type} is not a QP type`, attribute: "qp_type" });
+    fail(verb, "EINVAL", because({ kind: "qp-type", type, known: false }, { attribute: "qp_type" }));
   const cq = (name: "send_cq" | "recv_cq"): SimCq => {
     const c = o[name];
     if (c === undefined || c === null)
-      fail(verb, "EINVAL", {
-        reason: `${name} is required (libibverbs 44 would crash on a NULL ${name})`,
-        attribute: name,
-      });
+      fail(verb, "EINVAL", because({ kind: "cq-required", cq: name }, { attribute: name }));
     if (!(c instanceof SimCq)) throw new TypeError(`${verb}: ${name} is not a CQ of this backend`);
     alive(verb, name, c);
     if (c.context !== pd.context)
-      fail(verb, "EINVAL", { reason: `${name} belongs to another device context`, attribute: name });
+      fail(verb, "EINVAL", because({ kind: "cq-other-context", cq: name }, { attribute: name }));
     return c;
   };
   const sendCq = cq("send_cq");
@@ -967,7 +972,7 @@ export function createQp(pd: SimPd, init: QpInitAttr): SimQp {
   const limit = (name: keyof QpCap, max: number) => {
     const v = cap[name];
     if (v < 0 || v > max)
-      fail(verb, "EINVAL", { reason: `cap.${name} ${v} is outside 0..${max} (rxe's limit)`, attribute: `cap.${name}` });
+      fail(verb, "EINVAL", because({ kind: "cap-limit", field: name, value: v, max }, { attribute: `cap.${name}` }));
   };
   limit("max_send_wr", MAX_WR);
   limit("max_send_sge", MAX_SGE);

@@ -32,6 +32,10 @@ import {
   nameOf,
 } from "../verbs/constants.js";
 import { checkModifyMask } from "../verbs/qp-transitions.js";
+import { verbFailureText, type VerbFailure } from "../verbs/verb-failure.js";
+
+/** A pitfall's message and data from its refusal. */
+const because = (why: VerbFailure) => ({ message: verbFailureText(why), why });
 import type { QpAttrInput, SendWr } from "../verbs/types.js";
 
 /** The machine's state names, one per ibv_qp_state. */
@@ -84,6 +88,8 @@ export interface Pitfall {
   errno?: "EINVAL" | "ENODATA";
   attribute: string;
   message: string;
+  /** A refusal's data (verbs/verb-failure.ts): `message` is its English. */
+  why?: VerbFailure;
 }
 
 export type ModifyPrediction =
@@ -95,6 +101,8 @@ export type ModifyPrediction =
       to: number;
       code: string;
       reason: string;
+      /** Why, as data (verbs/verb-failure.ts): `reason` is its English. */
+      why?: VerbFailure;
       /** The first attribute at fault, as in verbs.h. */
       attribute?: string;
       missing: string[];
@@ -124,6 +132,7 @@ export function predictModify(
       to: m.to,
       code: m.errno,
       reason: m.reason,
+      why: m.why,
       ...((m.missing[0] ?? m.notAllowed[0]) !== undefined && { attribute: m.missing[0] ?? m.notAllowed[0] }),
       missing: m.missing,
       notAllowed: m.notAllowed,
@@ -139,6 +148,7 @@ export function predictModify(
       to: m.to,
       code: fatal.errno!,
       reason: fatal.message,
+      ...(fatal.why && { why: fatal.why }),
       attribute: fatal.attribute,
       missing: [],
       notAllowed: [],
@@ -167,7 +177,7 @@ function valuePitfalls(
         id: "is_global_unset",
         errno: "EINVAL",
         attribute: "ah_attr.is_global",
-        message: `${step}: ah_attr.is_global is 0, but RoCE needs a GRH: set ah_attr.is_global = 1 and ah_attr.grh.dgid to the peer's GID`,
+        ...because({ kind: "predict-no-grh", from, to }),
       });
     } else if (ctx.gid_indices) {
       const idx = ah.grh?.sgid_index ?? 0;
@@ -176,7 +186,7 @@ function valuePitfalls(
           id: "sgid_index_out_of_table",
           errno: "ENODATA",
           attribute: "ah_attr.grh.sgid_index",
-          message: `${step}: ah_attr.grh.sgid_index ${idx} is not in the port's GID table (valid: ${ctx.gid_indices.join(", ") || "none"}); pick an index from ibv_query_gid_table`,
+          ...because({ kind: "predict-sgid-index", from, to, index: idx, valid: [...ctx.gid_indices] }),
         });
       }
     }
@@ -188,7 +198,7 @@ function valuePitfalls(
         id: "path_mtu_invalid",
         errno: "EINVAL",
         attribute: "path_mtu",
-        message: `${step}: path_mtu ${attr.path_mtu} is above the port's max_mtu (${nameOfMtu(maxMtu)})`,
+        ...because({ kind: "predict-path-mtu", from, to, mtu: attr.path_mtu, maxMtu: nameOfMtu(maxMtu) }),
       });
     } else if (ctx.active_mtu !== undefined && attr.path_mtu > ctx.active_mtu) {
       out.push({

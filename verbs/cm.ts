@@ -22,6 +22,7 @@
  */
 import type { Context, Pd, Qp } from "./backend.js";
 import { VerbsError, errnos } from "./errors.js";
+import { because } from "./verb-failure.js";
 import type { AhAttr, QpAttrInput, QpInitAttr } from "./types.js";
 
 // ---------------------------------------------------------------------------------------
@@ -491,11 +492,9 @@ export function unackedCmEventsError(
   unacked: number,
   verb: "rdma_destroy_id" | "rdma_leave_multicast" = "rdma_destroy_id",
 ): VerbsError {
-  const s = unacked === 1 ? "" : "s";
-  return new VerbsError(verb, errnos.EBUSY, {
-    reason:
-      `librdmacm would wait for ever: ${unacked} event${s} on this id not acknowledged ` +
-      `(call event.ack() on ${unacked === 1 ? "it" : "each"} first)`,
-    attribute: "rdma_ack_cm_event",
-  });
+  return new VerbsError(
+    verb,
+    errnos.EBUSY,
+    because({ kind: "unacked-cm-events", n: unacked }, { attribute: "rdma_ack_cm_event" }),
+  );
 }

@@ -6,6 +6,7 @@
  * with this one error, so the mistake is named and the CQ stays usable (acknowledge, retry).
  */
 import { VerbsError, errnos } from "./errors.js";
+import { because } from "./verb-failure.js";
 
 /** Whether a recorded error (VerbsError or its JSON) is this refusal: a replay or a C export must not call the real destroy. */
 export function isUnackedEventsRefusal(e: { verb?: string; code?: string; attribute?: string } | undefined): boolean {
@@ -14,23 +15,9 @@ export function isUnackedEventsRefusal(e: { verb?: string; code?: string; attrib
 
 /** The error ibv_destroy_cq gets while `unacked` completion events are not acknowledged. */
 export function unackedEventsError(unacked: number): VerbsError {
-  const s = unacked === 1 ? "" : "s";
-  return new VerbsError("ibv_destroy_cq", errnos.EBUSY, {
-    reason:
-      `libibverbs would wait for ever: ${unacked} completion event${s} not acknowledged ` +
-      `(ibv_get_cq_event returned ${unacked === 1 ? "it" : "them"}; call cq.ackEvents(${unacked}) first)`,
-    attribute: "ibv_ack_cq_events",
-  });
-}
-
-/** The number of events not acknowledged that a recorded refusal names (its reason, written above), for the UI's wording. */
-export function unackedEventsOf(e: {
-  verb?: string;
-  code?: string;
-  attribute?: string;
-  reason?: string;
-}): number | undefined {
-  if (!isUnackedEventsRefusal(e)) return undefined;
-  const m = /wait for ever: (\d+) completion event/.exec(e.reason ?? "");
-  return m ? Number(m[1]) : undefined;
+  return new VerbsError(
+    "ibv_destroy_cq",
+    errnos.EBUSY,
+    because({ kind: "unacked-events", n: unacked }, { attribute: "ibv_ack_cq_events" }),
+  );
 }

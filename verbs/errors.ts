@@ -1,3 +1,5 @@
+import type { VerbFailure } from "./verb-failure.js";
+
 /** Linux errno values that verbs calls return, by name. */
 export const errnos = {
   EPERM: 1,
@@ -43,6 +45,8 @@ export interface VerbsErrorDetails {
   attribute?: string;
   /** For ibv_post_send/ibv_post_recv: the index of the first work request not posted (C's bad_wr). */
   badWrIndex?: number;
+  /** Why, as data (verbs/verb-failure.ts): `reason` is its English wording; the UI words it in the learner's language. */
+  why?: VerbFailure;
 }
 
 /**
@@ -57,6 +61,7 @@ export class VerbsError extends Error {
   readonly reason?: string;
   readonly attribute?: string;
   readonly badWrIndex?: number;
+  readonly why?: VerbFailure;
 
   constructor(verb: string, errno: number, details: VerbsErrorDetails = {}) {
     const code = errnoName(errno);
@@ -68,6 +73,7 @@ export class VerbsError extends Error {
     if (details.reason !== undefined) this.reason = details.reason;
     if (details.attribute !== undefined) this.attribute = details.attribute;
     if (details.badWrIndex !== undefined) this.badWrIndex = details.badWrIndex;
+    if (details.why !== undefined) this.why = details.why;
   }
 
   /** A plain object that survives structured clone and JSON (for the bridge and transcripts). */
@@ -76,7 +82,10 @@ export class VerbsError extends Error {
   }
 }
 
-/** Throws a VerbsError for `errno` by name: `fail("ibv_reg_mr", "EINVAL", { reason })`. */
+/**
+ * Throws a VerbsError for `errno` by name, with why as data (verbs/verb-failure.ts `because`):
+ * `fail("ibv_reg_mr", "EINVAL", because({ kind: "length-zero" }, { attribute: "length" }))`.
+ */
 export function fail(verb: string, code: ErrnoName, details?: VerbsErrorDetails): never {
   throw new VerbsError(verb, errnos[code], details);
 }
@@ -117,6 +126,7 @@ const FIELDS = [
   ["line", "number"],
   ["column", "number"],
   ["unawaited", "boolean"],
+  ["why", "object"],
 ] as const;
 
 /** Anything thrown as ErrorData. An object that already is ErrorData (a recorded or relayed error) is copied. */
@@ -125,7 +135,7 @@ export function errorToData(err: unknown): ErrorData {
   const e = err as Record<string, unknown>;
   const out: Record<string, unknown> = { name: typeof e.name === "string" ? e.name : "Error" };
   for (const [k, type] of FIELDS) {
-    if (typeof e[k] === type) out[k] = e[k];
+    if (typeof e[k] === type && e[k] !== null) out[k] = e[k];
     else if (k === "message") out[k] = String(err);
   }
   return out as unknown as ErrorData;
@@ -143,6 +153,7 @@ export function errorFromData(data: ErrorData): Error {
       ...(data.reason !== undefined && { reason: data.reason }),
       ...(data.attribute !== undefined && { attribute: data.attribute }),
       ...(data.badWrIndex !== undefined && { badWrIndex: data.badWrIndex }),
+      ...(data.why !== undefined && { why: data.why }),
     });
   } else if (data.name === "TypeError") e = new TypeError(data.message);
   else if (data.name === "RangeError") e = new RangeError(data.message);

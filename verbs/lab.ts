@@ -14,6 +14,7 @@
  * wire by a model (`wire`, sim/wire.ts) that a program or the Network panel may switch.
  */
 import { VerbsError, errnos } from "./errors.js";
+import { because, type VerbFailure } from "./verb-failure.js";
 
 /** The verb name faults are recorded and refused under (as a C helper would be called). */
 export const SET_LINK_VERB = "verbslab_set_link";
@@ -105,22 +106,22 @@ export interface LabLink {
   getLink(): LinkState;
 }
 
-function bad(attribute: string, reason: string): never {
-  throw new VerbsError(SET_LINK_VERB, errnos.EINVAL, { attribute, reason });
+function bad(attribute: string, why: VerbFailure): never {
+  throw new VerbsError(SET_LINK_VERB, errnos.EINVAL, because(why, { attribute }));
 }
+
+/** What was given, as the reasons quote it. */
+const given = (v: unknown) => String(JSON.stringify(v));
 
 function fraction(name: string, v: unknown): number {
   if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1)
-    bad(name, `${name} must be a fraction from 0 to 1 (0.01 is 1%), got ${JSON.stringify(v)}`);
+    bad(name, { kind: "link-fraction", field: name, got: given(v) });
   return v;
 }
 
 function mtu(side: string, v: unknown): number {
   if (typeof v !== "number" || !Number.isInteger(v) || v < MTU_MIN || v > MTU_MAX)
-    bad(
-      `mtu.${side}`,
-      `mtu.${side} must be a whole number of bytes from ${MTU_MIN} to ${MTU_MAX}, got ${JSON.stringify(v)}`,
-    );
+    bad(`mtu.${side}`, { kind: "link-mtu", side, min: MTU_MIN, max: MTU_MAX, got: given(v) });
   return v;
 }
 
@@ -130,51 +131,44 @@ function mtu(side: string, v: unknown): number {
  */
 export function applyLinkFaults(current: LinkState, faults: unknown): LinkState {
   if (typeof faults !== "object" || faults === null || Array.isArray(faults))
-    bad("faults", `setLink takes an object such as { loss: 0.01 }, got ${JSON.stringify(faults)}`);
+    bad("faults", { kind: "link-not-object", got: given(faults) });
   const f = faults as Record<string, unknown>;
   const known = ["loss", "delay", "reorder", "mtu", "blockRoceUdp", "dropPsn", "wire"];
-  for (const k of Object.keys(f))
-    if (!known.includes(k)) bad(k, `setLink has no fault named ${JSON.stringify(k)} (it knows ${known.join(", ")})`);
+  for (const k of Object.keys(f)) if (!known.includes(k)) bad(k, { kind: "link-unknown", name: k, known });
   const next: LinkState = { ...current, mtu: { ...current.mtu } };
   if (f.loss !== undefined) next.loss = fraction("loss", f.loss);
   if (f.reorder !== undefined) next.reorder = fraction("reorder", f.reorder);
   if (f.delay !== undefined) {
     const d = f.delay;
     if (typeof d !== "number" || !Number.isFinite(d) || d < 0 || d > DELAY_MAX_MS)
-      bad("delay", `delay must be a number of ms from 0 to ${DELAY_MAX_MS}, got ${JSON.stringify(d)}`);
+      bad("delay", { kind: "link-delay", max: DELAY_MAX_MS, got: given(d) });
     next.delay = d;
   }
   if (f.mtu !== undefined) {
     const m = f.mtu as Record<string, unknown>;
-    if (typeof m !== "object" || m === null || Array.isArray(m))
-      bad("mtu", `mtu must be an object such as { rxe1: 1200 }, got ${JSON.stringify(m)}`);
+    if (typeof m !== "object" || m === null || Array.isArray(m)) bad("mtu", { kind: "link-mtu-object", got: given(m) });
     for (const k of Object.keys(m))
-      if (k !== "rxe0" && k !== "rxe1")
-        bad(`mtu.${k}`, `mtu is set per device: rxe0 or rxe1, not ${JSON.stringify(k)}`);
+      if (k !== "rxe0" && k !== "rxe1") bad(`mtu.${k}`, { kind: "link-mtu-device", got: given(k) });
     if (m.rxe0 !== undefined) next.mtu.rxe0 = mtu("rxe0", m.rxe0);
     if (m.rxe1 !== undefined) next.mtu.rxe1 = mtu("rxe1", m.rxe1);
   }
   if (f.blockRoceUdp !== undefined) {
     if (typeof f.blockRoceUdp !== "boolean")
-      bad("blockRoceUdp", `blockRoceUdp must be true or false, got ${JSON.stringify(f.blockRoceUdp)}`);
+      bad("blockRoceUdp", { kind: "link-bool", field: "blockRoceUdp", got: given(f.blockRoceUdp) });
     next.blockRoceUdp = f.blockRoceUdp;
   }
   if (f.dropPsn !== undefined) {
     const n = f.dropPsn;
     if (n !== null && (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > PSN_MAX))
-      bad("dropPsn", `dropPsn must be a PSN from 0 to ${PSN_MAX} (0xffffff) or null, got ${JSON.stringify(n)}`);
+      bad("dropPsn", { kind: "link-psn", max: PSN_MAX, got: given(n) });
     next.dropPsn = n;
   }
   if (f.wire !== undefined) {
     if (!(WIRE_MODELS as readonly unknown[]).includes(f.wire))
-      bad(
-        "wire",
-        `wire must be one of ${WIRE_MODELS.join(", ")} (the simulator's models), got ${JSON.stringify(f.wire)}`,
-      );
+      bad("wire", { kind: "link-wire", models: [...WIRE_MODELS], got: given(f.wire) });
     next.wire = f.wire as WireModel;
   }
-  if (next.reorder > 0 && next.delay === 0)
-    bad("reorder", "reorder needs a delay: the packets not reordered wait `delay` ms while the others overtake them");
+  if (next.reorder > 0 && next.delay === 0) bad("reorder", { kind: "link-reorder" });
   return next;
 }
 

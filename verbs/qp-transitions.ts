@@ -41,6 +41,7 @@ import {
   ibv_qp_state,
   nameOf,
 } from "./constants.js";
+import { verbFailureText, type VerbFailure } from "./verb-failure.js";
 
 /** The QP types the table covers. */
 export type TableQpType = typeof IBV_QPT_RC | typeof IBV_QPT_UC | typeof IBV_QPT_UD;
@@ -177,15 +178,15 @@ export type MaskCheck =
       from: number;
       to: number;
       errno: "EINVAL" | "EOPNOTSUPP";
-      /** A sentence a learner can act on. */
+      /** Why, as data (verbs/verb-failure.ts). */
+      why: VerbFailure;
+      /** A sentence a learner can act on: `why` in English. */
       reason: string;
       /** Required bits that were not in the mask. */
       missing: string[];
       /** Bits in the mask that this transition does not accept. */
       notAllowed: string[];
     };
-
-const stateName = (s: number) => nameOf(ibv_qp_state, s).replace("IBV_QPS_", "");
 
 /**
  * Checks `mask` for a QP of `qpType` in state `current`, in the order the kernel does:
@@ -199,51 +200,41 @@ export function checkModifyMask(
   mask: number,
 ): MaskCheck {
   const to = mask & IBV_QP_STATE ? (attr.qp_state ?? 0) : current;
-  const failure = (errno: "EINVAL" | "EOPNOTSUPP", reason: string, missing: string[] = [], notAllowed: string[] = []) =>
-    ({ ok: false, from: current, to, errno, reason, missing, notAllowed }) as const;
+  const failure = (
+    errno: "EINVAL" | "EOPNOTSUPP",
+    why: VerbFailure,
+    missing: string[] = [],
+    notAllowed: string[] = [],
+  ) => ({ ok: false, from: current, to, errno, why, reason: verbFailureText(why), missing, notAllowed }) as const;
 
   if (mask >>> 0 >= IBV_QP_RATE_LIMIT) {
-    return failure(
-      "EOPNOTSUPP",
-      "libibverbs refuses IBV_QP_RATE_LIMIT and higher mask bits",
-      [],
-      flagNames(ibv_qp_attr_mask, mask & ~(IBV_QP_RATE_LIMIT - 1)),
-    );
+    const notAllowed = flagNames(ibv_qp_attr_mask, mask & ~(IBV_QP_RATE_LIMIT - 1));
+    return failure("EOPNOTSUPP", { kind: "rate-limit", notAllowed }, [], notAllowed);
   }
   if (to < IBV_QPS_RESET || to > IBV_QPS_ERR || !Number.isInteger(to)) {
-    return failure("EINVAL", `qp_state ${to} is not a QP state`, [], ["IBV_QP_STATE"]);
+    return failure("EINVAL", { kind: "not-a-state", field: "qp_state", value: to }, [], ["IBV_QP_STATE"]);
   }
   if (qpType !== IBV_QPT_RC && qpType !== IBV_QPT_UC && qpType !== IBV_QPT_UD) {
-    return failure("EINVAL", `QP type ${qpType} has no modify table here`);
+    return failure("EINVAL", { kind: "no-modify-table", qpType });
   }
   if (mask & IBV_QP_CUR_STATE && attr.cur_qp_state !== current) {
     return failure(
       "EINVAL",
-      `cur_qp_state says ${stateName(attr.cur_qp_state ?? 0)} but the QP is in ${stateName(current)}`,
+      { kind: "cur-state", claimed: attr.cur_qp_state ?? 0, actual: current },
       [],
       ["IBV_QP_CUR_STATE"],
     );
   }
   const r = QP_TRANSITIONS[current]?.[to];
-  const arrow = `${stateName(current)} → ${stateName(to)}`;
-  if (!r) {
-    const why = mask & IBV_QP_STATE ? "" : " (without IBV_QP_STATE the target is the current state)";
-    return failure("EINVAL", `${arrow} is not a legal transition${why}`);
-  }
+  if (!r) return failure("EINVAL", { kind: "illegal", from: current, to, withoutState: !(mask & IBV_QP_STATE) });
   const type = qpType as TableQpType;
   const missingBits = r.req[type] & ~mask;
   const extraBits = mask & ~(r.req[type] | r.opt[type] | IBV_QP_STATE);
   const missing = flagNames(ibv_qp_attr_mask, missingBits);
   const notAllowed = flagNames(ibv_qp_attr_mask, extraBits);
   if (missing.length || notAllowed.length) {
-    const parts = [];
-    if (missing.length) {
-      const needs = flagNames(ibv_qp_attr_mask, r.req[type]).join(", ");
-      parts.push(`${arrow} needs ${needs}; missing: ${missing.join(", ")}`);
-    }
-    if (notAllowed.length)
-      parts.push(`${notAllowed.join(", ")} ${notAllowed.length > 1 ? "are" : "is"} not allowed on ${arrow}`);
-    return failure("EINVAL", parts.join("; "), missing, notAllowed);
+    const needs = flagNames(ibv_qp_attr_mask, r.req[type]);
+    return failure("EINVAL", { kind: "mask", from: current, to, needs, missing, notAllowed }, missing, notAllowed);
   }
   return { ok: true, from: current, to };
 }

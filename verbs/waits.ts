@@ -6,14 +6,16 @@
  * "no deadline".
  */
 import { VerbsError, errnos } from "./errors.js";
+import { because } from "./verb-failure.js";
 
 export const MAX_WAIT_MS = 2 ** 31 - 1;
 
 /** Refuses a finite wait over MAX_WAIT_MS: EINVAL naming the argument. */
 export function checkWaitMs(verb: string, arg: string, ms: number | undefined): void {
   if (ms === undefined || !Number.isFinite(ms) || ms <= MAX_WAIT_MS) return;
-  throw new VerbsError(verb, errnos.EINVAL, {
-    attribute: arg,
-    reason: `${arg} ${ms} is longer than the longest wait, ${MAX_WAIT_MS} ms (2^31 - 1)`,
-  });
+  throw new VerbsError(
+    verb,
+    errnos.EINVAL,
+    because({ kind: "wait-too-long", arg, ms, max: MAX_WAIT_MS }, { attribute: arg }),
+  );
 }

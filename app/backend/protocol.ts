@@ -5,6 +5,7 @@
  * go on to the renderer, so the host relays them without re-encoding.
  */
 import type { ErrorData } from "../../verbs/errors.js";
+import type { BackendExit } from "../../verbs/verb-failure.js";
 import type { BackendKind, EventName } from "../bridge/contract.js";
 import type { WireValue } from "../session/wire.js";
 
@@ -22,7 +23,8 @@ export interface BackendInit {
    * re-opens it (never rewrites it), records that the backend died if the run had not
    * ended, and serves it until the learner starts again.
    */
-  resume?: { transcriptPath: string; backend: BackendKind; seed?: number; reason: string };
+  /** `reason` is `backendExitText(exit)` (verbs/verb-failure.ts); `exit` the data, absent from an older host. */
+  resume?: { transcriptPath: string; backend: BackendKind; seed?: number; reason: string; exit?: BackendExit };
 }
 
 export type HostToBackend =

@@ -39,6 +39,10 @@ import { transcriptPcap } from "../session/export/pcap-replay.js";
 import { createSnapshotDeltas, type SnapshotDeltas } from "../bridge/snapshot-deltas.js";
 import { defaultKind, listBackends, nativeOrReason, type BackendProvider } from "./backends.js";
 import type { BackendInit } from "./protocol.js";
+import { because, type BackendExit } from "../../verbs/verb-failure.js";
+
+/** The error a run ends with when the backend process died during it (the transcript's last line). */
+const died = (exit: BackendExit) => because({ kind: "backend-died", exit, during: "run" });
 
 export interface ServiceDeps {
   provider: BackendProvider;
@@ -211,9 +215,7 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
     try {
       if (fresh) await s.call(0, faults ? "setLink" : "clearLink", faults ? [faults] : []);
       else if (!backend?.lab)
-        throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, {
-          reason: "this backend cannot inject faults on its link",
-        });
+        throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, because({ kind: "link-unsupported" }));
       else if (faults) backend.lab.setLink(faults);
       else backend.lab.clearLink();
     } finally {
@@ -253,10 +255,12 @@ export function createBackendService(init: BackendInit, deps: ServiceDeps) {
         seq: t.events.length + 1,
         clock: last?.clock ?? 0,
         outcome: "error" as const,
-        error: {
-          name: "BackendDiedError",
-          message: `the backend process died (${resume.reason}) during this run; VerbsLab restarted it, and the objects this run created are gone`,
-        },
+        error: resume.exit
+          ? { name: "BackendDiedError", message: died(resume.exit).reason!, ...died(resume.exit) }
+          : {
+              name: "BackendDiedError",
+              message: `the backend process died (${resume.reason}) during this run; VerbsLab restarted it, and the objects this run created are gone`,
+            },
       };
       appendFileSync(resume.transcriptPath, JSON.stringify(end) + "\n");
       t.events.push(end);

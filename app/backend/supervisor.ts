@@ -6,6 +6,7 @@
  * and never loses what the learner did.
  */
 import type { ErrorData } from "../../verbs/errors.js";
+import { backendExitText, because, hungText, type BackendExit } from "../../verbs/verb-failure.js";
 import type { BackendStatus, EventName } from "../bridge/contract.js";
 import { encodeValue, type WireValue } from "../session/wire.js";
 import type { BackendInit, BackendToHost, HostToBackend } from "./protocol.js";
@@ -74,7 +75,7 @@ export class BackendSupervisor {
   /** The oldest ping not yet answered: its id and when it was sent. */
   private unanswered: { id: number; at: number } | null = null;
   /** Why the supervisor killed the process (it stopped answering), for the exit's reason. */
-  private hung: string | null = null;
+  private hung: BackendExit["hung"] | null = null;
 
   constructor(options: SupervisorOptions) {
     this.opts = {
@@ -125,7 +126,7 @@ export class BackendSupervisor {
         const proc = this.proc;
         const timer = setTimeout(() => {
           if (this.pending.has(id) && this.proc === proc && this.state === "running")
-            this.unresponsive(`it did not answer ${method} within ${this.opts.unresponsiveMs} ms`);
+            this.unresponsive({ method, ms: this.opts.unresponsiveMs });
         }, this.opts.unresponsiveMs);
         timer.unref?.();
       }
@@ -133,11 +134,14 @@ export class BackendSupervisor {
   }
 
   /** Kills a process that stopped answering; exited() then restarts it, re-opening its transcript. */
-  private unresponsive(why: string): void {
+  private unresponsive(hung: NonNullable<BackendExit["hung"]>): void {
     const proc = this.proc;
     if (!proc || this.hung) return;
-    this.hung = `it stopped answering (${why}), so VerbsLab ended it`;
-    this.emit("log", { level: "error", text: `The backend process is not responding: ${why}. Restarting it.` });
+    this.hung = hung;
+    this.emit("log", {
+      level: "error",
+      text: `The backend process is not responding: ${hungText(hung)}. Restarting it.`,
+    });
     proc.kill(true);
   }
 
@@ -148,7 +152,7 @@ export class BackendSupervisor {
         if (this.proc !== proc || this.state !== "running") return;
         const now = Date.now();
         if (this.unanswered && now - this.unanswered.at >= this.opts.unresponsiveMs)
-          return this.unresponsive(`no answer to a liveness check within ${this.opts.unresponsiveMs} ms`);
+          return this.unresponsive({ ms: this.opts.unresponsiveMs });
         if (this.unanswered) return;
         const id = this.nextId++;
         this.unanswered = { id, at: now };
@@ -207,11 +211,11 @@ export class BackendSupervisor {
     if (event) this.emit("backend", encodeValue({ ...this.status(), event }));
   }
 
-  private launch(resumeReason: string | null): Promise<void> {
-    const resume = resumeReason !== null && this.session ? { ...this.session, reason: resumeReason } : undefined;
+  private launch(exit: BackendExit | null): Promise<void> {
+    const resume = exit !== null && this.session ? { ...this.session, reason: backendExitText(exit), exit } : undefined;
     const init: BackendInit = { ...this.opts.init, ...(resume && { resume }) };
     if (resume) init.backend = resume.backend;
-    this.setState(resumeReason === null ? "starting" : "restarting");
+    this.setState(exit === null ? "starting" : "restarting");
 
     this.ready = new Promise<void>((resolve, reject) => {
       let settled = false;
@@ -232,7 +236,7 @@ export class BackendSupervisor {
               clearTimeout(timer);
               this.kind = msg.kind;
               if (msg.transcriptPath && this.session) this.session.transcriptPath = msg.transcriptPath;
-              this.setState("running", resumeReason === null ? "started" : "restarted");
+              this.setState("running", exit === null ? "started" : "restarted");
               for (const m of this.queue.splice(0)) proc.send(m);
               this.startPings(proc);
               resolve();
@@ -279,7 +283,7 @@ export class BackendSupervisor {
           this.exited(code, signal);
           if (!settled) {
             settled = true;
-            reject(new Error(`the backend process ended before it was ready (${describeExit(code, signal)})`));
+            reject(new Error(`the backend process ended before it was ready (${backendExitText({ code, signal })})`));
           }
         },
       };
@@ -294,12 +298,13 @@ export class BackendSupervisor {
 
   private exited(code: number | null, signal: string | null): void {
     this.stopPings();
-    const reason = this.hung ? `${this.hung}; ${describeExit(code, signal)}` : describeExit(code, signal);
+    const exit: BackendExit = { code, signal, ...(this.hung && { hung: this.hung }) };
     this.hung = null;
-    this.lastExit = { code, signal, at: Date.now(), reason };
+    this.lastExit = { ...exit, at: Date.now(), reason: backendExitText(exit) };
     // Requests in flight died with the process: answer them, so no caller waits forever.
+    const died = because({ kind: "backend-died", exit, during: "request" });
     for (const done of this.pending.values())
-      done(failure("BackendDiedError", `the backend process died (${reason}) before answering; it is being restarted`));
+      done({ ok: false, error: { name: "BackendDiedError", message: died.reason!, ...died } });
     this.pending.clear();
     this.queue.length = 0;
 
@@ -314,7 +319,7 @@ export class BackendSupervisor {
     if (this.crashes.length > this.opts.maxCrashes) {
       this.emit("log", {
         level: "error",
-        text: `The backend process keeps dying (${this.crashes.length} times in a minute, last: ${reason}). It will be started again on your next action.`,
+        text: `The backend process keeps dying (${this.crashes.length} times in a minute, last: ${this.lastExit.reason}). It will be started again on your next action.`,
       });
       return;
     }
@@ -325,14 +330,9 @@ export class BackendSupervisor {
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       if (this.stopping) return;
-      this.launch(reason).catch((err: Error) => this.emit("log", { level: "error", text: err.message }));
+      this.launch(exit).catch((err: Error) => this.emit("log", { level: "error", text: err.message }));
     }, delay);
   }
-}
-
-function describeExit(code: number | null, signal: string | null): string {
-  if (signal) return `killed by ${signal}`;
-  return `exit code ${code ?? "unknown"}`;
 }
 
 function failure(name: string, message: string): Envelope {

@@ -15,6 +15,7 @@ import type { Lesson, Text } from "../../lessons/schema.js";
 import type { Verdict } from "../../lessons/checks.js";
 import type { DeviceInfo, PortCounters } from "../../verbs/types.js";
 import type { ErrorData } from "../../verbs/errors.js";
+import type { BackendExit } from "../../verbs/verb-failure.js";
 import { WIRE_MODELS, type LinkFaults, type LinkState } from "../../verbs/lab.js";
 import type { GateMode, PendingCall, QpModelView } from "../session/session-types.js";
 import type { TranscriptEvent, TranscriptHeader } from "../session/transcript.js";
@@ -65,7 +66,8 @@ export interface BackendStatus {
   /** How many times the supervisor has restarted it since the host started. */
   restarts: number;
   /** How the previous process ended, if one did. */
-  lastExit?: { code: number | null; signal: string | null; at: number; reason: string };
+  /** How the process last ended: `reason` is `backendExitText` of the rest (verbs/verb-failure.ts), for every language's wording. */
+  lastExit?: BackendExit & { at: number; reason: string };
   /** The JSONL transcript file the session appends to (survives restarts). */
   transcriptPath?: string;
 }

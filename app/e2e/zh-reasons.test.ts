@@ -5,6 +5,10 @@
  * with completion events not acknowledged (libibverbs would wait for ever). Each reason
  * under the diagram (and on the CQ tab's row) is Chinese, has no English sentence around its code
  * names, and still names the values: the byte counts, the rkey, the flag, the QP, the tries.
+ * Then the verbs' own refusals from other lessons (the error banner, the transcript row's title,
+ * the CM tab's row): reg_mr with REMOTE_WRITE and no LOCAL_WRITE (lesson 3), create_qp over
+ * rxe's max_send_wr (lesson 4), post_recv in RESET (lesson 9), and rdma_create_qp with a PD of
+ * the program's own context instead of librdmacm's (lesson 17).
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +22,7 @@ import {
   setEditorCode,
   type Lab,
 } from "./harness.js";
-import { solutionOf } from "./lessons.js";
+import { breakItOf, solutionOf } from "./lessons.js";
 
 interface Mistake {
   /** The WR: an RDMA WRITE (remote address and rkey as code) or a SEND. */
@@ -94,6 +98,17 @@ function expectChinese(text: string): void {
   expect(prose(text), text).not.toMatch(ENGLISH);
 }
 
+/** The run's error banner: its errno, attribute and reason, once it shows. */
+async function bannerOf(page: Page): Promise<{ code: string | null; attribute: string | null; reason: string }> {
+  const banner = page.locator("[data-testid=run-error]");
+  await banner.waitFor();
+  return {
+    code: await banner.getAttribute("data-code"),
+    attribute: await banner.getAttribute("data-attribute"),
+    reason: (await banner.locator("[data-testid=error-reason]").textContent()) ?? "",
+  };
+}
+
 describe.skipIf(!hasChromium)("the Chinese UI explains remote mistakes in Chinese", () => {
   let lab: Lab;
   let browser: Browser;
@@ -167,6 +182,70 @@ describe.skipIf(!hasChromium)("the Chinese UI explains remote mistakes in Chines
       /SEND 到达时 rxe0 上的 QP 0x[0-9a-f]+ 没有提交任何接收 WQE.*共尝试 2 次（rnr_retry 1）后请求方放弃了/,
     );
     await screenshot(page, "zh-44-rnr");
+  }, 120_000);
+
+  it("reg_mr with REMOTE_WRITE and no LOCAL_WRITE (lesson 3): the banner and the transcript row in Chinese", async () => {
+    await setEditorCode(page, breakItOf("protection-domains-and-memory", 2, "remote-write-alone"));
+    await runAndWait(page);
+    const { code, attribute, reason } = await bannerOf(page);
+    expect([code, attribute]).toEqual(["EINVAL", "IBV_ACCESS_LOCAL_WRITE"]);
+    expectChinese(reason);
+    expect(reason).toBe("REMOTE_WRITE 和 REMOTE_ATOMIC 还需要同时设置 IBV_ACCESS_LOCAL_WRITE");
+    await page.click("[data-tab=transcript]");
+    const title = (await page.locator("td.err").last().getAttribute("title")) ?? "";
+    expect(title).toBe(reason);
+    // The goal list's note on the error the program ended with says it too.
+    const note = (await page.locator(".bad-hint", { hasText: "ibv_reg_mr" }).first().textContent()) ?? "";
+    expect(note).toBe(`EINVAL ibv_reg_mr: ${reason}`);
+    await screenshot(page, "zh-46-reg-mr-remote-write-alone");
+  }, 120_000);
+
+  it("create_qp with max_send_wr above rxe's limit (lesson 4): the value and the limit, in Chinese", async () => {
+    const code = `import { IBV_QPT_RC, type Verbs } from "verbslab";
+
+export default async function main(verbs: Verbs) {
+  const ctx = await verbs.openDevice("rxe0");
+  const pd = await ctx.allocPd();
+  const cq = await ctx.createCq(16);
+  const cap = { max_send_wr: 2000000, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+  await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+}
+`;
+    await setEditorCode(page, code);
+    await runAndWait(page);
+    const { code: errno, attribute, reason } = await bannerOf(page);
+    expect([errno, attribute]).toEqual(["EINVAL", "cap.max_send_wr"]);
+    expectChinese(reason);
+    expect(reason).toBe("cap.max_send_wr 为 2000000，超出了 0..1048576（rxe 的上限）");
+    // The Log's last line, where the program ended, says it too.
+    await page.click("[data-tab=log]");
+    expect(await page.locator(".log-line").last().textContent()).toBe(`程序结束：EINVAL：ibv_create_qp：${reason}`);
+    await screenshot(page, "zh-47-create-qp-max-send-wr");
+  }, 120_000);
+
+  it("post_recv while the QP is in RESET (lesson 9): the refusal in Chinese", async () => {
+    await setEditorCode(page, breakItOf("when-it-breaks-1", 1, "recv-in-reset"));
+    await runAndWait(page);
+    const { code, attribute, reason } = await bannerOf(page);
+    expect([code, attribute]).toEqual(["EINVAL", "qp_state"]);
+    expectChinese(reason);
+    expect(reason).toContain("RESET");
+    expect(reason).toMatch(/RESET 状态下不能提交接收请求|ibv_post_recv 需要 QP 已离开 RESET/);
+    await screenshot(page, "zh-48-post-recv-in-reset");
+  }, 120_000);
+
+  it("rdma_create_qp with a PD of the program's own context (lesson 17): the banner and the CM tab in Chinese", async () => {
+    await setEditorCode(page, breakItOf("connecting-with-rdma-cm", 1, "own-context"));
+    await runAndWait(page);
+    const { code, attribute, reason } = await bannerOf(page);
+    expect([code, attribute]).toEqual(["EINVAL", "pd"]);
+    expectChinese(reason);
+    expect(reason).toContain("这个 PD 属于另一个 ibv_context：请在 id.verbs");
+    await page.click("[data-tab=cm]");
+    const row = page.locator(".cm-row.call.bad", { hasText: "rdma_create_qp" }).first();
+    const detail = (await row.locator(".cm-detail").textContent()) ?? "";
+    expect(detail).toBe(reason);
+    await screenshot(page, "zh-49-cm-own-context");
   }, 120_000);
 
   it("destroying a CQ whose completion events were not acknowledged: the refusal in Chinese, with the count", async () => {

@@ -61,6 +61,7 @@ import {
 } from "./transcript.js";
 import { encodeValue, EVENT_BYTES_MAX, type CmIdReply, type HandleType, type Ref } from "./wire.js";
 import { counterWatch } from "./counter-watch.js";
+import { because } from "../../verbs/verb-failure.js";
 
 /**
  * Events kept in memory when the sink can read its lines back (a file): the recent ones, so
@@ -314,6 +315,7 @@ export function createSession(options: SessionOptions): Session {
             outcome: p.code,
             state,
             reason: p.reason,
+            ...(p.why && { why: p.why }),
             ...(p.attribute !== undefined && { attribute: p.attribute }),
             warnings: p.warnings,
           };
@@ -325,7 +327,7 @@ export function createSession(options: SessionOptions): Session {
           qp: entry.handle,
           outcome: "EINVAL",
           state,
-          reason: `ibv_post_send needs the QP in RTS, it is in ${qpStateName(state)}`,
+          ...because({ kind: "send-needs-rts", state }),
           warnings: [],
         };
       const wrs = (Array.isArray(args[0]) ? args[0] : [args[0]]) as SendWr[];
@@ -343,7 +345,7 @@ export function createSession(options: SessionOptions): Session {
         qp: entry.handle,
         outcome: "EINVAL",
         state,
-        reason: "ibv_post_recv needs the QP out of RESET (modify it to INIT first)",
+        ...because({ kind: "recv-needs-init" }),
         warnings: [],
       };
     }
@@ -661,10 +663,7 @@ export function createSession(options: SessionOptions): Session {
     }
     if (entry.type === "verbs" && method === "sleep") return backend.sleep(args[0] as number);
     if (entry.type === "verbs" && (method === "setLink" || method === "clearLink" || method === "getLink")) {
-      if (!backend.lab)
-        throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, {
-          reason: "this backend cannot inject faults on its link",
-        });
+      if (!backend.lab) throw new VerbsError(SET_LINK_VERB, errnos.EOPNOTSUPP, because({ kind: "link-unsupported" }));
       if (method === "getLink") return backend.lab.getLink();
       linkChanged = true;
       return method === "setLink" ? backend.lab.setLink(args[0] as LinkFaults) : backend.lab.clearLink();

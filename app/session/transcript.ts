@@ -10,6 +10,7 @@
  * not two full ibv_query_qp results; a file of either version reads back to the same full events.
  */
 import type { ErrorData } from "../../verbs/errors.js";
+import type { VerbFailure } from "../../verbs/verb-failure.js";
 import type { Pitfall } from "../../state-machines/qp.js";
 import type { QpAttr, Wc } from "../../verbs/types.js";
 import { MAX_DEPTH, nestingDepth, type HandleType, type Ref, type WireValue } from "./wire.js";
@@ -58,6 +59,8 @@ export interface Prediction {
   /** IBV_QPS_* value the QP should be in after the call. */
   state: number;
   reason?: string;
+  /** Why the call is predicted to fail, as data (verbs/verb-failure.ts): `reason` in any language. */
+  why?: VerbFailure;
   attribute?: string;
   warnings: Pitfall[];
 }

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { VerbsError } from "../../verbs/errors.js";
 import { CLEAN_LINK } from "../../verbs/lab.js";
 import { NFT_PSN_TABLE, NFT_TABLE, NativeLabLink, labRefusal, nftDropPsn, type LabEnv, type Run } from "../lab-link.js";
+import { verbFailureText } from "../../verbs/verb-failure.js";
 
 function fakeLab(opts: { inVm?: boolean; uid?: number; veth?: boolean } = {}) {
   const root = mkdtempSync(join(tmpdir(), "verbslab-lab-"));
@@ -60,7 +61,7 @@ describe("the lab link on native", () => {
       [{ veth: false }, /veth0 is not a veth/],
     ] as const) {
       const f = fakeLab(opts);
-      expect(labRefusal(f.run, f.where())).toMatch(why);
+      expect(verbFailureText(labRefusal(f.run, f.where())!)).toMatch(why);
       const lab = new NativeLabLink(f.run, f.where);
       const err = (() => {
         try {

@@ -355,9 +355,16 @@ function Lab({
   const errorAt = useMemo(
     () =>
       runner.error?.line !== undefined && runner.error.column !== undefined
-        ? { line: runner.error.line, column: runner.error.column, message: runner.error.message }
+        ? {
+            line: runner.error.line,
+            column: runner.error.column,
+            // A verb's refusal in the learner's language, from its data (verbs/verb-failure.ts).
+            message: runner.error.why
+              ? `${runner.error.verb}: ${runner.error.code}: ${t.verbWhy(runner.error.why)}`
+              : runner.error.message,
+          }
         : undefined,
-    [runner.error],
+    [runner.error, t],
   );
   return (
     <div

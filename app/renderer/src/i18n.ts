@@ -8,7 +8,9 @@ import { createContext, useContext } from "react";
 import type { Language } from "../../../lessons/schema.js";
 import type { LinkState, WireModel } from "../../../verbs/lab.js";
 import { percentOf as pct } from "./model/link-form.js";
-import type { VerbWhy } from "./model/verb-why.js";
+import { verbFailureText, type VerbFailure } from "../../../verbs/verb-failure.js";
+import { backendExitZh, verbFailureZh } from "./i18n/verb-failure-zh.js";
+import type { BackendStatus } from "../../bridge/contract.js";
 import type { LineOutcome } from "./model/view.js";
 import type { SessionNotice } from "../../session/transcript.js";
 import { shortWrOpcode } from "../../session/notice-text.js";
@@ -71,7 +73,8 @@ const en = {
     string
   >,
   restarted: (n: number) => ` · restarted ${n}×`,
-  backendDied: (reason?: string) => `The backend process stopped (${reason ?? "unknown reason"}). Restarting it…`,
+  backendDied: (exit?: BackendStatus["lastExit"]) =>
+    `The backend process stopped (${exit?.reason ?? "unknown reason"}). Restarting it…`,
   backendBack: "The backend is back. Your transcript so far is intact.",
   staleResults: "The views show the last run, from another step: run this step's program to replace them.",
   hostLost: (reason: string) => `Lost the connection to VerbsLab's host: ${reason}`,
@@ -105,11 +108,10 @@ const en = {
   stopped: "Stopped.",
   failedWith: "failed with",
   attribute: "attribute",
-  /**
-   * A failed verb's reason from its structured data (model/verb-why.ts). English: undefined, since
-   * the backend's own reason is already that sentence (verbs/qp-transitions.ts wrote it).
-   */
-  verbWhy: (_why: VerbWhy): string | undefined => undefined,
+  /** A failed verb's reason from its data (verbs/verb-failure.ts): the sentence the backend's `reason` carries. */
+  verbWhy: (why: VerbFailure): string => verbFailureText(why),
+  /** The Log's "program ended" line of a verb's refusal; English: undefined (the line's own text says it). */
+  endedLine: (_e: { code: string; verb?: string; why: VerbFailure }): string | undefined => undefined,
   /** A call's outcome after its line in the editor. */
   lineOutcome: (o: LineOutcome): string =>
     o.kind === "error"
@@ -511,7 +513,7 @@ const zh: Strings = {
   backendState: (state) => `后端${state}`,
   backendStates: { running: "运行中", starting: "启动中", died: "已崩溃", disconnected: "已断开" },
   restarted: (n) => ` · 已重启 ${n} 次`,
-  backendDied: (reason) => `后端进程已停止（${reason ?? "原因不明"}）。正在重启…`,
+  backendDied: (exit) => `后端进程已停止（${exit ? backendExitZh(exit) : "原因不明"}）。正在重启…`,
   backendBack: "后端已恢复。到目前为止的记录完好无损。",
   staleResults: "这些视图显示的是另一步的上一次运行：运行本步的程序来替换它们。",
   hostLost: (reason) => `与 VerbsLab 主机的连接已断开：${reason}`,
@@ -542,30 +544,8 @@ const zh: Strings = {
   stopped: "已停止。",
   failedWith: "失败，错误码",
   attribute: "属性",
-  verbWhy: (w) => {
-    const st = (n: number) => stateName(n);
-    const arrow = (from: number, to: number) => `${st(from)} → ${st(to)}`;
-    switch (w.kind) {
-      case "mask": {
-        const parts = [];
-        if (w.missing.length)
-          parts.push(`${arrow(w.from, w.to)} 需要 ${w.needs.join(", ")}；缺少：${w.missing.join(", ")}`);
-        if (w.notAllowed.length) parts.push(`${arrow(w.from, w.to)} 不接受 ${w.notAllowed.join(", ")}`);
-        return parts.join("；");
-      }
-      case "illegal":
-        return `${arrow(w.from, w.to)} 不是合法的状态转换${w.withoutState ? "（掩码里没有 IBV_QP_STATE，目标状态就是当前状态）" : ""}`;
-      case "cur-state":
-        return `cur_qp_state 写的是 ${st(w.claimed)}，但 QP 处于 ${st(w.actual)}`;
-      case "rate-limit":
-        return `libibverbs 拒绝 IBV_QP_RATE_LIMIT 及更高的掩码位：${w.notAllowed.join(", ")}`;
-      case "unacked-events":
-        return (
-          `libibverbs 会永远等下去：有 ${w.n} 个完成事件还没有确认` +
-          `（它们是 ibv_get_cq_event 取回的；请先调用 cq.ackEvents(${w.n})）`
-        );
-    }
-  },
+  verbWhy: (w) => verbFailureZh(w),
+  endedLine: (e) => `程序结束：${e.code}：${e.verb ? `${e.verb}：` : ""}${verbFailureZh(e.why)}`,
   lineOutcome: (o) =>
     o.kind === "error"
       ? o.attribute

@@ -165,7 +165,7 @@ export class LabStore {
       b.on("backend", (s) => {
         const { event, ...status } = s;
         this.set({ backend: status });
-        if (event === "died") this.notice("error", (t) => t.backendDied(status.lastExit?.reason));
+        if (event === "died") this.notice("error", (t) => t.backendDied(status.lastExit));
         if (event === "restarted" || (event === "started" && status.restarts > 0)) {
           this.notice("info", (t) => t.backendBack);
           void this.resync();

@@ -179,6 +179,7 @@ export function buildCmLog(events: readonly VerbEvent[], names: CmNamer): CmIdVi
       outcome: e.error ? (e.error.code ?? e.error.name) : "ok",
       ...(detail && { detail }),
       ...(e.error?.reason && { reason: e.error.reason }),
+      ...(e.error?.why && { why: e.error.why }),
       moves: movesOf(e),
     });
     if (!e.error && e.method === "listen") id.listening = true;

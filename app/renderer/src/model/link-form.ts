@@ -13,6 +13,7 @@ import {
   type LinkState,
   type WireModel,
 } from "../../../../verbs/lab.js";
+import type { VerbFailure } from "../../../../verbs/verb-failure.js";
 
 export interface LinkForm {
   loss: string;
@@ -30,7 +31,7 @@ export type LinkField = keyof LinkForm;
 /** What is wrong with one field: out of its range (`whole`: it takes whole numbers), or the contract's reason. */
 export type FieldProblem =
   | { field: LinkField; kind: "range"; min: number; max: number; whole: boolean }
-  | { field: LinkField; kind: "reason"; text: string };
+  | { field: LinkField; kind: "reason"; text: string; why?: VerbFailure };
 
 /** A fraction as a percentage without float noise: 0.07 → 7 (0.07 * 100 is 7.000000000000001). */
 export const percentOf = (f: number): number => Number((f * 100).toPrecision(12));
@@ -96,8 +97,13 @@ export function faultsFromForm(form: LinkForm, current: LinkState): { faults: Li
   try {
     applyLinkFaults(current, faults);
   } catch (e) {
-    const err = e as { attribute?: string; reason?: string; message: string };
-    return { field: FIELD_OF[err.attribute ?? ""] ?? "loss", kind: "reason", text: err.reason ?? err.message };
+    const err = e as { attribute?: string; reason?: string; message: string; why?: VerbFailure };
+    return {
+      field: FIELD_OF[err.attribute ?? ""] ?? "loss",
+      kind: "reason",
+      text: err.reason ?? err.message,
+      ...(err.why && { why: err.why }),
+    };
   }
   return { faults };
 }

@@ -301,6 +301,9 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
       f.logs.push({
         text: `program ended: ${e.error.code ?? e.error.name}: ${e.error.message}`,
         ...(at && { source: at }),
+        ...(e.error.why && {
+          ended: { code: e.error.code ?? e.error.name, ...(e.error.verb && { verb: e.error.verb }), why: e.error.why },
+        }),
       });
     }
     return;
@@ -611,8 +614,11 @@ function deriveView(f: ViewFold, { events, snapshot, previousSnapshot, gate }: V
     // The session's own prediction, made before the gate with the port and GID facts it has.
     const prediction = pending?.target.$handle === o.handle ? pending.prediction : undefined;
     const pendingWhy =
-      prediction && prediction.outcome !== "ok" && pending!.method === "modify"
-        ? modifyWhy(qpType, state, pending!.args, prediction.outcome, prediction.attribute)
+      prediction && prediction.outcome !== "ok"
+        ? (prediction.why ??
+          (pending!.method === "modify"
+            ? modifyWhy(qpType, state, pending!.args, prediction.outcome, prediction.attribute)
+            : undefined))
         : undefined;
     let failedTransition: QpView["failedTransition"];
     if (lastVerb?.error && lastVerb.method === "modify" && lastVerb.target.$handle === o.handle) {

@@ -17,6 +17,8 @@ import { ErrorBanner } from "../panes/ErrorBanner.js";
 import { PredictedError } from "../panes/QpDiagram.js";
 import { buildView } from "./reduce.js";
 import { verbWhy } from "./verb-why.js";
+import { predictModify } from "../../../../state-machines/qp.js";
+import { verbFailureText } from "../../../../verbs/verb-failure.js";
 
 const INIT_MASK = c.IBV_QP_STATE | c.IBV_QP_PKEY_INDEX | c.IBV_QP_PORT | c.IBV_QP_ACCESS_FLAGS;
 
@@ -59,6 +61,10 @@ describe("a refused modify's reason, as data and in Chinese", () => {
     );
     // The transcript row carries it; the last failed call is the view's lastError.
     expect(view.lastError?.why).toEqual(why);
+    // The error carries it; a transcript from before errors did is rebuilt from the event to the same data.
+    expect(e.error!.why).toEqual(why);
+    const { why: _why, ...old } = e.error!;
+    expect(verbWhy({ ...e, error: old }, c.IBV_QPT_RC)).toEqual(why);
   });
   it("names only the one bit missing (IBV_QP_PORT)", async () => {
     const { why } = await modify(
@@ -90,13 +96,15 @@ describe("a refused modify's reason, as data and in Chinese", () => {
     expect(why).toEqual({ kind: "cur-state", claimed: c.IBV_QPS_RTS, actual: c.IBV_QPS_INIT });
     expect(STRINGS.zh.verbWhy(why!)).toBe("cur_qp_state 写的是 RTS，但 QP 处于 INIT");
   });
-  it("keeps the backend's words for a refusal the table did not make (port_num 2)", async () => {
+  it("words a refusal the table did not make (port_num 2) from the error's own data", async () => {
     const { e, why } = await modify(
       { qp_state: c.IBV_QPS_INIT, pkey_index: 0, port_num: 2, qp_access_flags: 0 },
       INIT_MASK,
     );
     expect(e.error).toMatchObject({ code: "EINVAL", attribute: "port_num" });
-    expect(why).toBeUndefined();
+    expect(why).toEqual({ kind: "port-num", field: "port_num", got: 2 });
+    expect(STRINGS.zh.verbWhy(why!)).toBe("port_num 必须是 1（rxe 只有一个端口），传入的是 2");
+    expect(STRINGS.en.verbWhy(why!)).toBe(e.error!.reason);
   });
   it("words the model's predicted refusal of the modify the gate holds, under the diagram", async () => {
     const s = createSession({ backend: createSimBackend({ seed: 1 }) });
@@ -130,6 +138,36 @@ describe("a refused modify's reason, as data and in Chinese", () => {
     s.gate.continue();
     await held;
   });
+  it("words the model's own value refusals (no GRH on RoCE) from their data, the English unchanged", () => {
+    const attr = {
+      qp_state: c.IBV_QPS_RTR,
+      path_mtu: c.IBV_MTU_1024,
+      dest_qp_num: 18,
+      rq_psn: 0,
+      max_dest_rd_atomic: 1,
+      min_rnr_timer: 1,
+      ah_attr: { is_global: 0, port_num: 1 },
+    };
+    const mask =
+      c.IBV_QP_STATE |
+      c.IBV_QP_AV |
+      c.IBV_QP_PATH_MTU |
+      c.IBV_QP_DEST_QPN |
+      c.IBV_QP_RQ_PSN |
+      c.IBV_QP_MAX_DEST_RD_ATOMIC |
+      c.IBV_QP_MIN_RNR_TIMER;
+    const p = predictModify(c.IBV_QPT_RC, c.IBV_QPS_INIT, attr, mask);
+    expect(p).toMatchObject({ ok: false, code: "EINVAL", attribute: "ah_attr.is_global" });
+    if (p.ok) return;
+    expect(p.why).toEqual({ kind: "predict-no-grh", from: c.IBV_QPS_INIT, to: c.IBV_QPS_RTR });
+    expect(p.reason).toBe(
+      "INIT → RTR: ah_attr.is_global is 0, but RoCE needs a GRH: set ah_attr.is_global = 1 and ah_attr.grh.dgid to the peer's GID",
+    );
+    expect(verbFailureText(p.why!)).toBe(p.reason);
+    expect(STRINGS.zh.verbWhy(p.why!)).toBe(
+      "INIT → RTR：ah_attr.is_global 为 0，而 RoCE 需要 GRH：请设置 ah_attr.is_global = 1，并把 ah_attr.grh.dgid 设为对端的 GID",
+    );
+  });
   it("shows the banner's reason in Chinese when the program ended with that call's error", async () => {
     const { error, view } = await modify({ qp_state: c.IBV_QPS_INIT }, c.IBV_QP_STATE);
     const data = (error as unknown as { toJSON(): object }).toJSON() as Parameters<typeof ErrorBanner>[0]["error"];
@@ -145,13 +183,15 @@ describe("a refused modify's reason, as data and in Chinese", () => {
     expect(banner("zh")).toContain("失败，错误码");
     // English keeps the backend's own sentence.
     expect(banner("en")).toContain(data!.reason!);
-    // Another call's error (here: as if an earlier call had failed) keeps its own words.
+    // Another call's error recorded before errors carried their data (here: as if an earlier call
+    // had failed) keeps its own words.
+    const { why: _why, ...old } = data!;
     expect(
       renderToStaticMarkup(
         createElement(
           LangContext.Provider,
           { value: "zh" },
-          createElement(ErrorBanner, { error: { ...data!, verb: "ibv_post_send" }, failed: view.lastError }),
+          createElement(ErrorBanner, { error: { ...old, verb: "ibv_post_send" }, failed: view.lastError }),
         ),
       ),
     ).toContain(data!.reason!);

@@ -5,7 +5,7 @@
 import type { QpQuery, Wc } from "../../../../verbs/types.js";
 import type { WcWhy } from "../../../session/explain-wc.js";
 import type { WcReason } from "../../../../verbs/wc-reason.js";
-import type { VerbWhy } from "./verb-why.js";
+import type { VerbFailure } from "../../../../verbs/verb-failure.js";
 import type { Prediction, SessionNotice, SourceSite } from "../../../session/transcript.js";
 
 /** A polled completion; a failed one with why, when the session knows (the simulator's reason, or inferred). */
@@ -46,7 +46,7 @@ export interface QpView {
   /** The session's prediction for the verb it is paused before, when that verb is on this QP. */
   pending?: Prediction;
   /** Why the model predicts the pending modify fails, as data (worded by i18n.ts `verbWhy`). */
-  pendingWhy?: VerbWhy;
+  pendingWhy?: VerbFailure;
   /** Where the model and the device disagreed last, in words. */
   divergence?: string;
   /** Its newest error completion since it last left RESET. */
@@ -94,6 +94,8 @@ export type CmLogRow =
       /** What it was given, in short ("10.77.0.2:7471", "private data 15 bytes"). */
       detail?: string;
       reason?: string;
+      /** The reason as data (worded by i18n.ts `verbWhy`). */
+      why?: VerbFailure;
       /** QP transitions librdmacm made inside it, by QP name. */
       moves: { qp: string; from: number; to: number }[];
     }
@@ -305,7 +307,7 @@ export interface TranscriptRow {
   attribute?: string;
   reason?: string;
   /** The error's reason as data, where the UI can word it in the learner's language. */
-  why?: VerbWhy;
+  why?: VerbFailure;
   /** The model disagreed with the device on this call. */
   divergence?: string;
   ms?: number;
@@ -341,6 +343,8 @@ export interface LineResult {
 export interface LogLine {
   text: string;
   source?: SourceSite;
+  /** The "program ended" line of a verb's refusal: its data, for the learner's language (i18n.ts `endedLine`). */
+  ended?: { code: string; verb?: string; why: VerbFailure };
 }
 
 /** One message size of a throughput sweep: what was measured of it. */

@@ -84,7 +84,7 @@ function CmRow({ row }: { row: CmLogRow }) {
         <span className="mono">{row.verb}</span>
         {row.detail && <span className="mono muted">{row.detail}</span>}
         <span className={row.outcome === "ok" ? "ok" : "err"}>{row.outcome}</span>
-        {row.reason && <div className="muted cm-detail">{row.reason}</div>}
+        {(row.why || row.reason) && <div className="muted cm-detail">{row.why ? t.verbWhy(row.why) : row.reason}</div>}
         {moves}
       </li>
     );

@@ -1,7 +1,8 @@
 /**
  * The error the program ended with, naming the verb, the errno and the attribute at fault. The
- * reason is the failed call's own data worded in the learner's language where the UI knows it
- * (i18n.ts `verbWhy`), else the backend's words.
+ * reason is the error's data (verbs/verb-failure.ts) worded in the learner's language (i18n.ts
+ * `verbWhy`); an error recorded before errors carried it uses the failed call's rebuilt data, else
+ * the backend's words.
  */
 import { useStrings } from "../i18n.js";
 import { memo } from "react";
@@ -13,7 +14,8 @@ export const ErrorBanner = memo(function ErrorBanner({ error, failed }: { error?
   if (!error) return null;
   // `failed`: the transcript's last call, when it failed; its data explains `error` if the error is its.
   const own = failed?.why && error.verb === failed.verb && error.code === failed.outcome;
-  const reason = (own && t.verbWhy(failed.why!)) || error.reason;
+  const why = error.why ?? (own ? failed.why : undefined);
+  const reason = (why && t.verbWhy(why)) || error.reason;
   if (error.name === "SessionStoppedError") return <div className="notice">{t.stopped}</div>;
   return (
     <div

@@ -102,7 +102,10 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
       </ul>
       {verdict?.unexpectedError && (
         <div className="hint bad-hint">
-          <code>{verdict.unexpectedError.code ?? "Error"}</code> {verdict.unexpectedError.message}
+          <code>{verdict.unexpectedError.code ?? "Error"}</code>{" "}
+          {verdict.unexpectedError.why
+            ? `${verdict.unexpectedError.verb ?? ""}: ${ui.verbWhy(verdict.unexpectedError.why)}`
+            : verdict.unexpectedError.message}
         </div>
       )}
       {/* Passed in an earlier visit, nothing run since: the goals above are unchecked, so say when it passed. */}

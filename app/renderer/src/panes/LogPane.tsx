@@ -26,7 +26,7 @@ export const LogPane = memo(function LogPane({ lines, onSource }: LogPaneProps) 
             title={s ? t.showLine(s.line) : undefined}
             onClick={s && onSource ? () => onSource(s) : undefined}
           >
-            {formatLogLine(l.text)}
+            {(l.ended && t.endedLine(l.ended)) || formatLogLine(l.text)}
           </div>
         );
       })}

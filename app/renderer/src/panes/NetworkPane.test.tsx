@@ -158,5 +158,29 @@ describe("faultsFromForm", () => {
     const r = faultsFromForm({ ...f, reorder: "10" }, CLEAN_LINK);
     expect(r).toMatchObject({ field: "reorder", kind: "reason" });
     expect((r as { text: string }).text).toMatch(/reorder needs a delay/);
+    expect(r).toMatchObject({ why: { kind: "link-reorder" } });
+  });
+
+  it("中文: the contract's own rule and the native backend's refusal, worded from their data", () => {
+    const form = { ...formOf(CLEAN_LINK), reorder: "10" };
+    const problem = faultsFromForm(form, CLEAN_LINK) as never;
+    const info = { backend: "sim" as const, link: copyLink(CLEAN_LINK), faults: null };
+    const rule = text(render(info, { lang: "zh", form, message: { kind: "problem", problem } }));
+    expect(rule).toContain("reorder 需要 delay：未被重排的包要等 delay 毫秒，其他包才能超过它们");
+    expect(rule).not.toContain("reorder needs a delay");
+    const refused = text(
+      render(
+        { ...info, backend: "native" },
+        {
+          lang: "zh",
+          message: {
+            kind: "refused",
+            text: "verbslab_set_link: EPERM (1): …",
+            why: { kind: "off-lab", check: { kind: "not-root" } },
+          },
+        },
+      ),
+    );
+    expect(refused).toContain("后端拒绝：实验虚拟机以 root 运行任务，tc/ip/nft 也需要 root：这个进程不是 root");
   });
 });

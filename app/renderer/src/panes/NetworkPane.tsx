@@ -8,6 +8,7 @@ import type { Bridge } from "../../../bridge/client.js";
 import type { BackendKind, LabLinkInfo } from "../../../bridge/contract.js";
 import { useStrings, type Strings } from "../i18n.js";
 import { WIRE_MODELS } from "../../../../verbs/lab.js";
+import type { VerbFailure } from "../../../../verbs/verb-failure.js";
 import { faultsFromForm, formOf, type FieldProblem, type LinkField, type LinkForm } from "../model/link-form.js";
 
 export interface NetworkPaneProps {
@@ -26,7 +27,9 @@ export interface NetworkPaneProps {
 
 /** What the panel shows besides the form: the answer of the last request, or what went wrong. */
 export type NetworkMessage =
-  { kind: "problem"; problem: FieldProblem } | { kind: "refused"; text: string } | { kind: "nothing" };
+  | { kind: "problem"; problem: FieldProblem }
+  | { kind: "refused"; text: string; why?: VerbFailure }
+  | { kind: "nothing" };
 
 const FIELD_LABEL: Record<LinkField, (t: Strings) => string> = {
   loss: (t) => t.netLoss,
@@ -57,7 +60,8 @@ export function NetworkPane({ bridge, kind, running, info, loadError, onInfo }: 
         onInfo(await request());
         setMessage(null);
       } catch (e) {
-        setMessage({ kind: "refused", text: (e as Error).message });
+        const why = (e as { why?: VerbFailure }).why;
+        setMessage({ kind: "refused", text: (e as Error).message, ...(why && { why }) });
       } finally {
         setBusy(false);
       }
@@ -220,8 +224,9 @@ export function NetworkView({
 
 function messageText(t: Strings, m: NetworkMessage): string {
   if (m.kind === "nothing") return t.netNothing;
-  if (m.kind === "refused") return t.netRefused(m.text);
+  if (m.kind === "refused") return t.netRefused(m.why ? t.verbWhy(m.why) : m.text);
   const p = m.problem;
   const label = FIELD_LABEL[p.field](t);
-  return p.kind === "range" ? t.netRange(label, p.min, p.max, p.whole) : t.netReason(label, p.text);
+  if (p.kind === "range") return t.netRange(label, p.min, p.max, p.whole);
+  return t.netReason(label, p.why ? t.verbWhy(p.why) : p.text);
 }
