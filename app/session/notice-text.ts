@@ -39,8 +39,9 @@ export function lateRearmText(n: Omit<LateRearm, "id" | "text">): string {
 export function readBeforePollText(n: Omit<ReadBeforePoll, "id" | "text">): string {
   return (
     `${n.mr}.read(${n.offset}, ${n.length}) reads bytes that an ${shortWrOpcode(n.opcode)} ` +
-    `(wr_id ${n.wr_id} on QP ${hex(n.qpn)}) changes, before its completion was polled. The simulator ` +
-    `has already finished it, so they look final; on a real device they may still be on the way. ` +
+    `(wr_id ${n.wr_id} on QP ${hex(n.qpn)}) changes, before its completion was polled: until then they may be ` +
+    `the old bytes, the new ones or some of each (on one device the simulator, as rxe's loopback, writes ` +
+    `them at once, so they look final). ` +
     `Poll its completion first${n.signaled ? "" : " (it is unsignaled: poll a later signaled WR of that QP)"}.`
   );
 }

@@ -479,10 +479,19 @@ function zhNotice(n: SessionNotice): string {
       `严格按请求分配的设备会溢出（IBV_EVENT_CQ_ERR）。请把 cqe 设为 ≥ ${n.wrs}。`
     );
   }
+  if (n.id === "late_rearm") {
+    if (!("lastPoll" in n)) return english;
+    return (
+      `${n.cq}.reqNotify() 在清空 CQ 的那次轮询（返回了 ${n.lastPoll} 个）之后才重新武装。` +
+      "在那次轮询和这次重新武装之间到达的完成不会触发事件：程序若接着在 getCqEvent 中等待，" +
+      "可能在 CQ 里还有工作时永远睡下去。先重新武装，再轮询直到清空。"
+    );
+  }
   if (!("mr" in n)) return english;
   return (
     `${n.mr}.read(${n.offset}, ${n.length}) 读取的字节正被一个 ${shortWrOpcode(n.opcode)}（QP ${hex(n.qpn)} 上的 wr_id ${n.wr_id}）` +
-    "修改，而它的完成还没有被轮询。模拟器已经执行完它，所以这些字节看起来像最终结果；在真实设备上它们可能还在传输途中。" +
+    "修改，而它的完成还没有被轮询：在那之前，它们可能是旧字节、新字节或两者混合" +
+    "（在同一设备上，模拟器像 rxe 的环回一样立即写完，所以看起来像最终结果）。" +
     `请先轮询它的完成${n.signaled ? "" : "（它是无信号的：轮询该 QP 之后一个有信号的 WR）"}。`
   );
 }

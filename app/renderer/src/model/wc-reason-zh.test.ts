@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import * as c from "../../../../verbs/constants.js";
 import { wcReasonText, type WcReason } from "../../../../verbs/wc-reason.js";
-import { cqRoundedUpText, readBeforePollText } from "../../../session/notice-text.js";
+import { cqRoundedUpText, lateRearmText, readBeforePollText } from "../../../session/notice-text.js";
 import type { SessionNotice } from "../../../session/transcript.js";
 import { STRINGS } from "../i18n.js";
 import { unackedEventsError } from "../../../../verbs/cq-events.js";
@@ -93,10 +93,12 @@ describe("completion reasons in Chinese", () => {
 
 describe("session notices in Chinese", () => {
   const cq = { asked: 10, actual: 15, device: "rxe0", wrs: 15, users: [{ qpn: 17, send: 10, recv: 5 }] };
+  const rearm = { cq: "cq0", lastPoll: 2 };
   const read = { mr: "mr1", offset: 0, length: 64, opcode: c.IBV_WR_RDMA_WRITE, wr_id: 7, qpn: 17, signaled: false };
   const notices: SessionNotice[] = [
     { id: "cq_rounded_up", text: cqRoundedUpText(cq), ...cq },
     { id: "read_before_poll", text: readBeforePollText(read), ...read },
+    { id: "late_rearm", text: lateRearmText(rearm), ...rearm },
   ];
   it.each(notices.map((n) => [n.id, n] as const))("%s", (_id, n) => {
     const text = zh.notice(n);
