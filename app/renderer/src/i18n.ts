@@ -11,7 +11,7 @@ import { percentOf as pct } from "./model/link-form.js";
 import { verbFailureText, type VerbFailure } from "../../../verbs/verb-failure.js";
 import { backendExitZh, verbFailureZh } from "./i18n/verb-failure-zh.js";
 import type { BackendStatus } from "../../bridge/contract.js";
-import type { LineOutcome } from "./model/view.js";
+import type { Divergence, LineOutcome } from "./model/view.js";
 import type { SessionNotice } from "../../session/transcript.js";
 import { shortWrOpcode } from "../../session/notice-text.js";
 import { stateName } from "./model/format.js";
@@ -179,6 +179,7 @@ const en = {
   importFailed: (why: string) => `Could not import that transcript: ${why}`,
   qpStateMachine: "QP state machine",
   diverged: "diverged",
+  divergence: (d: Divergence) => `model expected ${d.expected}; the device did ${d.actual}`,
   predicts: (errno: string) => `predicts ${errno}`,
   predictedError: (errno: string, reason?: string) => `predicted: ${errno}${reason ? ` — ${reason}` : ""}`,
   predictionShown: "prediction shown",
@@ -612,6 +613,7 @@ const zh: Strings = {
   importFailed: (why) => `无法导入该记录：${why}`,
   qpStateMachine: "QP 状态机",
   diverged: "不一致",
+  divergence: (d) => `模型预期 ${d.expected}；设备实际 ${d.actual}`,
   predicts: (errno) => `预测 ${errno}`,
   predictedError: (errno, reason) => `预测：${errno}${reason ? ` —— ${reason}` : ""}`,
   predictionShown: "已显示预测",

@@ -23,6 +23,7 @@ import { accessNames, stateName, wcStatusName } from "./format.js";
 import { objectLabel, objectName } from "./names.js";
 import { buildCmLog, CM_TYPES } from "./cm-log.js";
 import type {
+  Divergence,
   CmQpMove,
   CounterView,
   DeviceView,
@@ -114,8 +115,7 @@ function makeRow(e: VerbEvent, on: string | undefined, qpType: number | undefine
     ...(e.error?.attribute !== undefined && { attribute: e.error.attribute }),
     ...(e.error?.reason !== undefined && { reason: e.error.reason }),
     ...(why && { why }),
-    ...(e.check &&
-      !e.check.agree && { divergence: `model expected ${e.check.expected}; the device did ${e.check.actual}` }),
+    ...(e.check && !e.check.agree && { divergence: { expected: e.check.expected, actual: e.check.actual } }),
     ms: e.durationMs,
   };
 }
@@ -228,7 +228,7 @@ export interface ViewFold {
   failures: Map<number, WcFailure>;
   notices: LabView["notices"];
   lastMove: Map<number, { from: number; to: number; seq: number }>;
-  diverged: Map<number, string>;
+  diverged: Map<number, Divergence>;
   sqSlots: Map<number, SqSlot[]>;
   rqPosted: Map<number, number>;
   rqDone: Map<number, number>;
@@ -399,7 +399,7 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
         { from: t.from, to: t.to, by: t.by, during: t.during, seq: e.seq },
       ]);
   if (e.check && !e.check.agree && e.prediction)
-    f.diverged.set(e.prediction.qp, `model expected ${e.check.expected}; the device did ${e.check.actual}`);
+    f.diverged.set(e.prediction.qp, { expected: e.check.expected, actual: e.check.actual });
   for (const c of e.completions ?? []) {
     const list = f.polled.get(c.cq) ?? [];
     list.push(c.why ? { ...c.wc, why: c.why } : c.wc);

@@ -12,6 +12,12 @@ import type { Prediction, SessionNotice, SourceSite } from "../../../session/tra
 export type PolledWc = Wc & { why?: WcWhy };
 
 /** The newest failed completion of a QP (not a flush), shown on the main view while it matters. */
+/** What the QP model expected of a call and what the device did ("INIT → RTR"; "EINVAL"). */
+export interface Divergence {
+  expected: string;
+  actual: string;
+}
+
 export interface WcFailure {
   status: number;
   wr_id: number;
@@ -47,8 +53,8 @@ export interface QpView {
   pending?: Prediction;
   /** Why the model predicts the pending modify fails, as data (worded by i18n.ts `verbWhy`). */
   pendingWhy?: VerbFailure;
-  /** Where the model and the device disagreed last, in words. */
-  divergence?: string;
+  /** Where the model and the device disagreed last (worded by i18n.ts `divergence`). */
+  divergence?: Divergence;
   /** Its newest error completion since it last left RESET. */
   failure?: WcFailure;
   /** The transitions librdmacm made on it (rdma_create_qp, rdma_accept, a CM event), oldest first. */
@@ -309,7 +315,7 @@ export interface TranscriptRow {
   /** The error's reason as data, where the UI can word it in the learner's language. */
   why?: VerbFailure;
   /** The model disagreed with the device on this call. */
-  divergence?: string;
+  divergence?: Divergence;
   ms?: number;
   /** The one name of the object called ("a (QP 0x11)"); absent for the root `verbs`. */
   on?: string;

@@ -68,7 +68,7 @@ export const Inspector = memo(function Inspector({
           <PredictedError qp={f} />
           {f?.divergence && (
             <div className="mismatch" style={{ padding: "2px 6px", borderRadius: 4 }}>
-              {f.divergence}
+              {t.divergence(f.divergence)}
             </div>
           )}
           <AlertList qps={view.qps} devices={view.devices} mrs={view.mrs} notices={view.notices} />

@@ -148,7 +148,7 @@ const Row = memo(function Row({ r, onSource }: { r: TranscriptRow; onSource?: (s
   return (
     <tr
       className={[r.divergence && "diverged", link && "linked"].filter(Boolean).join(" ") || undefined}
-      title={r.divergence ?? (source ? t.showLine(source.line) : undefined)}
+      title={r.divergence ? t.divergence(r.divergence) : source ? t.showLine(source.line) : undefined}
       data-line={source?.line}
       onClick={link ? () => onSource(source) : undefined}
     >

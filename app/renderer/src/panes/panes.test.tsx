@@ -12,6 +12,7 @@ import {
 } from "../../../../verbs/constants.js";
 import type { Wc } from "../../../../verbs/types.js";
 import { qpView } from "../model/fixtures.test-util.js";
+import { STRINGS } from "../i18n.js";
 import type { QpView, TranscriptRow } from "../model/view.js";
 import { PredictedError, QpDiagram } from "./QpDiagram.js";
 import { QpQueryTable } from "./QpQueryTable.js";
@@ -74,8 +75,15 @@ describe("QpDiagram", () => {
     expect(html(<PredictedError qp={qpView(18, { state: IBV_QPS_INIT })} />)).toBe("");
   });
   it("marks a divergence on the state reality reached", () => {
-    const qp = qpView(17, { state: IBV_QPS_RTR, divergence: "model expected INIT" }, { qp_state: IBV_QPS_RTR });
+    const qp = qpView(
+      17,
+      { state: IBV_QPS_RTR, divergence: { expected: "INIT", actual: "RTR" } },
+      { qp_state: IBV_QPS_RTR },
+    );
     expect(html(<QpDiagram qps={[qp]} />)).toMatch(/class="node state-RTR current diverged"/);
+    // Worded in the learner's language from its data.
+    expect(STRINGS.en.divergence(qp.divergence!)).toBe("model expected INIT; the device did RTR");
+    expect(STRINGS.zh.divergence(qp.divergence!)).toBe("模型预期 INIT；设备实际 RTR");
   });
 });
 
