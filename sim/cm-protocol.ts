@@ -704,7 +704,12 @@ export class CmConn {
     if (m.attr === "SIDR_REP" && m.qpn !== undefined) summary.qpn = m.qpn;
     schedule(world.clock, 0, () => {
       if (!to || !world.reachable(from, to) || !from.linkUp) {
-        world.mad(from, to, summary, to ? "link down" : `no device has the GID ${ipText([...dgid.subarray(12)])}`);
+        world.mad(
+          from,
+          to,
+          summary,
+          to ? { kind: "link-down" } : { kind: "no-device-with-ip", ip: ipText([...dgid.subarray(12)]) },
+        );
         return;
       }
       world.mad(from, to, summary);

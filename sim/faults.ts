@@ -51,7 +51,7 @@ export const SEND_AGAIN_MS = 1;
  * by netem in the sender's qdisc, before any capture on the link could see it (tcpdump taps a
  * veth after its qdisc), so the packet log keeps it without the IP layer it never went out in.
  */
-export type Fate = { drop: string; fault: LinkFault; offWire?: boolean } | { delayMs: number } | null;
+export type Fate = { fault: LinkFault; offWire?: boolean } | { delayMs: number } | null;
 
 /** The lab link's faults and the packets netem is holding back. */
 export class WireFaults {
@@ -119,23 +119,15 @@ export class WireFaults {
     // Responses (ACKs, READ responses): the requester checked its own packets (refusedAtSender).
     if (len > from.netdevMtu || len > to.netdevMtu + VLAN_HLEN) {
       const netdev = len > from.netdevMtu ? from.netdevName : to.netdevName;
-      return { drop: `${len}-byte packet above the MTU of ${netdev}`, fault: { kind: "mtu", bytes: len, netdev } };
+      return { fault: { kind: "mtu", bytes: len, netdev } };
     }
     if (this.chance(s.loss)) {
-      const fault = { kind: "loss", percent: s.loss * 100, netdev: from.netdevName } as const;
-      return { drop: `lost (netem loss ${fault.percent}% on ${fault.netdev})`, fault, offWire: true };
+      return { fault: { kind: "loss", percent: s.loss * 100, netdev: from.netdevName }, offWire: true };
     }
-    if (s.blockRoceUdp)
-      return {
-        drop: `UDP 4791 blocked (nftables input rule on ${to.netdevName}'s host)`,
-        fault: { kind: "udp-blocked", netdev: to.netdevName },
-      };
+    if (s.blockRoceUdp) return { fault: { kind: "udp-blocked", netdev: to.netdevName } };
     if (this.dropArmed && p.psn === s.dropPsn) {
       this.dropArmed = false;
-      return {
-        drop: `PSN ${p.psn} dropped once (nftables input rule on ${to.netdevName}'s host)`,
-        fault: { kind: "psn-dropped", psn: p.psn, netdev: to.netdevName },
-      };
+      return { fault: { kind: "psn-dropped", psn: p.psn, netdev: to.netdevName } };
     }
     if (s.delay > 0 && !this.chance(s.reorder)) return { delayMs: s.delay };
     return null;

@@ -35,6 +35,7 @@ import {
 } from "./packets.js";
 import { formatGid } from "./gid.js";
 import type { PacketLogEntry } from "../verbs/backend.js";
+import { dropText, type PacketDrop } from "../verbs/wc-reason.js";
 import type { LinkState } from "../verbs/lab.js";
 import { IB_MULTICAST_QPN, type CmMad } from "../verbs/cm.js";
 import type { SimQp } from "./qp.js";
@@ -102,6 +103,12 @@ function plainAck(p: Packet): boolean {
 /** What rxe_modify_qp derived the QP's UDP source port from when its AV was set. */
 function avOf(qp: SimQp): { flowLabel: number; destQpNum: number } {
   return { flowLabel: qp.attr.ah_attr.grh.flow_label, destQpNum: qp.attr.dest_qp_num };
+}
+
+/** A log entry learns why its packet was dropped: as data, and in the English the exports print. */
+function dropInto(e: PacketLogEntry, d: PacketDrop): void {
+  e.drop = d;
+  e.dropped = dropText(d);
 }
 
 export class SimWorld {
@@ -276,7 +283,7 @@ export class SimWorld {
     const to = this.devices.filter((d) => this.mcast.isMember(d, pkt.dgid));
     from.counters[CNT_SENT_PKTS] += pkt.count;
     if (to.length === 0) {
-      if (this.packetLog) this.log(from, null, pkt, "no netdev is a member of the multicast group");
+      if (this.packetLog) this.log(from, null, pkt, { kind: "no-member-netdev" });
       this.recycle(pkt);
       return false;
     }
@@ -292,8 +299,7 @@ export class SimWorld {
   transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null, count = true): boolean {
     if (count) from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
-      const why = destDev ? "link down" : "no route to the destination GID";
-      return this.dropAtSender(from, destDev, pkt, why);
+      return this.dropAtSender(from, destDev, pkt, { kind: destDev ? "link-down" : "no-route" });
     }
     pkt.destDev = destDev;
     if (from !== destDev && this.faults.active && this.faulted(from, destDev, pkt)) return true;
@@ -327,7 +333,7 @@ export class SimWorld {
     const start = link.freeNs > now ? link.freeNs : now;
     // The bounded transmit queue: tail drop behind queuePackets full-size (1024-byte) packets.
     if (start - now > w.queuePackets * holdNs(w, 1024))
-      return this.dropAtSender(from, destDev, pkt, `${link.name}'s transmit queue is full`);
+      return this.dropAtSender(from, destDev, pkt, { kind: "tx-queue-full", link: link.name });
     if (pkt.count > 1 && !pkt.sendRun && counted && pkt.mask & M_REQ && this.joinTrain(li, start, pkt)) return true;
     const hold = this.recordHoldNs(pkt);
     const lat = w.latencyNs;
@@ -428,7 +434,7 @@ export class SimWorld {
   }
 
   /** A packet that never reached the wire: logged with the reason, told to the requester's retries. */
-  private dropAtSender(from: SimDevice, destDev: SimDevice | null, pkt: Packet, why: string): boolean {
+  private dropAtSender(from: SimDevice, destDev: SimDevice | null, pkt: Packet, why: PacketDrop): boolean {
     if (this.packetLog) this.log(from, destDev, pkt, why, false);
     if (pkt.mask & M_REQ && pkt.srcQp)
       pkt.srcQp.retryCause = { kind: "dropped", device: from.name, where: "send", drop: why };
@@ -444,11 +450,12 @@ export class SimWorld {
   private faulted(from: SimDevice, to: SimDevice, pkt: Packet): boolean {
     const fate = this.faults.fate(from, to, pkt);
     if (fate === null) return false;
-    if ("drop" in fate) {
+    if ("fault" in fate) {
+      const drop: PacketDrop = { kind: "fault", fault: fate.fault };
       if (pkt.mask & M_REQ && pkt.srcQp)
-        pkt.srcQp.retryCause = { kind: "dropped", device: to.name, where: "wire", drop: fate.drop, fault: fate.fault };
+        pkt.srcQp.retryCause = { kind: "dropped", device: to.name, where: "wire", drop };
       // Logged now, in its turn among the packets sent (a capture on the sender's veth).
-      if (this.packetLog) this.log(from, to, pkt, fate.drop, !fate.offWire);
+      if (this.packetLog) this.log(from, to, pkt, drop, !fate.offWire);
       this.recycle(pkt);
       return true;
     }
@@ -465,7 +472,7 @@ export class SimWorld {
     const [rxe0, rxe1] = this.devices;
     this.wire = wireProfile(next.wire);
     this.faults.set(next, rxe0!, rxe1!, this.clock, (p) => {
-      if (this.packetLog) this.log(p.srcQp ? p.srcQp.device : p.destDev!, p.destDev, p, "purged with the netem qdisc");
+      if (this.packetLog) this.log(p.srcQp ? p.srcQp.device : p.destDev!, p.destDev, p, { kind: "qdisc-purged" });
       this.recycle(p);
     });
     this.perPacket = this.logOn || this.faults.active;
@@ -1103,14 +1110,13 @@ export class SimWorld {
       return;
     }
     const qp = this.destQp(pkt);
-    let drop: string | null = null;
-    if (!qp) drop = `no QP 0x${pkt.destQpn.toString(16)} on ${dev.name}`;
-    else if (qp.typeOfOpcode(pkt.opcode) !== qp.qp_type) drop = "QP type does not match the opcode";
-    else if (pkt.mask & M_REQ ? !qp.respReady : !qp.reqReadyForResponses) drop = "destination QP is not ready";
-    else if (qp.qp_type !== IBV_QPT_UD && !qp.pathMatches(pkt.sgid, pkt.dgid))
-      drop = "addresses do not match the QP's path";
+    let drop: PacketDrop | null = null;
+    if (!qp) drop = { kind: "no-qp", qpn: pkt.destQpn, device: dev.name };
+    else if (qp.typeOfOpcode(pkt.opcode) !== qp.qp_type) drop = { kind: "qp-type" };
+    else if (pkt.mask & M_REQ ? !qp.respReady : !qp.reqReadyForResponses) drop = { kind: "not-ready" };
+    else if (qp.qp_type !== IBV_QPT_UD && !qp.pathMatches(pkt.sgid, pkt.dgid)) drop = { kind: "path" };
     else if (qp.qp_type === IBV_QPT_UD && pkt.qkey !== qp.attr.qkey) {
-      drop = "Q_Key mismatch";
+      drop = { kind: "qkey" };
       dev.qkeyViolCntr++;
     }
     if (this.packetLog) this.logArrival(dev, pkt, drop ?? undefined);
@@ -1136,11 +1142,11 @@ export class SimWorld {
     const qps = this.mcast.qpsOn(dev, pkt.dgid).filter((qp) => qp.qp_type === IBV_QPT_UD && qp.respReady);
     const taking = qps.filter((qp) => pkt.qkey === qp.attr.qkey);
     dev.qkeyViolCntr += qps.length - taking.length;
-    const drop =
+    const drop: PacketDrop | undefined =
       qps.length === 0
-        ? `no QP of ${dev.name} is attached to the group`
+        ? { kind: "no-group-member", device: dev.name }
         : taking.length === 0
-          ? "Q_Key mismatch"
+          ? { kind: "qkey" }
           : undefined;
     if (this.packetLog) this.logArrival(dev, pkt, drop);
     if (taking.length === 0) return;
@@ -1150,12 +1156,12 @@ export class SimWorld {
 
   /** `onWire`: false for a packet dropped before it left `from`, or lost in its qdisc (no IP/UDP layer then). */
   /** A packet reached `dev`: its entry (made as it was sent) learns why `dev` dropped it; one never sent on a link (a device's own) is logged now. */
-  private logArrival(dev: SimDevice, pkt: Packet, dropped: string | undefined): void {
+  private logArrival(dev: SimDevice, pkt: Packet, dropped: PacketDrop | undefined): void {
     if (pkt.logEntry === null) this.log(pkt.srcQp ? pkt.srcQp.device : dev, dev, pkt, dropped);
-    else if (dropped) pkt.logEntry.dropped = dropped;
+    else if (dropped) dropInto(pkt.logEntry, dropped);
   }
 
-  private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: string, onWire = true): PacketLogEntry {
+  private log(from: SimDevice, to: SimDevice | null, p: Packet, dropped?: PacketDrop, onWire = true): PacketLogEntry {
     const m = p.mask;
     const e: PacketLogEntry = {
       seq: this.logSeq++,
@@ -1178,7 +1184,7 @@ export class SimWorld {
     if (m & M_ATMETH) e.atomic_eth = { va: p.va, rkey: p.rkey, swap_add: p.swapAdd, compare: p.compare };
     if (m & M_ATMACK) e.atomic_ack_eth = { orig: p.orig };
     if (m & M_DETH) e.deth = { qkey: p.qkey, src_qpn: p.srcQpn };
-    if (dropped) e.dropped = dropped;
+    if (dropped) dropInto(e, dropped);
     if (onWire) e.ip = this.ipLayer(p);
     // A packet is logged once, as it goes onto its link (a device's own, as it is received), in
     // the order a capture on the sender's veth shows; one dropped before that where it was dropped.
@@ -1210,7 +1216,7 @@ export class SimWorld {
    * (sent_pkts on the sender; rcvd_pkts on the receiver when it arrives) and logged as the
    * UD_SEND_ONLY it is, with what it carries in `mad`. `to` null or `dropped` set: it went nowhere.
    */
-  mad(from: SimDevice, to: SimDevice | null, mad: CmMad, dropped?: string): void {
+  mad(from: SimDevice, to: SimDevice | null, mad: CmMad, dropped?: PacketDrop): void {
     from.counters[CNT_SENT_PKTS]++;
     if (to && !dropped) to.counters[CNT_RCVD_PKTS]++;
     if (!this.packetLog) return;
@@ -1232,7 +1238,7 @@ export class SimWorld {
       deth: { qkey: 0x80010000, src_qpn: 1 },
       mad,
     };
-    if (dropped) e.dropped = dropped;
+    if (dropped) dropInto(e, dropped);
     if (this.ring.length < MAX_LOG) this.ring.push(e);
     else {
       this.ring[this.ringHead] = e;

@@ -31,6 +31,7 @@ import type {
   Wc,
 } from "./types.js";
 import type { LabLink } from "./lab.js";
+import type { PacketDrop } from "./wc-reason.js";
 import type { CmBackend, CmMad } from "./cm.js";
 
 export interface VerbsBackend {
@@ -98,8 +99,10 @@ export interface PacketLogEntry {
   atomic_eth?: { va: number; rkey: number; swap_add: bigint; compare: bigint };
   atomic_ack_eth?: { orig: bigint };
   deth?: { qkey: number; src_qpn: number };
-  /** Set when the packet was dropped, with why. */
+  /** Set when the packet was dropped: why, in English (dropText of `drop`). */
   dropped?: string;
+  /** Why it was dropped, as data. */
+  drop?: PacketDrop;
   /**
    * The RoCE v2 IP/UDP layer the packet went on the wire in (absent for a packet that never
    * left its device: no route, link down, lost by netem in its qdisc). GIDs as IPv6 text:

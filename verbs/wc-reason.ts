@@ -25,6 +25,80 @@ export type LinkFault =
   /** The nftables rule that drops one PSN once. */
   | { kind: "psn-dropped"; psn: number; netdev: string };
 
+/**
+ * Why a packet went nowhere (the packet log's `drop`, and a "dropped" completion reason's): a
+ * fault of the lab link, or what the sender or the receiving device found. `dropText` words it in
+ * English, the renderer's i18n.ts in Chinese.
+ */
+export type PacketDrop =
+  | { kind: "fault"; fault: LinkFault }
+  /** The sender's link is down. */
+  | { kind: "link-down" }
+  /** No device has the destination GID. */
+  | { kind: "no-route" }
+  /** A MAD to an IPv4 address no device has. */
+  | { kind: "no-device-with-ip"; ip: string }
+  /** The link's transmit queue (`link`, "rxe0→rxe1") held more than it takes. */
+  | { kind: "tx-queue-full"; link: string }
+  /** No QP `qpn` on the receiving `device`. */
+  | { kind: "no-qp"; qpn: number; device: string }
+  | { kind: "qp-type" }
+  /** The receiving QP takes no such packet in its state (a request before RTR, a response before RTS). */
+  | { kind: "not-ready" }
+  /** The packet's GIDs are not the receiving QP's path. */
+  | { kind: "path" }
+  | { kind: "qkey" }
+  /** A multicast datagram for a group none of `device`'s QPs joined. */
+  | { kind: "no-group-member"; device: string }
+  /** A multicast datagram for a group no device's netdev is a member of. */
+  | { kind: "no-member-netdev" }
+  /** Held back by netem's delay when the qdisc was removed (`tc qdisc del` frees what it holds). */
+  | { kind: "qdisc-purged" };
+
+/** A dropped packet's reason in English (what the packet log, the exports and the CLI print). */
+export function dropText(d: PacketDrop): string {
+  switch (d.kind) {
+    case "fault": {
+      const f = d.fault;
+      switch (f.kind) {
+        case "mtu":
+          return `${f.bytes}-byte packet above the MTU of ${f.netdev}`;
+        case "loss":
+          return `lost (netem loss ${f.percent}% on ${f.netdev})`;
+        case "udp-blocked":
+          return `UDP 4791 blocked (nftables input rule on ${f.netdev}'s host)`;
+        case "psn-dropped":
+          return `PSN ${f.psn} dropped once (nftables input rule on ${f.netdev}'s host)`;
+      }
+      break;
+    }
+    case "link-down":
+      return "link down";
+    case "no-route":
+      return "no route to the destination GID";
+    case "no-device-with-ip":
+      return `no device has the GID ${d.ip}`;
+    case "tx-queue-full":
+      return `${d.link}'s transmit queue is full`;
+    case "no-qp":
+      return `no QP ${hex(d.qpn)} on ${d.device}`;
+    case "qp-type":
+      return "QP type does not match the opcode";
+    case "not-ready":
+      return "destination QP is not ready";
+    case "path":
+      return "addresses do not match the QP's path";
+    case "qkey":
+      return "Q_Key mismatch";
+    case "no-group-member":
+      return `no QP of ${d.device} is attached to the group`;
+    case "no-member-netdev":
+      return "no netdev is a member of the multicast group";
+    case "qdisc-purged":
+      return "purged with the netem qdisc";
+  }
+}
+
 /** Whose scatter/gather list: the send WR's, or the responder's receive WQE's. */
 export type SgeOwner = "send" | "recv";
 
@@ -92,10 +166,9 @@ export type WcReason =
   | { kind: "no-qp"; device: string; qpn: number }
   /**
    * A device dropped the packets: `where` "send" (it could not send them), "wire" (the link's
-   * faults took them) or "receive" (the receiving device); `drop` is the packet log's words, and
-   * `fault` the link's fault as data where one took them.
+   * faults took them) or "receive" (the receiving device); `drop` is why, as the packet log has it.
    */
-  | { kind: "dropped"; device: string; where: "send" | "wire" | "receive"; drop: string; fault?: LinkFault }
+  | { kind: "dropped"; device: string; where: "send" | "wire" | "receive"; drop: PacketDrop }
   /** Inferred: no QP in the session has dest_qp_num `qpn` (`others` are the QPs there are). */
   | { kind: "dest-qp-unknown"; qpn: number; others: number[] }
   /** Inferred: the peer QP is in `state`, which takes no requests. */
@@ -206,7 +279,7 @@ function body(r: WcReason): string {
     case "no-qp":
       return `${r.device} dropped its packets: no QP ${hex(r.qpn)} on ${r.device}`;
     case "dropped":
-      return `${r.device} ${r.where === "send" ? "could not send" : r.where === "wire" ? "never got its packets" : "dropped its packets"}: ${r.drop}`;
+      return `${r.device} ${r.where === "send" ? "could not send" : r.where === "wire" ? "never got its packets" : "dropped its packets"}: ${dropText(r.drop)}`;
     case "dest-qp-unknown":
       return (
         `dest_qp_num is ${r.qpn} (${hex(r.qpn)}), and no QP in this session has that number` +

@@ -16,6 +16,7 @@ import type { Verdict } from "../../lessons/checks.js";
 import type { DeviceInfo, PortCounters } from "../../verbs/types.js";
 import type { ErrorData } from "../../verbs/errors.js";
 import type { BackendExit } from "../../verbs/verb-failure.js";
+import type { PacketDrop } from "../../verbs/wc-reason.js";
 import { WIRE_MODELS, type LinkFaults, type LinkState } from "../../verbs/lab.js";
 import type { GateMode, PendingCall, QpModelView } from "../session/session-types.js";
 import type { TranscriptEvent, TranscriptHeader } from "../session/transcript.js";
@@ -117,8 +118,10 @@ export interface PacketRecord {
   /** RDMA write/read header. */
   reth?: { va: number; rkey: number; len: number };
   imm_data?: number;
-  /** Set when the packet was dropped: why ("link down", "Q_Key mismatch", …). */
+  /** Set when the packet was dropped: why, in English ("link down", "Q_Key mismatch", …). */
   dropped?: string;
+  /** The same as data, which the UI words in the learner's language. */
+  drop?: PacketDrop;
 }
 
 /** The packet log as the panes get it. */
@@ -428,6 +431,8 @@ const packetRecordSchema: Schema<PacketRecord> = s.object({
   reth: opt(s.object({ va: s.number(), rkey: int(), len: int() })),
   imm_data: opt(int()),
   dropped: opt(s.string({ max: 500 })),
+  // Data the UI words (i18n.ts dropReason); a shape it does not know shows `dropped` instead.
+  drop: opt(s.unknown() as Schema<PacketDrop>),
 });
 
 /**

@@ -61,6 +61,7 @@ export function packetRecord(e: PacketLogEntry, at: number): PacketRecord {
     ...(e.reth && { reth: { ...e.reth } }),
     ...(e.imm_data !== undefined && { imm_data: e.imm_data }),
     ...(e.dropped !== undefined && { dropped: e.dropped }),
+    ...(e.drop !== undefined && { drop: e.drop }),
   };
 }
 

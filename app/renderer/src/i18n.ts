@@ -20,9 +20,11 @@ import {
   accessNames,
   hex,
   qpStateShort,
+  dropText,
   wcReasonText,
   wrOpcodeName,
   type LinkFault,
+  type PacketDrop,
   type QpRef,
   type SgeOwner,
   type WcReason,
@@ -179,6 +181,8 @@ const en = {
   importFailed: (why: string) => `Could not import that transcript: ${why}`,
   qpStateMachine: "QP state machine",
   diverged: "diverged",
+  dropReason: (d: PacketDrop): string => dropText(d),
+  droppedBecause: (why: string) => `dropped: ${why}`,
   divergence: (d: Divergence) => `model expected ${d.expected}; the device did ${d.actual}`,
   predicts: (errno: string) => `predicts ${errno}`,
   predictedError: (errno: string, reason?: string) => `predicted: ${errno}${reason ? ` — ${reason}` : ""}`,
@@ -331,14 +335,37 @@ const zhFlags = (a: number) => accessNames(a, "无");
 const zhOwner = (o: SgeOwner) => (o === "send" ? "该 WR 的" : "它的接收 WQE 的");
 const zhRkeyMr = (rkey: number, mr?: string) => (mr ? `${mr}（rkey ${hex(rkey)}）` : `rkey 为 ${hex(rkey)} 的 MR`);
 /** The simulator's packet-log words for a drop (sim/world.ts) that a retry can meet; others stay as logged. */
-const ZH_DROP: Record<string, string> = {
-  "link down": "链路断开",
-  "no route to the destination GID": "没有到目的 GID 的路由",
-  "QP type does not match the opcode": "QP 类型与操作码不符",
-  "destination QP is not ready": "目的 QP 尚未就绪",
-  "addresses do not match the QP's path": "地址与该 QP 的路径不符",
-  "Q_Key mismatch": "Q_Key 不匹配",
-};
+/** Why a packet was dropped (verbs/wc-reason.ts PacketDrop), in Chinese. */
+function zhDrop(d: PacketDrop): string {
+  switch (d.kind) {
+    case "fault":
+      return zhFault(d.fault);
+    case "link-down":
+      return "链路断开";
+    case "no-route":
+      return "没有到目的 GID 的路由";
+    case "no-device-with-ip":
+      return `没有设备拥有 GID ${d.ip}`;
+    case "tx-queue-full":
+      return `${d.link} 的发送队列已满`;
+    case "no-qp":
+      return `${d.device} 上没有 QP ${hex(d.qpn)}`;
+    case "qp-type":
+      return "QP 类型与操作码不符";
+    case "not-ready":
+      return "目的 QP 尚未就绪";
+    case "path":
+      return "地址与该 QP 的路径不符";
+    case "qkey":
+      return "Q_Key 不匹配";
+    case "no-group-member":
+      return `${d.device} 上没有 QP 加入该组`;
+    case "no-member-netdev":
+      return "没有网卡是该多播组的成员";
+    case "qdisc-purged":
+      return "随 netem qdisc 一起被清除";
+  }
+}
 
 /** A fault of the lab link (sim/faults.ts) in Chinese. */
 function zhFault(f: LinkFault): string {
@@ -432,7 +459,7 @@ function zhWcBody(r: WcReason): string {
     case "no-qp":
       return `${r.device} 丢弃了它的包：${r.device} 上没有 QP ${hex(r.qpn)}`;
     case "dropped": {
-      const what = r.fault ? zhFault(r.fault) : (ZH_DROP[r.drop] ?? r.drop);
+      const what = zhDrop(r.drop);
       return r.where === "send"
         ? `${r.device} 无法发送：${what}`
         : r.where === "wire"
@@ -613,6 +640,8 @@ const zh: Strings = {
   importFailed: (why) => `无法导入该记录：${why}`,
   qpStateMachine: "QP 状态机",
   diverged: "不一致",
+  dropReason: (d) => zhDrop(d),
+  droppedBecause: (why) => `已丢弃：${why}`,
   divergence: (d) => `模型预期 ${d.expected}；设备实际 ${d.actual}`,
   predicts: (errno) => `预测 ${errno}`,
   predictedError: (errno, reason) => `预测：${errno}${reason ? ` —— ${reason}` : ""}`,

@@ -146,6 +146,7 @@ function makePacketRow(p: PacketRecord): TimelineRow {
     len: p.len,
     ...(p.wr_id !== undefined && { wr_id: p.wr_id }),
     ...(p.dropped !== undefined && { dropped: p.dropped }),
+    ...(p.drop !== undefined && { drop: p.drop }),
     ...(packetClass(p) === "rnr" && p.aeth && { rnrTimer: p.aeth.syndrome & 0x1f }),
     detail: packetDetail(p),
   };

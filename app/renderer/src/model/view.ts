@@ -4,7 +4,7 @@
  */
 import type { QpQuery, Wc } from "../../../../verbs/types.js";
 import type { WcWhy } from "../../../session/explain-wc.js";
-import type { WcReason } from "../../../../verbs/wc-reason.js";
+import type { PacketDrop, WcReason } from "../../../../verbs/wc-reason.js";
 import type { VerbFailure } from "../../../../verbs/verb-failure.js";
 import type { Prediction, SessionNotice, SourceSite } from "../../../session/transcript.js";
 
@@ -251,8 +251,9 @@ export type TimelineRow =
       psn: number;
       len: number;
       wr_id?: number;
-      /** Why it was dropped, if it was. */
+      /** Why it was dropped, if it was: in English, and as data the UI words (i18n.ts dropReason). */
       dropped?: string;
+      drop?: PacketDrop;
       /** An RNR NAK's timer field (the responder's min_rnr_timer). */
       rnrTimer?: number;
       /** Every header field, for the tooltip. */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import * as c from "../../../../verbs/constants.js";
-import { wcReasonText, type WcReason } from "../../../../verbs/wc-reason.js";
+import { dropText, wcReasonText, type PacketDrop, type WcReason } from "../../../../verbs/wc-reason.js";
 import { cqRoundedUpText, lateRearmText, readBeforePollText } from "../../../session/notice-text.js";
 import type { SessionNotice } from "../../../session/transcript.js";
 import { STRINGS } from "../i18n.js";
@@ -42,20 +42,18 @@ const SAMPLES: { [K in WcReason["kind"]]: Extract<WcReason, { kind: K }> } & Rec
   "psn-behind": { kind: "psn-behind", qp: at, expected: 0x64, got: 0 },
   "psn-set-apart": { kind: "psn-set-apart", peer, sqPsn: 100, rqPsn: 0 },
   "no-qp": { kind: "no-qp", device: "rxe1", qpn: 0xabcde },
-  dropped: { kind: "dropped", device: "rxe1", where: "receive", drop: "destination QP is not ready" },
+  dropped: { kind: "dropped", device: "rxe1", where: "receive", drop: { kind: "not-ready" } },
   "dropped-wire": {
     kind: "dropped",
     device: "rxe1",
     where: "wire",
-    drop: "lost (netem loss 100% on veth0)",
-    fault: { kind: "loss", percent: 100, netdev: "veth0" },
+    drop: { kind: "fault", fault: { kind: "loss", percent: 100, netdev: "veth0" } },
   },
   "dropped-mtu": {
     kind: "dropped",
     device: "rxe1",
     where: "wire",
-    drop: "1120-byte packet above the MTU of veth1",
-    fault: { kind: "mtu", bytes: 1120, netdev: "veth1" },
+    drop: { kind: "fault", fault: { kind: "mtu", bytes: 1120, netdev: "veth1" } },
   },
   "dest-qp-unknown": { kind: "dest-qp-unknown", qpn: 99, others: [17, 18] },
   "peer-not-ready": { kind: "peer-not-ready", peer, state: c.IBV_QPS_INIT },
@@ -88,6 +86,34 @@ describe("completion reasons in Chinese", () => {
     const old = "rkey 0 names no MR" as unknown as WcReason;
     expect(zh.wcReason(old)).toBe("rkey 0 names no MR");
     expect(wcReasonText(old)).toBe("rkey 0 names no MR");
+  });
+});
+
+/** One of each kind of drop (the Packets tab's "✗ dropped: …" and a "dropped" reason's tail). */
+const DROPS: Record<PacketDrop["kind"], PacketDrop> = {
+  fault: { kind: "fault", fault: { kind: "psn-dropped", psn: 0x65, netdev: "veth1" } },
+  "link-down": { kind: "link-down" },
+  "no-route": { kind: "no-route" },
+  "no-device-with-ip": { kind: "no-device-with-ip", ip: "10.77.0.9" },
+  "tx-queue-full": { kind: "tx-queue-full", link: "rxe0→rxe1" },
+  "no-qp": { kind: "no-qp", qpn: 0x99, device: "rxe1" },
+  "qp-type": { kind: "qp-type" },
+  "not-ready": { kind: "not-ready" },
+  path: { kind: "path" },
+  qkey: { kind: "qkey" },
+  "no-group-member": { kind: "no-group-member", device: "rxe1" },
+  "no-member-netdev": { kind: "no-member-netdev" },
+  "qdisc-purged": { kind: "qdisc-purged" },
+};
+
+describe("drop reasons in Chinese", () => {
+  it.each(Object.values(DROPS).map((d) => [d.kind, d] as const))("%s", (_kind, d) => {
+    const text = zh.dropReason(d);
+    expect(text).toMatch(/[\u4e00-\u9fff]/);
+    expect(prose(text)).not.toMatch(ENGLISH);
+    for (const n of numbers(dropText(d))) expect(text).toContain(n);
+    expect(STRINGS.en.dropReason(d)).toBe(dropText(d));
+    expect(zh.droppedBecause(text)).toMatch(/^已丢弃：/);
   });
 });
 

@@ -76,7 +76,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
           <span className="pt-label" style={{ left: `${lo + width / 2}%` }}>
             <b>{r.label}</b> <span className="pt-dim">psn</span> {hex(r.psn)}
             {r.len > 0 && <span className="pt-dim"> · {r.len} B</span>}
-            {r.dropped && <b> ✗ dropped: {r.dropped}</b>}
+            {r.dropped && <b> ✗ {t.droppedBecause((r.drop && t.dropReason(r.drop)) || r.dropped)}</b>}
           </span>
         </div>
       </div>
