@@ -184,6 +184,16 @@ describe("a failed goal says which constraint failed and what was seen", () => {
     expect(detail({ kind: "qp_state", qp: 1, state: "IBV_QPS_ERR" }, twins)).toBe(
       "QP #1 (0x11) is IBV_QPS_RTS, expected IBV_QPS_ERR",
     );
+    // Known on which device each lives, they are named as the panes name them: with the device.
+    const placed = run({
+      qps: [
+        { ...q0, variable: "qp", device: "rxe0" },
+        { ...q0, qp_num: 0x11, attr: q1.attr, variable: "qp", device: "rxe1" },
+      ],
+    });
+    expect(detail({ kind: "qp_state", qp: 1, state: "IBV_QPS_ERR" }, placed)).toBe(
+      "QP #1: qp (QP 0x11, rxe1) is IBV_QPS_RTS, expected IBV_QPS_ERR",
+    );
     // The goal labels too, once a run is judged: which of the learner's QPs each goal looks at.
     const wc = { kind: "wc", qp: 1, status: "IBV_WC_SUCCESS" } as const;
     const state = { kind: "qp_state", qp: 0, state: "IBV_QPS_RTS" } as const;

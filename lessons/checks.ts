@@ -28,7 +28,7 @@ export interface RunRecord {
    * The QPs the program created, in creation order, with `ibv_query_qp` as of the end of the run
    * and the variable the program assigned each to, where its line says.
    */
-  qps: { qp_num: number; attr?: QpAttr; variable?: string }[];
+  qps: { qp_num: number; attr?: QpAttr; variable?: string; device?: string }[];
   /**
    * The MRs the program registered, in order, with the bytes it last read from each
    * (`mr.read()`), by offset, and the variable the program assigned each to, where its line says.
@@ -256,8 +256,13 @@ function qpLabel(run: RunRecord, i: number): string {
 function learnerQpName(run: RunRecord, i: number): string | undefined {
   const qp = run.qps[i];
   if (qp?.variable === undefined) return undefined;
-  const unique = run.qps.filter((o) => o.variable === qp.variable && o.qp_num === qp.qp_num).length === 1;
-  return unique ? qpName(qp.qp_num, qp.variable) : undefined;
+  // As the panes name it: with its device where a QP on another device has its number.
+  const shared = run.qps.some((o) => o.qp_num === qp.qp_num && o.device !== qp.device);
+  const device = shared ? qp.device : undefined;
+  const unique =
+    run.qps.filter((o) => o.variable === qp.variable && o.qp_num === qp.qp_num && (!device || o.device === device))
+      .length === 1;
+  return unique ? qpName(qp.qp_num, qp.variable, device) : undefined;
 }
 
 /** An MR in a failure: "MR #1: dst" where the learner's name is one MR's, else "MR #1". */

@@ -52,3 +52,18 @@ it("a completion belongs to the rdma_create_qp QP whose CQ it came from, when tw
   const run = recordFromTranscript(s.events());
   expect(run.wcs.map((w) => [w.wr_id, w.qp_index])).toEqual([[1, 1]]);
 });
+
+it("records the device each QP lives on, so two devices' QP 0x11 are told apart", async () => {
+  const s = createSession({ backend: createSimBackend({ seed: 1 }) });
+  for (const dev of ["rxe0", "rxe1"]) {
+    const ctx = await s.verbs.openDevice(dev);
+    const pd = await ctx.allocPd();
+    const cq = await ctx.createCq(8);
+    const cap = { max_send_wr: 2, max_recv_wr: 2, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+    await pd.createQp({ send_cq: cq, recv_cq: cq, qp_type: IBV_QPT_UD, cap });
+  }
+  expect(recordFromTranscript(s.events()).qps.map(({ qp_num, device }) => ({ qp_num, device }))).toEqual([
+    { qp_num: 0x11, device: "rxe0" },
+    { qp_num: 0x11, device: "rxe1" },
+  ]);
+});

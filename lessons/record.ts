@@ -33,6 +33,7 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
   const qpIndex = new Map<number, number>(); // handle → index in record.qps
   const mrIndex = new Map<number, number>();
   const deviceOfContext = new Map<number, string>();
+  const contextOfPd = new Map<number, number>();
   const qpCqs: (number | undefined)[][] = []; // per QP index: its send and recv CQ handles
 
   for (const e of events) {
@@ -61,11 +62,19 @@ export function recordFromTranscript(events: readonly TranscriptEvent[]): RunRec
       const driver = (plain(ctxRef.props?.device) as { driver?: unknown } | undefined)?.driver;
       if (typeof driver === "string") (record.drivers ??= {})[e.args[0]] = driver;
     }
+    const pdRef = e.target.type === "context" ? createdOf(e, "pd") : undefined;
+    if (pdRef) contextOfPd.set(pdRef.$handle, e.target.$handle);
     const qpRef = createdOf(e, "qp");
     if (qpRef) {
       qpIndex.set(qpRef.$handle, record.qps.length);
       const variable = e.source?.variable;
-      record.qps.push({ qp_num: Number(plain(qpRef.props?.qp_num) ?? -1), ...(variable && { variable }) });
+      const pd = e.target.type === "pd" ? e.target.$handle : (e.args[0] as Ref | null)?.$handle;
+      const device = deviceOfContext.get(contextOfPd.get(pd ?? -1) ?? -1);
+      record.qps.push({
+        qp_num: Number(plain(qpRef.props?.qp_num) ?? -1),
+        ...(variable && { variable }),
+        ...(device && { device }),
+      });
       // pd.createQp(init), or cmId.createQp(pd, init) (rdma_create_qp).
       const init = e.args[e.target.type === "cmId" ? 1 : 0] as { send_cq?: Ref; recv_cq?: Ref } | null;
       qpCqs.push([init?.send_cq?.$handle, init?.recv_cq?.$handle]);
