@@ -81,6 +81,54 @@ const RNR_PROGRAM = `${BRING_UP}  // No RECV posted yet: the SEND meets an RNR N
 }
 `;
 
+/** One RC QP on each device (both get QP number 0x11), a SEND from rxe0's to rxe1's. */
+const TWO_DEVICES = `import {
+  IBV_QPT_RC, IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS, IBV_MTU_1024,
+  IBV_QP_STATE, IBV_QP_PKEY_INDEX, IBV_QP_PORT, IBV_QP_ACCESS_FLAGS,
+  IBV_QP_AV, IBV_QP_PATH_MTU, IBV_QP_DEST_QPN, IBV_QP_RQ_PSN, IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MIN_RNR_TIMER,
+  IBV_QP_TIMEOUT, IBV_QP_RETRY_CNT, IBV_QP_RNR_RETRY, IBV_QP_SQ_PSN, IBV_QP_MAX_QP_RD_ATOMIC,
+  IBV_ACCESS_LOCAL_WRITE, IBV_WR_SEND, IBV_SEND_SIGNALED,
+  type Verbs,
+} from "verbslab";
+
+export default async function main(verbs: Verbs) {
+  const ends = [];
+  for (const dev of ["rxe0", "rxe1"]) {
+    const ctx = await verbs.openDevice(dev);
+    const pd = await ctx.allocPd();
+    const cq = await ctx.createCq(8);
+    const mr = await pd.regMr(4096, IBV_ACCESS_LOCAL_WRITE);
+    const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+    const qp = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+    ends.push({ cq, mr, qp, gid: await ctx.queryGid(1, 1) });
+  }
+  const [a, b] = ends;
+  for (const [me, peer] of [[a, b], [b, a]] as const) {
+    await me.qp.modify(
+      { qp_state: IBV_QPS_INIT, pkey_index: 0, port_num: 1, qp_access_flags: 0 },
+      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+    );
+    await me.qp.modify(
+      {
+        qp_state: IBV_QPS_RTR, path_mtu: IBV_MTU_1024, dest_qp_num: peer.qp.qp_num, rq_psn: 0,
+        max_dest_rd_atomic: 1, min_rnr_timer: 12,
+        ah_attr: { is_global: 1, port_num: 1, grh: { dgid: peer.gid, sgid_index: 1, hop_limit: 1 } },
+      },
+      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+        IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+    );
+    await me.qp.modify(
+      { qp_state: IBV_QPS_RTS, timeout: 14, retry_cnt: 7, rnr_retry: 7, sq_psn: 0, max_rd_atomic: 1 },
+      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
+    );
+  }
+  await b.qp.postRecv({ wr_id: 2, sg_list: [b.mr.sge(0, 64)] });
+  await a.qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [a.mr.sge(0, 64)] });
+  await a.cq.pollWait(1, 100);
+  await b.cq.pollWait(1, 100);
+}
+`;
+
 describe.skipIf(!hasChromium)("the packet timeline in Chromium (web mode, simulator)", () => {
   let lab: Lab;
   let browser: Browser;
@@ -173,6 +221,37 @@ describe.skipIf(!hasChromium)("the packet timeline in Chromium (web mode, simula
     expect(await page.locator(".pt-row.pt-rnr").count()).toBe(1);
     await page.locator(".pt-row[data-kind=cqe]").last().scrollIntoViewIfNeeded();
     await screenshotOf(page, ".inspector-tabs", "packets-rnr");
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it("gives rxe0's and rxe1's QP 0x11 a lane each, and a packet crosses from one to the other", async () => {
+    await page.click("[data-tab=packets]");
+    await setEditorCode(page, TWO_DEVICES);
+    await runAndWait(page);
+    await page.waitForSelector(".pt-row[data-kind=cqe]", { timeout: 30_000 });
+    // Both QPs are 0x11 and both the program's "qp": each name says its device.
+    expect(await page.locator(".pt-head .pt-lane-name").allTextContents()).toEqual([
+      "qp (QP 0x11, rxe0) rxe0",
+      "qp (QP 0x11, rxe1) rxe1",
+    ]);
+    // The SEND's arrow spans the track from the left lane to the right one, the ACK's back.
+    const span = (sel: string) =>
+      page
+        .locator(sel)
+        .first()
+        .locator(".pt-arrow")
+        .evaluate((el) => ({
+          left: parseFloat((el as HTMLElement).style.left),
+          width: parseFloat((el as HTMLElement).style.width),
+          right: el.classList.contains("pt-right"),
+        }));
+    expect(await span(".pt-row.pt-request")).toEqual({ left: 10, width: 80, right: true });
+    expect(await span(".pt-row.pt-ack")).toEqual({ left: 10, width: 80, right: false });
+    // The SEND takes the wire's time to cross: the clock moved for that, not for a retransmission.
+    const waits = await page.locator(".pt-row[data-kind=wait]").allTextContents();
+    expect(waits[0]).toMatch(/^clock \+[\d.]+ ms: in flight: the packets above took this long to cross the wire$/);
+    expect(waits.join(" ")).not.toMatch(/retransmit/);
+    await screenshotOf(page, ".inspector-tabs", "packets-two-devices");
     expect(errors).toEqual([]);
   }, 180_000);
 });

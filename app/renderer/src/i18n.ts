@@ -262,6 +262,7 @@ const en = {
   waitRnr: "the RNR timer ran out, the requester sends again",
   waitRetransmit: "no ACK in time, the requester retransmits",
   waitProgram: "the program waited (sleep, pollWait)",
+  waitWire: "in flight: the packets above took this long to cross the wire",
   clock: (ms: number) => `clock +${ms} ms:`,
   gap: (n: number) => `⋯ ${n} packets not shown (the middle of a long message) ⋯`,
   legend: {
@@ -718,6 +719,7 @@ const zh: Strings = {
   waitRnr: "RNR 定时器到期，请求方重新发送",
   waitRetransmit: "未及时收到 ACK，请求方重传",
   waitProgram: "程序在等待（sleep、pollWait）",
+  waitWire: "在途：上面的包用了这么久才穿过线路",
   clock: (ms) => `时钟 +${ms} ms：`,
   gap: (n) => `⋯ 有 ${n} 个数据包未显示（长消息的中间部分）⋯`,
   legend: {

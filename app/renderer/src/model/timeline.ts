@@ -234,6 +234,8 @@ export function buildTimeline({
   let prevT: number | undefined;
   let lastPacket: PacketClass | undefined;
   let lastRnr: { timer: number; t: number } | undefined;
+  // Request PSNs sent so far, per sending lane: one sent again is a retry.
+  const sentPsns = new Set<string>();
   for (const r of rows) {
     if (r.kind === "packet") {
       const seq = Number(r.key.slice(1));
@@ -243,8 +245,11 @@ export function buildTimeline({
     }
     if ("t" in r) {
       if (prevT !== undefined && r.t - prevT >= WAIT_MS) {
-        // A packet right after the clock moved was sent by a timer: after an RNR NAK, the RNR wait; else the ACK timeout.
-        const why = r.kind !== "packet" ? "program" : lastPacket === "rnr" ? "rnr" : "retransmit";
+        // A request sent again right after the clock moved was sent by a timer: after an RNR NAK,
+        // the RNR wait; else the ACK timeout. Any other packet then is one the wire's time let
+        // through (an ACK for a request that crossed, the next message's first packet).
+        const again = r.kind === "packet" && r.klass === "request" && sentPsns.has(`${r.from}#${r.psn}`);
+        const why = r.kind !== "packet" ? "program" : !again ? "wire" : lastPacket === "rnr" ? "rnr" : "retransmit";
         out.push({
           kind: "wait",
           key: `t${r.key}`,
@@ -259,6 +264,7 @@ export function buildTimeline({
     }
     if (r.kind === "packet") {
       lastPacket = r.klass;
+      if (r.klass === "request") sentPsns.add(`${r.from}#${r.psn}`);
       if (r.rnrTimer !== undefined) lastRnr = { timer: r.rnrTimer, t: r.t };
     }
     out.push(r);

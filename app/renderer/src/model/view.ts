@@ -284,7 +284,7 @@ export type TimelineRow =
       t: number;
       ms: number;
       /** Why time passed: an RNR wait, an ACK timeout (both resend), or the program waiting. */
-      why: "rnr" | "retransmit" | "program";
+      why: "rnr" | "retransmit" | "program" | "wire";
       /** For an RNR wait: the timer the NAK asked for, and how long after the NAK the retry went. */
       rnrTimer?: number;
       sinceNakMs?: number;

@@ -20,6 +20,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
     rnr: t.waitRnr,
     retransmit: t.waitRetransmit,
     program: t.waitProgram,
+    wire: t.waitWire,
   };
   // A live log: new rows scroll into view (the tab's body is the scroller).
   const end = useRef<HTMLDivElement>(null);
