@@ -204,19 +204,24 @@ export function createSession(options: SessionOptions): Session {
    */
   function adoptContext(ctx: Context): void {
     if (registry.handleOf(ctx) !== undefined) return;
-    register(ctx, "context");
+    adopt(ctx, "context");
     watch.opened(ctx);
   }
   function adoptQp(qp: Qp): void {
     adoptContext(qp.pd.context);
-    if (registry.handleOf(qp.pd) === undefined) register(qp.pd as Pd, "pd");
-    if (registry.handleOf(qp) === undefined) register(qp, "qp");
+    if (registry.handleOf(qp.pd) === undefined) adopt(qp.pd as Pd, "pd");
+    if (registry.handleOf(qp) === undefined) adopt(qp, "qp");
   }
   function adoptId(id: CmId | undefined): void {
     if (!id) return;
     if (id.verbs) adoptContext(id.verbs);
     if (id.qp) adoptQp(id.qp);
-    if (registry.handleOf(id) === undefined) register(id, "cmId");
+    if (registry.handleOf(id) === undefined) adopt(id, "cmId");
+  }
+  /** What the current call adopted, with their props (the event's `adopted`: the UI learns a device's GIDs from them). */
+  let adopted: Ref[] = [];
+  function adopt(obj: object, type: HandleType): void {
+    adopted.push(register(obj, type));
   }
 
   function safeQuery(qp: Qp): QpAttr | null {
@@ -426,13 +431,14 @@ export function createSession(options: SessionOptions): Session {
     const clockAdvance = Math.round((nowMs() - clock) * 1000) / 1000;
 
     const created: Ref[] = [];
+    adopted = [];
     if (!failed && spec.creates === "cmEvent" && result) {
       adoptId((result as CmEvent).id);
       adoptId((result as CmEvent).listen_id);
     }
     if (!failed && spec.creates === "qp" && result) adoptContext((result as Qp).pd.context);
     if (!failed && spec.creates === "qp" && result && registry.handleOf((result as Qp).pd) === undefined)
-      register((result as Qp).pd as Pd, "pd");
+      adopt((result as Qp).pd as Pd, "pd");
     // A destroyed id has nothing left to adopt (and on native its fields can no longer be read).
     if (entry.type === "cmId" && !(spec.destroys && !failed)) adoptId(entry.obj as CmId);
     if (!failed && spec.creates && result && typeof result === "object") {
@@ -444,6 +450,8 @@ export function createSession(options: SessionOptions): Session {
       forget(entry);
     }
     for (const t of cmMade) adoptQp(t.qp);
+    const adoptedNow = adopted;
+    adopted = [];
     if (!failed && cmQpBefore) {
       // rdma_destroy_qp destroyed the id's QP, not the id.
       const qpEntry = registry.get(registry.handleOf(cmQpBefore) ?? NaN);
@@ -520,6 +528,7 @@ export function createSession(options: SessionOptions): Session {
       ...(!failed && { result: encodeValue(result, toRef, EVENT_BYTES_MAX) }),
       ...(failed && { error: errorToData(error) }),
       ...(created.length && { created }),
+      ...(adoptedNow.length && { adopted: adoptedNow }),
       ...(prediction && { prediction }),
       ...(check && { check }),
       ...(source && { source }),

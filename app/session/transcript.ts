@@ -179,6 +179,11 @@ export interface VerbEvent {
   error?: ErrorData;
   /** Objects the call created (their handles), so replays and exports can name them. */
   created?: Ref[];
+  /**
+   * Objects librdmacm made or handed out during the call without a verb of their own (an id's
+   * context and PD, a CONNECT_REQUEST's new id), with their props: what the UI knows them by.
+   */
+  adopted?: Ref[];
   prediction?: Prediction;
   check?: Check;
   /** The line of the learner's program that made the call, when the runner could tell. */
@@ -408,8 +413,8 @@ export function validateLine(o: unknown, line: number): TranscriptLine {
         if (typeof e?.name !== "string" || typeof e.message !== "string")
           throw new TranscriptError(line, "expected { name, message, … }", "error");
       }
-      if (j.created !== undefined && !Array.isArray(j.created))
-        throw new TranscriptError(line, "expected an array of refs", "created");
+      for (const k of ["created", "adopted"] as const)
+        if (j[k] !== undefined && !Array.isArray(j[k])) throw new TranscriptError(line, "expected an array of refs", k);
       return j as unknown as VerbEvent;
     }
     case "log":

@@ -14,6 +14,7 @@ import {
   IBV_WR_SEND,
 } from "../../../../verbs/constants.js";
 import { goodModify } from "../../../../state-machines/qp-paths.js";
+import { RDMA_PS_TCP } from "../../../../verbs/cm.js";
 import { buildView, createViewBuilder, describeCall, retireSend } from "./reduce.js";
 import { loopback, record } from "./traffic.test-util.js";
 
@@ -154,5 +155,22 @@ describe("describeCall", () => {
       "256 bytes, access LOCAL_WRITE | REMOTE_WRITE",
     );
     expect(describeCall("regMr", [64, 0])).toBe("64 bytes, access 0");
+  });
+});
+
+describe("objects librdmacm hands out", () => {
+  it("an id's context is known with its device and GIDs (the Connection tab's GID row reads them)", async () => {
+    const { session } = await record(async (verbs) => {
+      const ch = await verbs.cm.createEventChannel();
+      const id = await ch.createId(RDMA_PS_TCP);
+      await id.resolveAddr({ addr: "10.77.0.1", port: 0 }, { addr: "10.77.0.2", port: 7000 }, 100);
+      await (await ch.getEvent(100))!.ack();
+      await id.verbs!.allocPd();
+    });
+    const view = buildView({ events: session.events() });
+    expect(view.devices.map((d) => [d.name, d.ports[0]!.gids.find((g) => g.index === 1)?.gid])).toEqual([
+      ["rxe0", "::ffff:10.77.0.1"],
+    ]);
+    expect(view.pds.map((p) => p.device)).toEqual(["rxe0"]);
   });
 });

@@ -331,6 +331,7 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
       ...(variable && { variable }),
     });
   };
+  for (const r of e.adopted ?? []) if (!f.objs.has(r.$handle)) adopt(r);
   for (const r of e.created ?? []) {
     adopt(r, e.created!.length === 1 ? e.source?.variable : undefined);
     // A CONNECT_REQUEST carries a new id no call created (the child): it is named from here on.
