@@ -2,21 +2,15 @@ import { describe, expect, it } from "vitest";
 import {
   IBV_ACCESS_LOCAL_WRITE,
   IBV_ACCESS_REMOTE_WRITE,
-  IBV_QPS_INIT,
-  IBV_QPS_RESET,
-  IBV_QPS_RTR,
-  IBV_QPS_RTS,
-  IBV_QPT_RC,
   IBV_SEND_SIGNALED,
   IBV_WC_REM_ACCESS_ERR,
   IBV_WC_SUCCESS,
   IBV_WR_RDMA_WRITE,
   IBV_WR_SEND,
 } from "../../../../verbs/constants.js";
-import { goodModify } from "../../../../state-machines/qp-paths.js";
 import { RDMA_PS_TCP } from "../../../../verbs/cm.js";
 import { buildView, createViewBuilder, describeCall, retireSend } from "./reduce.js";
-import { loopback, record } from "./traffic.test-util.js";
+import { loopback, record, twoDevices } from "./traffic.test-util.js";
 
 describe("SQ/RQ occupancy", () => {
   it("keeps unsignaled sends on the SQ until a later signaled completion retires them", async () => {
@@ -104,36 +98,14 @@ describe("ViewBuilder.pausedBefore", () => {
 describe("two devices whose QPs share a number", () => {
   it("a failed completion polled on rxe0 marks rxe0's QP, not rxe1's QP of the same number", async () => {
     const { session } = await record(async (verbs) => {
-      const end = async (dev: string) => {
-        const ctx = await verbs.openDevice(dev);
-        const pd = await ctx.allocPd();
-        const cq = await ctx.createCq(8);
-        const mr = await pd.regMr(256, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-        const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
-        const qp = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
-        return { cq, mr, qp, gid: await ctx.queryGid(1, 0) };
-      };
-      const a = await end("rxe0");
-      const b = await end("rxe1");
+      const { a, b } = await twoDevices(verbs);
       expect(a.qp.qp_num).toBe(b.qp.qp_num);
-      for (const [me, peer] of [
-        [a, b],
-        [b, a],
-      ] as const)
-        for (const [from, to] of [
-          [IBV_QPS_RESET, IBV_QPS_INIT],
-          [IBV_QPS_INIT, IBV_QPS_RTR],
-          [IBV_QPS_RTR, IBV_QPS_RTS],
-        ] as const) {
-          const m = goodModify(IBV_QPT_RC, from, to, { dgid: peer.gid, dest_qp_num: peer.qp.qp_num })!;
-          await me.qp.modify(m.attr, m.mask);
-        }
       await a.qp.postSend({
         wr_id: 7,
         opcode: IBV_WR_RDMA_WRITE,
         send_flags: IBV_SEND_SIGNALED,
         sg_list: [a.mr.sge(0, 8)],
-        rdma: { remote_addr: b.mr.addr + 252, rkey: b.mr.rkey },
+        rdma: { remote_addr: b.mr.addr + 4092, rkey: b.mr.rkey },
       });
       const [wc] = await a.cq.pollWait(1, 1000);
       expect(wc!.status).toBe(IBV_WC_REM_ACCESS_ERR);

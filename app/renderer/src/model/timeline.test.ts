@@ -1,24 +1,11 @@
 import { describe, expect, it } from "vitest";
-import {
-  IBV_ACCESS_LOCAL_WRITE,
-  IBV_ACCESS_REMOTE_WRITE,
-  IBV_QPS_INIT,
-  IBV_QPS_RESET,
-  IBV_QPS_RTR,
-  IBV_QPS_RTS,
-  IBV_QPT_RC,
-  IBV_SEND_SIGNALED,
-  IBV_WC_SUCCESS,
-  IBV_WR_RDMA_WRITE,
-  IBV_WR_SEND,
-} from "../../../../verbs/constants.js";
-import { goodModify } from "../../../../state-machines/qp-paths.js";
+import { IBV_SEND_SIGNALED, IBV_WC_SUCCESS, IBV_WR_RDMA_WRITE, IBV_WR_SEND } from "../../../../verbs/constants.js";
 import type { PacketRecord, StateSnapshot } from "../../../bridge/contract.js";
 import { packetRecord } from "../../../bridge/snapshot-deltas.js";
 import type { Verbs } from "../../../session/verbs-api.js";
 import { buildView } from "./reduce.js";
 import { buildTimeline, packetClass, packetLabel } from "./timeline.js";
-import { loopback, record } from "./traffic.test-util.js";
+import { loopback, record, twoDevices } from "./traffic.test-util.js";
 import type { TimelineRow } from "./view.js";
 
 /** Records `program` and tags each packet with the event it happened during, as the backend service does. */
@@ -103,29 +90,7 @@ describe("the packet timeline", () => {
 
   it("gives rxe0's and rxe1's QP 0x11 a lane each: a WRITE between them crosses from one to the other", async () => {
     const { events, snapshot } = await traffic(async (verbs) => {
-      const end = async (dev: string) => {
-        const ctx = await verbs.openDevice(dev);
-        const pd = await ctx.allocPd();
-        const cq = await ctx.createCq(8);
-        const mr = await pd.regMr(4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-        const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
-        const qp = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
-        return { cq, mr, qp, gid: await ctx.queryGid(1, 0) };
-      };
-      const a = await end("rxe0");
-      const b = await end("rxe1");
-      for (const [me, peer] of [
-        [a, b],
-        [b, a],
-      ] as const)
-        for (const [from, to] of [
-          [IBV_QPS_RESET, IBV_QPS_INIT],
-          [IBV_QPS_INIT, IBV_QPS_RTR],
-          [IBV_QPS_RTR, IBV_QPS_RTS],
-        ] as const) {
-          const m = goodModify(IBV_QPT_RC, from, to, { dgid: peer.gid, dest_qp_num: peer.qp.qp_num })!;
-          await me.qp.modify(m.attr, m.mask);
-        }
+      const { a, b } = await twoDevices(verbs);
       await a.qp.postSend({
         wr_id: 1,
         opcode: IBV_WR_RDMA_WRITE,

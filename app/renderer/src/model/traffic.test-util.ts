@@ -40,6 +40,37 @@ export async function loopback(verbs: Verbs, cap = { max_send_wr: 8, max_recv_wr
   return { ctx, pd, cq, mr, a, b };
 }
 
+/**
+ * One RC QP on rxe0 and one on rxe1, connected to each other: both get QP number 0x11 (each
+ * device numbers its own). Each end has its CQ and a 4 KiB MR with remote write.
+ */
+export async function twoDevices(verbs: Verbs) {
+  const end = async (dev: string) => {
+    const ctx = await verbs.openDevice(dev);
+    const pd = await ctx.allocPd();
+    const cq = await ctx.createCq(8);
+    const mr = await pd.regMr(4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    const cap = { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
+    const qp = await pd.createQp({ send_cq: cq, recv_cq: cq, cap, qp_type: IBV_QPT_RC });
+    return { cq, mr, qp, gid: await ctx.queryGid(1, 0) };
+  };
+  const a = await end("rxe0");
+  const b = await end("rxe1");
+  for (const [me, peer] of [
+    [a, b],
+    [b, a],
+  ] as const)
+    for (const [from, to] of [
+      [IBV_QPS_RESET, IBV_QPS_INIT],
+      [IBV_QPS_INIT, IBV_QPS_RTR],
+      [IBV_QPS_RTR, IBV_QPS_RTS],
+    ] as const) {
+      const m = goodModify(IBV_QPT_RC, from, to, { dgid: peer.gid, dest_qp_num: peer.qp.qp_num })!;
+      await me.qp.modify(m.attr, m.mask);
+    }
+  return { a, b };
+}
+
 /** Runs `program` in a fresh session on a fresh simulator; returns both. */
 export async function record(
   program: (verbs: Verbs, session: Session, sim: SimBackend) => Promise<void>,
