@@ -99,7 +99,8 @@ describe.skipIf(!hasChromium)("the CM pane (web mode, simulator)", () => {
     );
     await page.click("[data-tab=cm]");
     expect(await page.locator(".cm-row.call", { hasText: "rdma_accept" }).textContent()).toMatch(
-      /sqp \(QP 0x\w+\): INIT → RTR → RTS by librdmacm/,
+      // Both ends are QP 0x11 (one on each device): the name says which.
+      /sqp \(QP 0x11, rxe1\): INIT → RTR → RTS by librdmacm/,
     );
     // The diagram: the focused QP's bring-up, every edge made by librdmacm, with who made it.
     const edges = await page.$$eval(".qp-diagram path.edge.cm", (ps) =>
