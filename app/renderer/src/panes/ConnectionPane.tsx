@@ -65,6 +65,7 @@ export function ConnectionPane({ qps, devices, mrs }: ConnectionPaneProps) {
                         <td
                           key={s}
                           className={`value${m ? " mismatch" : ""}`}
+                          data-field={r.key}
                           title={m ? t.expected(m.expected) : undefined}
                         >
                           {r.show(c[s][r.key])}

@@ -14,6 +14,10 @@ export interface QpDiagramProps {
 const label = (qp: QpView) => qp.name;
 /** A chip's width for its text (SVG text is not measured before layout). */
 const chipWidth = (qp: QpView) => Math.max(36, 6.2 * label(qp).length + 8);
+/** The diagram's viewBox width: the RTS node and its chips end inside it. */
+const VIEW_W = 510;
+/** A chip starts under its state's left edge, moved left as far as it must to stay inside the diagram. */
+const chipX = (nodeX: number, qp: QpView) => Math.min(nodeX - NODE_W / 2, VIEW_W - 2 - chipWidth(qp));
 
 /** The tooltip of an edge librdmacm took: who made the move, in which call or event. */
 function CmTitle({ move }: { move: CmQpMove }) {
@@ -50,7 +54,7 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
       ...qps.map((q) => (q.lastTransition?.from === from && q.lastTransition.to === to ? q.lastTransition.seq : 0)),
     );
   return (
-    <svg className="qp-diagram" viewBox="0 0 510 200" role="img" aria-label="QP state diagram">
+    <svg className="qp-diagram" viewBox={`0 0 ${VIEW_W} 200`} role="img" aria-label="QP state diagram">
       <defs>
         <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto">
           <path d="M0,0 L10,5 L0,10 z" fill="#9aa4b5" />
@@ -130,7 +134,7 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
               <g
                 key={q.handle}
                 className={q.failure ? "chip failed" : "chip"}
-                transform={`translate(${n.x - NODE_W / 2}, ${n.y + NODE_H / 2 + 3 + i * 15})`}
+                transform={`translate(${chipX(n.x, q)}, ${n.y + NODE_H / 2 + 3 + i * 15})`}
                 {...(q.failure && { "data-failed": wcStatusName(q.failure.status) })}
               >
                 {q.failure && <FailureTitle failure={q.failure} />}
