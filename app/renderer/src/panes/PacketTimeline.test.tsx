@@ -93,4 +93,39 @@ describe("PacketTimeline", () => {
     expect(native).toContain("Packets are not observable on the native backend");
     expect(native).not.toContain("No traffic yet");
   });
+
+  it("says why a packet was dropped on a line of its own, and a name with its device says it once", () => {
+    const two: TimelineView = {
+      observable: true,
+      lanes: [
+        { key: "rxe0/17", qp_num: 17, handle: "qp0", name: "qp (QP 0x11, rxe0)", device: "rxe0" },
+        { key: "rxe1/17", qp_num: 17, handle: "qp1", name: "peer (QP 0x11)", device: "rxe1" },
+      ],
+      hiddenRows: 0,
+      earlierPackets: 0,
+      rows: [
+        {
+          kind: "packet",
+          key: "p0",
+          t: 0,
+          from: "rxe0/17",
+          to: "rxe1/17",
+          opcode: "SEND_ONLY",
+          label: "SEND_ONLY",
+          klass: "request",
+          psn: 0,
+          len: 8,
+          detail: "…",
+          dropped: "link down",
+          drop: { kind: "link-down" },
+        },
+      ],
+    };
+    const s = renderToStaticMarkup(<PacketTimeline packets={two} />);
+    expect(s).toMatch(/data-kind="packet".*<b>SEND_ONLY<\/b>/);
+    expect(s).toMatch(/data-kind="drop-why">✗ dropped: [^<]+<\/div>/);
+    expect(s).not.toMatch(/data-kind="packet"[^]*dropped:[^]*data-kind="drop-why"/);
+    expect(s).toContain("<b>qp (QP 0x11, rxe0)</b></span>");
+    expect(s).toContain('<b>peer (QP 0x11)</b><span class="pt-dim"> rxe1</span>');
+  });
 });

@@ -69,7 +69,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
     const width = Math.max(Math.abs(b - a), 4);
     const dir = b >= a ? "pt-right" : "pt-left";
     const klass = r.dropped ? "dropped" : r.klass;
-    return (
+    const row = (
       <div key={r.key} className={`pt-row pt-packet pt-${klass}`} data-kind="packet" title={r.detail}>
         <span className="pt-t">{time(r.t)}</span>
         <div className="pt-cell">
@@ -77,11 +77,19 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
           <span className="pt-label" style={{ left: `${lo + width / 2}%` }}>
             <b>{r.label}</b> <span className="pt-dim">psn</span> {hex(r.psn)}
             {r.len > 0 && <span className="pt-dim"> · {r.len} B</span>}
-            {r.dropped && <b> ✗ {t.droppedBecause((r.drop && t.dropReason(r.drop)) || r.dropped)}</b>}
           </span>
         </div>
       </div>
     );
+    if (!r.dropped) return row;
+    // Why it was dropped gets a line of its own that wraps: beside the packet's label it ran
+    // off the pane ("UDP 4791 blocked (nftables input rule on veth1's host)").
+    return [
+      row,
+      <div key={`${r.key}-why`} className="pt-row pt-drop-why" data-kind="drop-why">
+        ✗ {t.droppedBecause((r.drop && t.dropReason(r.drop)) || r.dropped)}
+      </div>,
+    ];
   };
 
   const cqe = (r: Of<"cqe">) => (
@@ -118,7 +126,8 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
               {tl.lanes.map((l) => (
                 <span key={l.key} className="pt-lane-name" style={pill(l.key)}>
                   <b>{l.name ?? qpName(l.qp_num)}</b>
-                  {l.device && <span className="pt-dim"> {l.device}</span>}
+                  {/* A name that carries its device (QP numbers repeat across devices) says it once. */}
+                  {l.device && !l.name?.includes(l.device) && <span className="pt-dim"> {l.device}</span>}
                 </span>
               ))}
             </div>
