@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { TranscriptRow } from "../model/view.js";
 import { TranscriptPane } from "./TranscriptPane.js";
-import { CHUNK_PX_GUESS, chunksInView, INITIAL_CHUNKS } from "./TranscriptWindow.js";
+import { CHUNK_PX_GUESS, chunksInView, INITIAL_CHUNKS, ROWS_PER_CHUNK } from "./TranscriptWindow.js";
 
 const row = (seq: number): TranscriptRow => ({ seq, verb: "ibv_poll_cq", detail: `n ${seq}`, outcome: "ok" });
 
@@ -12,10 +12,13 @@ describe("the transcript list, virtualised", () => {
     const rows = Array.from({ length: 100_000 }, (_, i) => row(i + 1));
     const s = renderToStaticMarkup(<TranscriptPane rows={rows} />);
     const seqs = [...s.matchAll(/<td class="muted">(\d+)<\/td>/g)].map((m) => Number(m[1]));
-    expect(seqs).toEqual(rows.slice(0, INITIAL_CHUNKS * 50).map((r) => r.seq));
+    expect(seqs).toEqual(rows.slice(0, INITIAL_CHUNKS * ROWS_PER_CHUNK).map((r) => r.seq));
     const spacer = /class="transcript-spacer" style="height:([\d.]+)px"/.exec(s);
     // The rest keeps its place in the scroll height (so the scrollbar is the whole transcript's).
-    expect(Number(spacer?.[1])).toBeCloseTo(((100_000 - INITIAL_CHUNKS * 50) * CHUNK_PX_GUESS) / 50, 0);
+    expect(Number(spacer?.[1])).toBeCloseTo(
+      ((100_000 - INITIAL_CHUNKS * ROWS_PER_CHUNK) * CHUNK_PX_GUESS) / ROWS_PER_CHUNK,
+      0,
+    );
     expect(s.length).toBeLessThan(100_000);
   });
 

@@ -3,7 +3,7 @@ import { useStrings } from "../i18n.js";
 import { memo, useRef } from "react";
 import type { TranscriptRow } from "../model/view.js";
 import type { SourceSite } from "../../../session/transcript.js";
-import { useChunkWindow } from "./TranscriptWindow.js";
+import { CHUNK_PX_GUESS, ROWS_PER_CHUNK as CHUNK, useChunkWindow } from "./TranscriptWindow.js";
 
 export type ExportFormat = "md" | "html" | "json" | "c" | "pcap";
 
@@ -77,13 +77,8 @@ export const TranscriptPane = memo(function TranscriptPane({
   );
 });
 
-/**
- * Rows per table. A long transcript is a stack of small tables with the same fixed columns,
- * each skipped by layout and paint while off screen (content-visibility): in one table, every
- * step's new row would re-lay-out and repaint all earlier rows (about half of the main thread's
- * time per step at 200 steps).
- */
-const CHUNK = 50;
+/** An unpainted chunk's height until it has been drawn once (content-visibility then remembers it). */
+const CHUNK_SIZE = { containIntrinsicSize: `auto ${CHUNK_PX_GUESS}px` };
 
 const Columns = () => (
   <colgroup>
@@ -117,11 +112,17 @@ function ChunkList({ rows, onSource }: { rows: TranscriptRow[]; onSource?: (s: S
   );
 }
 
-/** Rows are cached per event, so a chunk whose first and last rows are unchanged is unchanged. */
+/**
+ * A long transcript is a stack of small tables (CHUNK rows each) with the same fixed columns,
+ * each skipped by layout and paint while off screen (content-visibility): in one table, every
+ * step's new row would re-lay-out and repaint all earlier rows (about half of the main thread's
+ * time per step at 200 steps). Rows are cached per event, so a chunk whose first and last rows
+ * are unchanged is unchanged.
+ */
 const Chunk = memo(
   function Chunk({ rows, onSource }: { rows: TranscriptRow[]; onSource?: (s: SourceSite) => void }) {
     return (
-      <div className="transcript-chunk">
+      <div className="transcript-chunk" style={CHUNK_SIZE}>
         <table className="grid">
           <Columns />
           <tbody>

@@ -22,6 +22,7 @@ import { MrHex } from "./MrHex.js";
 import { ErrorBanner } from "./ErrorBanner.js";
 import { ThroughputPlot } from "./ThroughputPlot.js";
 import { TranscriptPane } from "./TranscriptPane.js";
+import { ROWS_PER_CHUNK } from "./TranscriptWindow.js";
 
 const html = (el: React.ReactElement) => renderToStaticMarkup(el);
 /** How often a pattern occurs in the markup. */
@@ -214,7 +215,8 @@ describe("TranscriptPane", () => {
     outcome: "ok",
   });
   it("shows every call once, in order, under one header, in tables with the same columns", () => {
-    const rows = Array.from({ length: 123 }, (_, i) => row(i + 1));
+    // Two full chunks and a short one.
+    const rows = Array.from({ length: 2 * ROWS_PER_CHUNK + 5 }, (_, i) => row(i + 1));
     const s = html(<TranscriptPane rows={rows} />);
     const seqs = [...s.matchAll(/<td class="muted">(\d+)<\/td>/g)].map((m) => Number(m[1]));
     expect(seqs).toEqual(rows.map((r) => r.seq));
