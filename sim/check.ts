@@ -1,9 +1,10 @@
 /**
  * Argument checks shared by every verb: wrong JavaScript types are TypeErrors (as the
- * contract says), values a C program could pass are left to the verb's own rules.
+ * contract says) whose `why` is the data (verbs/errors.ts `typeErr`), values a C program could
+ * pass are left to the verb's own rules.
  */
 import { fail, typeErr } from "../verbs/errors.js";
-import { because, gotText, seen } from "../verbs/verb-failure.js";
+import { because } from "../verbs/verb-failure.js";
 
 export { typeErr };
 
@@ -34,11 +35,6 @@ export function bigintOf(verb: string, name: string, v: unknown): bigint {
   if (typeof v === "bigint") return BigInt.asUintN(64, v);
   if (typeof v === "number" && Number.isInteger(v)) return BigInt.asUintN(64, BigInt(v));
   throw typeErr(verb, name, "bigint", v);
-}
-
-/** A value in English, as argument errors name it ("the string \"4\"", "NaN", "an array"). */
-export function describe(v: unknown): string {
-  return gotText(seen(v));
 }
 
 /** Every object with a lifetime carries one of these. */
