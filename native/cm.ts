@@ -39,7 +39,7 @@ import {
   IBV_QP_STATE,
   IBV_QPT_UD,
 } from "../verbs/constants.js";
-import { VerbsError, errnos } from "../verbs/errors.js";
+import { VerbsError, errnos, typeErr } from "../verbs/errors.js";
 import type { QpAttrInput, QpInitAttr } from "../verbs/types.js";
 import { checkWaitMs } from "../verbs/waits.js";
 import {
@@ -144,15 +144,15 @@ function sockAddr(a: NativeSockAddr | null | undefined): SockAddr {
 }
 
 function nativeSockAddr(verb: string, what: string, a: unknown): NativeSockAddr {
-  if (typeof a !== "object" || a === null) throw new TypeError(`${verb}: ${what} must be { addr, port }`);
+  if (typeof a !== "object" || a === null) throw typeErr(verb, what, "addr-port", a);
   const { addr, port } = a as SockAddr;
-  if (typeof addr !== "string") throw new TypeError(`${verb}: ${what}.addr must be an IP address string`);
+  if (typeof addr !== "string") throw typeErr(verb, `${what}.addr`, "ip-string", addr);
   return { addr, port: port ?? 0 };
 }
 
 function nativeConnParam(verb: string, p: ConnParam | undefined): ConnParam | null {
   if (p === undefined || p === null) return null;
-  if (typeof p !== "object") throw new TypeError(`${verb}: conn_param must be an object`);
+  if (typeof p !== "object") throw typeErr(verb, "conn_param", "object", p);
   return p;
 }
 
@@ -394,7 +394,7 @@ class NativeCmIdImpl implements CmId {
   }
   createQp(pd: Pd | undefined, init: QpInitAttr): Qp {
     const verb = "rdma_create_qp";
-    if (typeof init !== "object" || init === null) throw new TypeError(`${verb}: init_attr must be an object`);
+    if (typeof init !== "object" || init === null) throw typeErr(verb, "init_attr", "object", init);
     const w = this.#cm.wrap;
     const cq = (c: unknown, what: string) =>
       c === undefined || c === null ? (c as undefined) : w.handleOf<NativeCq>(c, what, verb);

@@ -13,7 +13,7 @@ import { performance } from "node:perf_hooks";
 import { setImmediate as immediate, setTimeout as sleepMs } from "node:timers/promises";
 import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../verbs/backend.js";
 import { IBV_QP_ALL_ATTRS, IBV_QP_STATE } from "../verbs/constants.js";
-import { VerbsError, errnoName } from "../verbs/errors.js";
+import { VerbsError, argError, errnoName, typeErr } from "../verbs/errors.js";
 import { checkModifyMask } from "../verbs/qp-transitions.js";
 import { because } from "../verbs/verb-failure.js";
 import { checkWaitMs } from "../verbs/waits.js";
@@ -167,7 +167,8 @@ function bind<T extends object>(self: T, handle: object): T {
 }
 function handleOf<H>(o: unknown, what: string, verb: string): H {
   const h = typeof o === "object" && o !== null ? handles.get(o) : undefined;
-  if (h === undefined) throw new TypeError(`${verb}: ${what} is not an object of this (native) backend`);
+  if (h === undefined)
+    throw argError(TypeError, verb, { kind: "foreign-object", field: what, what: "object", native: true });
   return h as H;
 }
 
@@ -318,7 +319,7 @@ class NativePdImpl implements Pd {
     let length: number;
     if (typeof memory === "number") {
       if (!Number.isSafeInteger(memory) || memory < 0) {
-        throw new TypeError(`ibv_reg_mr: a length must be a non-negative integer, not ${memory}`);
+        throw typeErr("ibv_reg_mr", "length", "non-negative-integer", memory);
       }
       buffer = new ArrayBuffer(memory);
       length = memory;
@@ -330,14 +331,14 @@ class NativePdImpl implements Pd {
       offset = memory.byteOffset;
       length = memory.byteLength;
     } else {
-      throw new TypeError("ibv_reg_mr: memory must be an ArrayBuffer, a view of one, or a length");
+      throw typeErr("ibv_reg_mr", "memory", "memory", memory);
     }
     const h = this.#h.regMr(buffer, offset, length, access);
     return bind(new NativeMrImpl(h, this, new Uint8Array(buffer, offset, length), access), h);
   }
   createQp(init: QpInitAttr): Qp {
     const verb = "ibv_create_qp";
-    if (typeof init !== "object" || init === null) throw new TypeError(`${verb}: init_attr must be an object`);
+    if (typeof init !== "object" || init === null) throw typeErr(verb, "init_attr", "object", init);
     // A missing recv_cq is refused by the addon (libibverbs 44 would segfault): pass it on as is.
     const cqHandle = (cq: unknown, what: string) =>
       cq === undefined || cq === null ? (cq as undefined) : handleOf<NativeCq>(cq, what, verb);
@@ -439,8 +440,9 @@ class NativeCqImpl implements Cq {
     return out;
   }
   async pollWait(count: number, timeoutMs: number): Promise<Wc[]> {
-    if (!Number.isInteger(count) || count < 0) throw new TypeError(`pollWait: count must be an integer ≥ 0`);
-    if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)) throw new TypeError(`pollWait: timeoutMs`);
+    if (!Number.isInteger(count) || count < 0) throw typeErr("pollWait", "count", "non-negative-integer", count);
+    if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs))
+      throw typeErr("pollWait", "timeoutMs", "number", timeoutMs);
     checkWaitMs("verbslab_poll_wait", "timeoutMs", timeoutMs);
     const out: Wc[] = [];
     const start = performance.now();

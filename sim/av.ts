@@ -7,7 +7,7 @@
  */
 import { fail } from "../verbs/errors.js";
 import type { AhAttr } from "../verbs/types.js";
-import { obj, optInt } from "./check.js";
+import { obj, optInt, typeErr } from "./check.js";
 import type { SimDevice } from "./device.js";
 import { isMulticastGid } from "./cm-mcast.js";
 import { formatGid, isV4Mapped, isZeroGid, parseGid } from "./gid.js";
@@ -64,7 +64,7 @@ export function resolveAv(
       because({ kind: "no-gid", device: dev.name, index: sgidIndex }, { attribute: `${prefix}.grh.sgid_index` }),
     );
   const dgidText = g.dgid ?? "::";
-  if (typeof dgidText !== "string") throw new TypeError(`${verb}: ${prefix}.grh.dgid must be IPv6 text`);
+  if (typeof dgidText !== "string") throw typeErr(verb, `${prefix}.grh.dgid`, "ipv6-text", dgidText);
   const dgid =
     parseGid(dgidText) ??
     fail(verb, "EINVAL", because({ kind: "not-a-gid", text: dgidText }, { attribute: `${prefix}.grh.dgid` }));

@@ -1,14 +1,17 @@
 /**
  * Argument checks shared by every verb: wrong JavaScript types are TypeErrors (as the
- * contract says), values a C program could pass are left to the verb's own rules.
+ * contract says) whose `why` is the data (verbs/errors.ts `typeErr`), values a C program could
+ * pass are left to the verb's own rules.
  */
-import { fail } from "../verbs/errors.js";
+import { fail, typeErr } from "../verbs/errors.js";
 import { because } from "../verbs/verb-failure.js";
+
+export { typeErr };
 
 /** A finite integer (any sign); TypeError otherwise. */
 export function int(verb: string, name: string, v: unknown): number {
   if (typeof v !== "number" || !Number.isInteger(v)) {
-    throw new TypeError(`${verb}: ${name} must be an integer, got ${describe(v)}`);
+    throw typeErr(verb, name, "integer", v);
   }
   return v;
 }
@@ -24,23 +27,14 @@ export function u32(verb: string, name: string, v: unknown): number {
 }
 
 export function obj(verb: string, name: string, v: unknown): Record<string, unknown> {
-  if (typeof v !== "object" || v === null)
-    throw new TypeError(`${verb}: ${name} must be an object, got ${describe(v)}`);
+  if (typeof v !== "object" || v === null) throw typeErr(verb, name, "object", v);
   return v as Record<string, unknown>;
 }
 
 export function bigintOf(verb: string, name: string, v: unknown): bigint {
   if (typeof v === "bigint") return BigInt.asUintN(64, v);
   if (typeof v === "number" && Number.isInteger(v)) return BigInt.asUintN(64, BigInt(v));
-  throw new TypeError(`${verb}: ${name} must be a bigint, got ${describe(v)}`);
-}
-
-export function describe(v: unknown): string {
-  if (typeof v === "string") return `the string ${JSON.stringify(v.length > 20 ? v.slice(0, 20) + "…" : v)}`;
-  if (typeof v === "number") return Number.isNaN(v) ? "NaN" : String(v);
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return typeof v;
+  throw typeErr(verb, name, "bigint", v);
 }
 
 /** Every object with a lifetime carries one of these. */

@@ -14,7 +14,7 @@ import {
   IBV_MTU_4096,
 } from "../verbs/constants.js";
 import { fail } from "../verbs/errors.js";
-import { describe, int, obj } from "./check.js";
+import { int, obj, typeErr } from "./check.js";
 import type { SimDevice } from "./device.js";
 import { formatGid, v4MappedGid } from "./gid.js";
 import type { SimWorld } from "./world.js";
@@ -46,8 +46,7 @@ export const DEFAULT_HOP_LIMIT = 64;
 /** Parses a SockAddr argument; TypeError for wrong types, EINVAL/EAFNOSUPPORT for what C could pass. */
 export function sockAddr(verb: string, name: string, v: unknown): Ip4 {
   const o = obj(verb, name, v);
-  if (typeof o.addr !== "string")
-    throw new TypeError(`${verb}: ${name}.addr must be a string, got ${describe(o.addr)}`);
+  if (typeof o.addr !== "string") throw typeErr(verb, `${name}.addr`, "string", o.addr);
   const port = o.port === undefined ? 0 : int(verb, `${name}.port`, o.port);
   if (port < 0 || port > 0xffff)
     fail(verb, "EINVAL", because({ kind: "port-16", field: name, port }, { attribute: `${name}.port` }));

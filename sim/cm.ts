@@ -74,7 +74,7 @@ import {
 } from "../verbs/constants.js";
 import { VerbsError, errnos, fail } from "../verbs/errors.js";
 import type { AhAttr, QpAttrInput, QpInitAttr } from "../verbs/types.js";
-import { alive, describe, int, obj } from "./check.js";
+import { alive, int, obj, typeErr } from "./check.js";
 import {
   AF_INET,
   EPHEMERAL_HIGH,
@@ -145,10 +145,8 @@ export class SimCm implements CmBackend {
         : int(verb, "hints.ai_qp_type", h.ai_qp_type);
     if (ps !== RDMA_PS_TCP && ps !== RDMA_PS_UDP)
       fail(verb, "EINVAL", because({ kind: "port-space", ps, numbers: false }, { attribute: "hints.ai_port_space" }));
-    if (node !== undefined && typeof node !== "string")
-      throw new TypeError(`${verb}: node must be a string, got ${describe(node)}`);
-    if (service !== undefined && typeof service !== "string")
-      throw new TypeError(`${verb}: service must be a string, got ${describe(service)}`);
+    if (node !== undefined && typeof node !== "string") throw typeErr(verb, "node", "string", node);
+    if (service !== undefined && typeof service !== "string") throw typeErr(verb, "service", "string", service);
     let port = 0;
     if (service !== undefined) {
       if (!/^\d{1,5}$/.test(service) || Number(service) > 0xffff)
@@ -299,7 +297,7 @@ export class SimCmChannel implements CmEventChannel {
     const verb = "rdma_get_cm_event";
     alive(verb, "event channel", this);
     if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)))
-      throw new TypeError(`${verb}: timeoutMs must be a number, got ${describe(timeoutMs)}`);
+      throw typeErr(verb, "timeoutMs", "number", timeoutMs);
     checkWait(this.cm.world.clock, verb, "timeoutMs", timeoutMs);
     return waitFor<CmEvent | null>(
       this.cm.world.clock,
@@ -391,8 +389,7 @@ function checkParam(verb: string, v: unknown): CheckedParam | undefined {
     return n;
   };
   const pd = o.private_data;
-  if (pd !== undefined && !(pd instanceof Uint8Array))
-    throw new TypeError(`${verb}: conn_param.private_data must be a Uint8Array, got ${describe(pd)}`);
+  if (pd !== undefined && !(pd instanceof Uint8Array)) throw typeErr(verb, "conn_param.private_data", "uint8array", pd);
   if (pd && pd.length > 255)
     fail(
       verb,
@@ -971,7 +968,7 @@ export class SimCmId implements CmId {
     const verb = "rdma_reject";
     this.live(verb);
     if (private_data !== undefined && !(private_data instanceof Uint8Array))
-      throw new TypeError(`${verb}: private_data must be a Uint8Array, got ${describe(private_data)}`);
+      throw typeErr(verb, "private_data", "uint8array", private_data);
     if (private_data && private_data.length > 255)
       fail(
         verb,

@@ -1,8 +1,8 @@
 /** struct ibv_context for a simulated device: queries, PD/CQ/channel creation, async events. */
 import type { Context } from "../verbs/backend.js";
-import { fail } from "../verbs/errors.js";
+import { argError, fail } from "../verbs/errors.js";
 import type { AsyncEvent, DeviceAttr, DeviceInfo, GidEntry, PortAttr, PortCounters } from "../verbs/types.js";
-import { alive, int, obj, optInt } from "./check.js";
+import { alive, int, obj, optInt, typeErr } from "./check.js";
 import { checkWait, waitFor } from "./clock.js";
 import { countersToRecord } from "./counters.js";
 import { CompChannelImpl, SimCq } from "./cq.js";
@@ -110,7 +110,7 @@ export class SimContext implements Context {
     let channel: CompChannelImpl | null = null;
     if (o.channel !== undefined && o.channel !== null) {
       if (!(o.channel instanceof CompChannelImpl))
-        throw new TypeError(`${verb}: channel is not a completion channel of this backend`);
+        throw argError(TypeError, verb, { kind: "foreign-object", field: "channel", what: "completion channel" });
       alive(verb, "completion channel", o.channel);
       if (o.channel.context.dev !== this.dev)
         fail(verb, "EINVAL", because({ kind: "channel-other-device" }, { attribute: "channel" }));
@@ -139,7 +139,7 @@ export class SimContext implements Context {
   getAsyncEvent(timeoutMs?: number): Promise<AsyncEvent | null> {
     this.live("ibv_get_async_event");
     if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)))
-      throw new TypeError("ibv_get_async_event: timeoutMs must be a number");
+      throw typeErr("ibv_get_async_event", "timeoutMs", "number", timeoutMs);
     checkWait(this.world.clock, "ibv_get_async_event", "timeoutMs", timeoutMs);
     return waitFor(
       this.world.clock,

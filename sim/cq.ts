@@ -6,9 +6,9 @@
 import { IBV_EVENT_CQ_ERR, IBV_QPT_UD, IBV_WC_GRH, IBV_WC_SUCCESS } from "../verbs/constants.js";
 import type { CompChannel, Cq } from "../verbs/backend.js";
 import { unackedEventsError } from "../verbs/cq-events.js";
-import { fail } from "../verbs/errors.js";
+import { argError, fail } from "../verbs/errors.js";
 import type { Wc } from "../verbs/types.js";
-import { alive, int } from "./check.js";
+import { alive, int, typeErr } from "./check.js";
 import { checkWait, waitFor } from "./clock.js";
 import type { SimContext } from "./context.js";
 import type { SimProfile } from "./profile.js";
@@ -117,7 +117,7 @@ export class SimCq implements Cq {
     alive("ibv_poll_cq", "CQ", this);
     const c = int("pollWait", "count", count);
     if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs))
-      throw new TypeError(`pollWait: timeoutMs must be a number`);
+      throw typeErr("pollWait", "timeoutMs", "number", timeoutMs);
     checkWait(this.context.world.clock, "verbslab_poll_wait", "timeoutMs", timeoutMs);
     const got: Wc[] = [];
     const take = () => {
@@ -140,7 +140,7 @@ export class SimCq implements Cq {
   reqNotify(solicited_only = false): void {
     alive("ibv_req_notify_cq", "CQ", this);
     if (typeof solicited_only !== "boolean" && typeof solicited_only !== "number")
-      throw new TypeError("ibv_req_notify_cq: solicited_only must be a boolean");
+      throw typeErr("ibv_req_notify_cq", "solicited_only", "boolean", solicited_only);
     // rxe keeps the stronger request: NEXT_COMP wins over SOLICITED.
     if (this.notify !== NOTIFY_NEXT) this.notify = solicited_only ? NOTIFY_SOLICITED : NOTIFY_NEXT;
   }
@@ -148,7 +148,7 @@ export class SimCq implements Cq {
   ackEvents(n: number): void {
     alive("ibv_ack_cq_events", "CQ", this);
     const k = int("ibv_ack_cq_events", "nevents", n);
-    if (k < 0) throw new RangeError("ibv_ack_cq_events: nevents must not be negative");
+    if (k < 0) throw argError(RangeError, "ibv_ack_cq_events", { kind: "arg-negative", field: "nevents", value: k });
     this.eventsAcked += k;
   }
 
@@ -190,7 +190,7 @@ export class CompChannelImpl implements CompChannel {
   getCqEvent(timeoutMs?: number): Promise<Cq | null> {
     alive("ibv_get_cq_event", "completion channel", this);
     if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs)))
-      throw new TypeError("ibv_get_cq_event: timeoutMs must be a number");
+      throw typeErr("ibv_get_cq_event", "timeoutMs", "number", timeoutMs);
     checkWait(this.context.world.clock, "ibv_get_cq_event", "timeoutMs", timeoutMs);
     return waitFor<Cq | null>(
       this.context.world.clock,

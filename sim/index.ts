@@ -4,7 +4,7 @@
  */
 import { IBV_EVENT_GID_CHANGE, IBV_EVENT_PORT_ACTIVE, IBV_EVENT_PORT_ERR } from "../verbs/constants.js";
 import type { PacketLog, PacketLogEntry, VerbsBackend } from "../verbs/backend.js";
-import { fail } from "../verbs/errors.js";
+import { argError, fail } from "../verbs/errors.js";
 import {
   applyLinkFaults,
   copyLink,
@@ -14,7 +14,7 @@ import {
   type WireModel,
 } from "../verbs/lab.js";
 import type { DeviceInfo, Wc } from "../verbs/types.js";
-import { describe } from "./check.js";
+import { typeErr } from "./check.js";
 import { checkWait, waitFor } from "./clock.js";
 import type { WcReason } from "../verbs/wc-reason.js";
 import { reasonOf } from "./explain.js";
@@ -108,9 +108,14 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
   rxe1.addGid(v4MappedGid("10.77.0.2")!);
 
   const dev = (verb: string, name: string): SimDevice => {
-    if (typeof name !== "string") throw new TypeError(`${verb}: device must be a device name, got ${describe(name)}`);
+    if (typeof name !== "string") throw typeErr(verb, "device", "device-name", name);
     const d = world.devices.find((x) => x.name === name);
-    if (!d) throw new RangeError(`${verb}: no simulated device ${JSON.stringify(name)} (there are rxe0 and rxe1)`);
+    if (!d)
+      throw argError(RangeError, verb, {
+        kind: "no-sim-device",
+        name,
+        devices: world.devices.map((x) => x.name),
+      });
     return d;
   };
 
@@ -140,7 +145,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
       return world.devices.map((d) => ({ ...d.info }));
     },
     openDevice(name: string) {
-      if (typeof name !== "string") throw new TypeError("ibv_open_device: name must be a string");
+      if (typeof name !== "string") throw typeErr("ibv_open_device", "name", "string", name);
       const d = world.devices.find((x) => x.name === name);
       if (!d)
         fail("ibv_open_device", "ENODEV", because({ kind: "no-device", name: String(name) }, { attribute: "name" }));
@@ -148,7 +153,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
     },
     now: () => world.clock.now,
     sleep(ms: number): Promise<void> {
-      if (typeof ms !== "number" || Number.isNaN(ms)) throw new TypeError("sleep: ms must be a number");
+      if (typeof ms !== "number" || Number.isNaN(ms)) throw typeErr("sleep", "ms", "number", ms);
       checkWait(world.clock, "verbslab_sleep", "ms", ms);
       return waitFor<void>(
         world.clock,
@@ -159,7 +164,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
     },
     setLinkState(device: string, up: boolean) {
       const d = dev("setLinkState", device);
-      if (typeof up !== "boolean") throw new TypeError(`setLinkState: up must be a boolean, got ${describe(up)}`);
+      if (typeof up !== "boolean") throw typeErr("setLinkState", "up", "boolean", up);
       // A veth pair: taking one end down takes the peer's carrier down too.
       for (const x of world.devices) {
         if (x.linkUp === up) continue;
@@ -178,7 +183,7 @@ export function createSimBackend(options: SimBackendOptions = {}): SimBackend {
     addIpAddress(device: string, ipv4: string) {
       const d = dev("addIpAddress", device);
       const gid = typeof ipv4 === "string" ? v4MappedGid(ipv4) : null;
-      if (!gid) throw new TypeError(`addIpAddress: ipv4 must be an IPv4 address, got ${describe(ipv4)}`);
+      if (!gid) throw typeErr("addIpAddress", "ipv4", "ipv4", ipv4);
       if (d.findGid(gid) >= 0) return d.findGid(gid);
       const i = d.addGid(gid);
       world.raiseAsync(d, { event_type: IBV_EVENT_GID_CHANGE, port_num: 1 });

@@ -15,9 +15,9 @@ import {
   IBV_ACCESS_ZERO_BASED,
 } from "../verbs/constants.js";
 import type { Mr } from "../verbs/backend.js";
-import { fail } from "../verbs/errors.js";
+import { argError, fail } from "../verbs/errors.js";
 import type { Sge } from "../verbs/types.js";
-import { alive, describe, int, optInt } from "./check.js";
+import { alive, int, optInt, typeErr } from "./check.js";
 import type { SimDevice } from "./device.js";
 import type { SimPd } from "./pd.js";
 import { because } from "../verbs/verb-failure.js";
@@ -78,7 +78,12 @@ export class SimMr implements Mr {
     const off = int("sge", "offset", offset);
     const len = optInt("sge", "length", length, this.bytes.length - off);
     if (off < 0 || len < 0 || off + len > this.bytes.length)
-      throw new RangeError(`sge: [${off}, ${off + len}) is outside this MR (length ${this.bytes.length})`);
+      throw argError(RangeError, "sge", {
+        kind: "mr-range",
+        offset: off,
+        length: len,
+        mrLength: this.bytes.length,
+      });
     return { addr: this.addr + off, length: len, lkey: this.lkey };
   }
 
@@ -105,9 +110,7 @@ export function regMr(pd: SimPd, memory: ArrayBuffer | ArrayBufferView | number,
   } else if (ArrayBuffer.isView(memory)) {
     bytes = new Uint8Array(memory.buffer, memory.byteOffset, memory.byteLength);
   } else {
-    throw new TypeError(
-      `${verb}: memory must be an ArrayBuffer, a typed array/DataView or a length, got ${describe(memory)}`,
-    );
+    throw typeErr(verb, "memory", "memory", memory);
   }
   // Access flags are checked first (ib_check_mr_access in uverbs), then the memory.
   if (acc < 0 || acc & ~KNOWN_ACCESS)

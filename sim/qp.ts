@@ -33,12 +33,12 @@ import {
   IBV_WC_SUCCESS,
 } from "../verbs/constants.js";
 import type { Qp } from "../verbs/backend.js";
-import { fail } from "../verbs/errors.js";
+import { argError, fail } from "../verbs/errors.js";
 import type { AhAttr, QpAttrInput, QpCap, QpInitAttr, QpQuery, RecvWr, SendWr, Wc } from "../verbs/types.js";
 import type { WcReason } from "../verbs/wc-reason.js";
 import { SimAh } from "./ah.js";
 import { emptyAv } from "./av.js";
-import { alive, bigintOf, describe, int, obj, optInt } from "./check.js";
+import { alive, bigintOf, int, obj, optInt, typeErr } from "./check.js";
 import { Timer, timerFireAt } from "./clock.js";
 import { CNT_RDMA_SEND } from "./counters.js";
 import { SimCq } from "./cq.js";
@@ -893,14 +893,12 @@ function rdmaOk(r: unknown): boolean {
 function checkSendWrTypes(verb: string, w: unknown, i: number): void {
   if (sendWrOk(w)) return;
   const o = obj(verb, `wr[${i}]`, w);
-  if (o.wr_id !== undefined && typeof o.wr_id !== "number")
-    throw new TypeError(`${verb}: wr[${i}].wr_id must be a number`);
+  if (o.wr_id !== undefined && typeof o.wr_id !== "number") throw typeErr(verb, `wr[${i}].wr_id`, "number", o.wr_id);
   int(verb, `wr[${i}].opcode`, o.opcode);
   optInt(verb, `wr[${i}].send_flags`, o.send_flags, 0);
   optInt(verb, `wr[${i}].imm_data`, o.imm_data, 0);
   if (o.sg_list !== undefined) {
-    if (!Array.isArray(o.sg_list))
-      throw new TypeError(`${verb}: wr[${i}].sg_list must be an array, got ${describe(o.sg_list)}`);
+    if (!Array.isArray(o.sg_list)) throw typeErr(verb, `wr[${i}].sg_list`, "array", o.sg_list);
     for (let k = 0; k < o.sg_list.length; k++) checkSge(verb, o.sg_list[k], `wr[${i}].sg_list[${k}]`);
   }
   if (o.rdma !== undefined) {
@@ -932,11 +930,9 @@ function checkRecvWrTypes(verb: string, w: unknown, i: number): void {
     }
   }
   const o = obj(verb, `wr[${i}]`, w);
-  if (o.wr_id !== undefined && typeof o.wr_id !== "number")
-    throw new TypeError(`${verb}: wr[${i}].wr_id must be a number`);
+  if (o.wr_id !== undefined && typeof o.wr_id !== "number") throw typeErr(verb, `wr[${i}].wr_id`, "number", o.wr_id);
   if (o.sg_list !== undefined) {
-    if (!Array.isArray(o.sg_list))
-      throw new TypeError(`${verb}: wr[${i}].sg_list must be an array, got ${describe(o.sg_list)}`);
+    if (!Array.isArray(o.sg_list)) throw typeErr(verb, `wr[${i}].sg_list`, "array", o.sg_list);
     for (let k = 0; k < o.sg_list.length; k++) checkSge(verb, o.sg_list[k], `wr[${i}].sg_list[${k}]`);
   }
 }
@@ -953,7 +949,7 @@ export function createQp(pd: SimPd, init: QpInitAttr): SimQp {
     const c = o[name];
     if (c === undefined || c === null)
       fail(verb, "EINVAL", because({ kind: "cq-required", cq: name }, { attribute: name }));
-    if (!(c instanceof SimCq)) throw new TypeError(`${verb}: ${name} is not a CQ of this backend`);
+    if (!(c instanceof SimCq)) throw argError(TypeError, verb, { kind: "foreign-object", field: name, what: "CQ" });
     alive(verb, name, c);
     if (c.context !== pd.context)
       fail(verb, "EINVAL", because({ kind: "cq-other-context", cq: name }, { attribute: name }));

@@ -32,6 +32,7 @@ import {
   nameOf,
 } from "../verbs/constants.js";
 import { checkModifyMask } from "../verbs/qp-transitions.js";
+import { argError } from "../verbs/errors.js";
 import { verbFailureText, type VerbFailure } from "../verbs/verb-failure.js";
 
 /** A pitfall's message and data from its refusal. */
@@ -46,7 +47,7 @@ export const QP_STATE_NAMES: readonly QpStateName[] = ["RESET", "INIT", "RTR", "
 /** IBV_QPS_RTS → "RTS". */
 export function qpStateName(state: number): QpStateName {
   const n = QP_STATE_NAMES[state];
-  if (!n) throw new RangeError(`${state} is not a QP state`);
+  if (!n) throw argError(RangeError, undefined, { kind: "not-a-state", field: "qp_state", value: state });
   return n;
 }
 
@@ -415,6 +416,7 @@ export const qpMachine = setup({
 /** The state value (IBV_QPS_*) of a machine snapshot. */
 export function snapshotQpState(value: unknown): number {
   const s = stateValueOf(String(value));
+  // The machine's own snapshot: a value it has no state for is a bug here, not the learner's.
   if (s < 0) throw new RangeError(`not a QP model state: ${String(value)}`);
   return s;
 }

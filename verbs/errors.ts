@@ -1,4 +1,4 @@
-import type { VerbFailure } from "./verb-failure.js";
+import { seen, verbFailureText, type ArgExpected, type VerbFailure } from "./verb-failure.js";
 
 /** Linux errno values that verbs calls return, by name. */
 export const errnos = {
@@ -88,6 +88,29 @@ export class VerbsError extends Error {
  */
 export function fail(verb: string, code: ErrnoName, details?: VerbsErrorDetails): never {
   throw new VerbsError(verb, errnos[code], details);
+}
+
+/**
+ * A JavaScript argument error with why as data (verbs/verb-failure.ts): a TypeError (a wrong type)
+ * or RangeError (a value out of range) as the contract says, whose message is the verb and the
+ * English wording and whose `why` (and `verb`) ride along to the UI, which words it in the
+ * learner's language: `throw argError(TypeError, "ibv_post_send", { kind: "arg-type", ... })`.
+ */
+export function argError(
+  cls: TypeErrorConstructor | RangeErrorConstructor,
+  verb: string | undefined,
+  why: VerbFailure,
+): Error & { why: VerbFailure; verb?: string } {
+  const e = new cls(`${verb ? `${verb}: ` : ""}${verbFailureText(why)}`);
+  return Object.assign(e, { why }, verb ? { verb } : {});
+}
+
+/**
+ * A TypeError for `verb`'s `field`, which must be `expected` and was `v` when given (`arg-type`):
+ * `throw typeErr("ibv_post_send", "wr[0].wr_id", "number", wr.wr_id)`.
+ */
+export function typeErr(verb: string | undefined, field: string, expected: ArgExpected, ...v: [unknown?]): Error {
+  return argError(TypeError, verb, { kind: "arg-type", field, expected, ...(v.length > 0 && { got: seen(v[0]) }) });
 }
 
 /**

@@ -46,6 +46,61 @@ export interface BackendExit {
   hung?: { method?: string; ms: number };
 }
 
+/**
+ * What a JavaScript argument should have been (a TypeError's `arg-type`): worded "an integer",
+ * "a Uint8Array", ... in English.
+ */
+export type ArgExpected =
+  | "integer"
+  | "non-negative-integer"
+  | "number"
+  | "object"
+  | "bigint"
+  | "string"
+  | "boolean"
+  | "array"
+  | "uint8array"
+  | "device-name"
+  | "ipv4"
+  | "ipv6-text"
+  | "addr-port"
+  | "ip-string"
+  | "memory"
+  | "mr-data";
+
+/** A JavaScript value as an argument error names it (`seen`): a string or number with its text, else its type. */
+export type Got =
+  | { t: "string"; text: string }
+  | { t: "number"; text: string }
+  | { t: "null" | "array" | "undefined" | "object" | "boolean" | "bigint" | "function" | "symbol" };
+
+/** What a learner's value was, for an argument error (strings cut at 20 characters). */
+export function seen(v: unknown): Got {
+  if (typeof v === "string") return { t: "string", text: v.length > 20 ? v.slice(0, 20) + "…" : v };
+  if (typeof v === "number") return { t: "number", text: Number.isNaN(v) ? "NaN" : String(v) };
+  if (v === null) return { t: "null" };
+  if (Array.isArray(v)) return { t: "array" };
+  return { t: typeof v as "undefined" | "object" | "boolean" | "bigint" | "function" | "symbol" };
+}
+
+/** The English of a value an argument error names ("the string \"4\"", "NaN", "null", "an array", "boolean"). */
+export function gotText(g: Got): string {
+  if (g.t === "string") return `the string ${JSON.stringify(g.text)}`;
+  if (g.t === "number") return g.text;
+  if (g.t === "array") return "an array";
+  return g.t;
+}
+
+/** An object this backend did not make (a TypeError's `foreign-object`). */
+export type ForeignObject = "CQ" | "completion channel" | "object";
+
+/** What the runner itself says of a program (app/renderer/src/runner/learner-worker.ts). */
+export type RunnerFailure =
+  /** main.ts has no default export that is a function. */
+  | { kind: "no-default-export" }
+  /** `method` was still running when main returned: it was called without `await`. */
+  | { kind: "not-awaited"; method: string };
+
 /** What the route to a dgid lacks. */
 export type NoRoute = { kind: "no-device" } | { kind: "link-down"; device: string };
 
@@ -268,7 +323,40 @@ export type VerbFailure =
   /** The backend process died (`during` a run, or before answering a request); VerbsLab restarts it. */
   | { kind: "backend-died"; exit: BackendExit; during: "run" | "request" }
   /** This backend has no lab link. */
-  | { kind: "link-unsupported" };
+  | { kind: "link-unsupported" }
+  // ---- JavaScript argument errors (TypeError, RangeError: verbs/errors.ts `argError`)
+  /** `field` must be `expected`; `got` is what was given (absent where the site does not say). */
+  | { kind: "arg-type"; field: string; expected: ArgExpected; got?: Got }
+  /** `field` is not a `what` this backend made (`native`: the native backend's words). */
+  | { kind: "foreign-object"; field: string; what: ForeignObject; native?: boolean }
+  /** `field` `value` is negative. */
+  | { kind: "arg-negative"; field: string; value: number }
+  /** The simulator has no device `name`; it has `devices`. */
+  | { kind: "no-sim-device"; name: string; devices: string[] }
+  /** An SGE's [offset, offset + length) is outside the MR of `mrLength` bytes. */
+  | { kind: "mr-range"; offset: number; length: number; mrLength: number }
+  /** `offset` is outside the MR of `mrLength` bytes. */
+  | { kind: "mr-offset"; offset: number; mrLength: number }
+  /** An SGE (`sge`), mr.read or mr.write of `length` bytes at `offset` runs past the MR of `mrLength` bytes. */
+  | { kind: "mr-past-end"; op: "sge" | "read" | "write"; offset: number; length: number; mrLength: number }
+  /** mr.read/mr.write on `mr` after ibv_dereg_mr. */
+  | { kind: "mr-deregistered"; mr: string }
+  /** The session has no object type `type`. */
+  | { kind: "no-object-type"; type: string }
+  /** `handle` (as JSON) is not a number. */
+  | { kind: "not-a-handle"; handle: string }
+  /** No object has handle `handle` in this session. */
+  | { kind: "no-handle"; handle: string }
+  /** The `type` object has no method `method`. */
+  | { kind: "no-method"; type: string; method: string }
+  /** A value nested more than `max` deep (or a cycle); `path`: where, when encoding. */
+  | { kind: "too-deep"; max: number; path?: string }
+  /** The value at `path` (a `what`: "function", "symbol", a class name) cannot be passed to a verb. */
+  | { kind: "cannot-encode"; path: string; what: string }
+  /** `text` is not a hex byte string. */
+  | { kind: "not-hex"; text: string }
+  /** The runner's own refusals of a program. */
+  | { kind: "runner"; runner: RunnerFailure };
 
 /** The error details for a failure: its data and its English sentence, with the attribute at fault etc. */
 export function because(why: VerbFailure, more: Omit<VerbsErrorDetails, "reason" | "why"> = {}): VerbsErrorDetails {
@@ -285,6 +373,25 @@ const STEP: Record<CmStep, string> = {
   "resolve-route": "rdma_resolve_route needs ADDR_RESOLVED first (the id is in state ",
   connect: "rdma_connect needs ROUTE_RESOLVED first (the id is in state ",
   join: "an id joins while bound or address-resolved, not in state ",
+};
+
+const EXPECTED: Record<ArgExpected, string> = {
+  integer: "an integer",
+  "non-negative-integer": "a non-negative integer",
+  number: "a number",
+  object: "an object",
+  bigint: "a bigint",
+  string: "a string",
+  boolean: "a boolean",
+  array: "an array",
+  uint8array: "a Uint8Array",
+  "device-name": "a device name",
+  ipv4: "an IPv4 address",
+  "ipv6-text": "IPv6 text",
+  "addr-port": "{ addr, port }",
+  "ip-string": "an IP address string",
+  memory: "an ArrayBuffer, a typed array/DataView or a length",
+  "mr-data": "bytes, an array of numbers, or a string",
 };
 
 /** The failure in English: the sentence the error's `reason` carries. */
@@ -565,8 +672,49 @@ export function verbFailureText(w: VerbFailure): string {
         : `the backend process died (${backendExitText(w.exit)}) before answering; it is being restarted`;
     case "link-unsupported":
       return "this backend cannot inject faults on its link";
-    default:
-      return JSON.stringify(w);
+    case "arg-type":
+      return `${w.field} must be ${EXPECTED[w.expected]}${w.got ? `, got ${gotText(w.got)}` : ""}`;
+    case "foreign-object":
+      return `${w.field} is not ${w.what === "object" ? "an object" : `a ${w.what}`} of this ${w.native ? "(native) " : ""}backend`;
+    case "arg-negative":
+      return `${w.field} must not be negative, got ${w.value}`;
+    case "no-sim-device":
+      return `no simulated device ${JSON.stringify(w.name)} (there are ${w.devices.join(" and ")})`;
+    case "mr-range":
+      return `[${w.offset}, ${w.offset + w.length}) is outside this MR (length ${w.mrLength})`;
+    case "mr-offset":
+      return `offset ${w.offset} is outside the MR (length ${w.mrLength})`;
+    case "mr-past-end":
+      return w.op === "sge"
+        ? `length ${w.length} at offset ${w.offset} runs past this MR (length ${w.mrLength})`
+        : `${w.op === "read" ? "reading" : "writing"} ${w.length} bytes at ${w.offset} runs past the MR (length ${w.mrLength})`;
+    case "mr-deregistered":
+      return `${w.mr} was deregistered: its memory is no longer registered`;
+    case "no-object-type":
+      return `${JSON.stringify(w.type)} is not an object type`;
+    case "not-a-handle":
+      return `${w.handle} is not an object handle (handles are numbers)`;
+    case "no-handle":
+      return `no object with handle ${w.handle} in this session`;
+    case "no-method":
+      return `${w.type} has no method ${JSON.stringify(w.method)}`;
+    case "too-deep":
+      return w.path
+        ? `${w.path}: nested too deeply (or a cycle) to encode (more than ${w.max} levels)`
+        : `a value nested more than ${w.max} deep (or a cycle) cannot be passed`;
+    case "cannot-encode":
+      return `${w.path}: a ${w.what} cannot be encoded`;
+    case "not-hex":
+      return `not a hex byte string: ${JSON.stringify(w.text)}`;
+    case "runner":
+      return w.runner.kind === "no-default-export"
+        ? "the program must `export default async function main(verbs) { … }`"
+        : `${w.runner.method}(…) was not awaited: main returned while it was still running (write \`await …${w.runner.method}(…)\`)`;
+    default: {
+      // A kind this build does not know (a transcript from a newer one): its data, as JSON.
+      const unknown: never = w;
+      return JSON.stringify(unknown);
+    }
   }
 }
 

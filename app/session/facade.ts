@@ -6,6 +6,8 @@
  * holds (`qp.send_cq === cq`). Read-only fields come from the ref's `props`.
  */
 import type { Sge } from "../../verbs/types.js";
+import { argError } from "../../verbs/errors.js";
+import { seen } from "../../verbs/verb-failure.js";
 import { methodsOf, VERBS } from "./verb-table.js";
 import type { Verbs } from "./verbs-api.js";
 import {
@@ -43,14 +45,21 @@ function loggable(v: unknown): unknown {
 export function mrSge(mr: { addr: number; length: number; lkey: number }, offset: unknown, length?: unknown): Sge {
   const int = (name: string, v: unknown) => {
     if (typeof v !== "number" || !Number.isSafeInteger(v))
-      throw new TypeError(`sge: ${name} must be an integer, got ${typeof v === "number" ? v : typeof v}`);
+      throw argError(TypeError, "sge", { kind: "arg-type", field: name, expected: "integer", got: seen(v) });
     return v;
   };
   const off = int("offset", offset);
   const len = length === undefined || length === null ? mr.length - off : int("length", length);
-  if (off < 0 || off > mr.length) throw new RangeError(`sge: offset ${off} is outside this MR (length ${mr.length})`);
+  if (off < 0 || off > mr.length)
+    throw argError(RangeError, "sge", { kind: "mr-offset", offset: off, mrLength: mr.length });
   if (len < 0 || off + len > mr.length)
-    throw new RangeError(`sge: length ${len} at offset ${off} runs past this MR (length ${mr.length})`);
+    throw argError(RangeError, "sge", {
+      kind: "mr-past-end",
+      op: "sge",
+      offset: off,
+      length: len,
+      mrLength: mr.length,
+    });
   return { addr: mr.addr + off, length: len, lkey: mr.lkey };
 }
 
@@ -76,7 +85,8 @@ export function createVerbsFacade(surface: CallSurface, kind: "sim" | "native"):
       return known;
     }
     const type = ref.type;
-    if (!Object.hasOwn(VERBS, type)) throw new TypeError(`"${String(type)}" is not an object type`);
+    if (!Object.hasOwn(VERBS, type))
+      throw argError(TypeError, undefined, { kind: "no-object-type", type: String(type) });
     const o: Record<string | symbol, unknown> = { [HANDLE]: { $handle: h, type } };
     objects.set(h, o);
     for (const [k, v] of Object.entries(ref.props ?? {})) o[k] = propValue(type, v);

@@ -8,6 +8,7 @@ import type { qpMachine } from "../../state-machines/qp.js";
 import type { Context, Cq, Mr, Qp } from "../../verbs/backend.js";
 import type { Actor } from "xstate";
 import type { CmEvent, CmId } from "../../verbs/cm.js";
+import { argError } from "../../verbs/errors.js";
 import {
   CM_HANDLE,
   encodeValue,
@@ -170,11 +171,11 @@ export function createHandles(backend: object) {
       mapRefs(a, (o) => {
         if (!isRef(o)) {
           if ("$handle" in o)
-            throw new TypeError(`${JSON.stringify(o.$handle)} is not an object handle (handles are numbers)`);
+            throw argError(TypeError, undefined, { kind: "not-a-handle", handle: JSON.stringify(o.$handle) });
           return undefined;
         }
         const e = entries.get(o.$handle);
-        if (!e) throw new TypeError(`no object with handle ${String(o.$handle)} in this session`);
+        if (!e) throw argError(TypeError, undefined, { kind: "no-handle", handle: String(o.$handle) });
         return e.obj;
       }),
     );

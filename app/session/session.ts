@@ -17,7 +17,7 @@ import {
   ibv_wc_status,
   nameOf,
 } from "../../verbs/constants.js";
-import { errnos, errorToData, VerbsError } from "../../verbs/errors.js";
+import { argError, errnos, errorToData, VerbsError } from "../../verbs/errors.js";
 import { SET_LINK_VERB, type LinkFaults } from "../../verbs/lab.js";
 import type { Context, Mr, Pd, Qp } from "../../verbs/backend.js";
 import type { CmEvent, CmEventChannel, CmId, CmQpTransition } from "../../verbs/cm.js";
@@ -61,7 +61,7 @@ import {
 } from "./transcript.js";
 import { encodeValue, EVENT_BYTES_MAX, type CmIdReply, type HandleType, type Ref } from "./wire.js";
 import { counterWatch } from "./counter-watch.js";
-import { because } from "../../verbs/verb-failure.js";
+import { because, seen } from "../../verbs/verb-failure.js";
 
 /**
  * Events kept in memory when the sink can read its lines back (a file): the recent ones, so
@@ -372,11 +372,12 @@ export function createSession(options: SessionOptions): Session {
 
   async function call(handle: number, method: string, args: unknown[], source?: SourceSite): Promise<unknown> {
     const entry = registry.get(handle);
-    if (!entry) throw new TypeError(`no object with handle ${String(handle)} in this session`);
+    if (!entry) throw argError(TypeError, undefined, { kind: "no-handle", handle: String(handle) });
     const spec = verbSpec(entry.type, method);
-    if (!spec) throw new TypeError(`${entry.type} has no method ${JSON.stringify(String(method))}`);
+    if (!spec) throw argError(TypeError, undefined, { kind: "no-method", type: entry.type, method: String(method) });
     const verb = spec.verb;
-    if (!Array.isArray(args)) throw new TypeError("args must be an array");
+    if (!Array.isArray(args))
+      throw argError(TypeError, undefined, { kind: "arg-type", field: "args", expected: "array", got: seen(args) });
 
     if (method === "log") {
       const message = args.map((a) => (typeof a === "string" ? a : JSON.stringify(encodeValue(a, toRef)))).join(" ");
@@ -659,8 +660,7 @@ export function createSession(options: SessionOptions): Session {
     // MR bytes are ours to guard.
     const obj = entry.obj as Record<string, (...a: unknown[]) => unknown>;
     if (entry.type === "mr" && (method === "read" || method === "write")) {
-      if (entry.destroyed)
-        throw new TypeError(`mr${entry.handle} was deregistered: its memory is no longer registered`);
+      if (entry.destroyed) throw argError(TypeError, undefined, { kind: "mr-deregistered", mr: `mr${entry.handle}` });
       return mrBytes(entry.obj as Mr, method, args);
     }
     if (entry.type === "pd" && method === "regMr") {
@@ -678,26 +678,53 @@ export function createSession(options: SessionOptions): Session {
       return method === "setLink" ? backend.lab.setLink(args[0] as LinkFaults) : backend.lab.clearLink();
     }
     const fn = obj[method];
-    if (typeof fn !== "function") throw new TypeError(`${entry.type} has no method "${method}"`);
+    if (typeof fn !== "function") throw argError(TypeError, undefined, { kind: "no-method", type: entry.type, method });
     return await fn.apply(entry.obj, args);
   }
 
   function mrBytes(mr: Mr, method: string, args: unknown[]): unknown {
     const offset = (args[0] as number | undefined) ?? 0;
-    if (!Number.isInteger(offset) || offset < 0 || offset > mr.length)
-      throw new RangeError(`offset ${offset} is outside the MR (length ${mr.length})`);
+    if (!Number.isInteger(offset))
+      throw argError(RangeError, undefined, {
+        kind: "arg-type",
+        field: "offset",
+        expected: "integer",
+        got: seen(offset),
+      });
+    if (offset < 0 || offset > mr.length)
+      throw argError(RangeError, undefined, { kind: "mr-offset", offset, mrLength: mr.length });
     if (method === "read") {
       const len = (args[1] as number | undefined) ?? mr.length - offset;
-      if (!Number.isInteger(len) || len < 0 || offset + len > mr.length)
-        throw new RangeError(`reading ${len} bytes at ${offset} runs past the MR (length ${mr.length})`);
+      if (!Number.isInteger(len))
+        throw argError(RangeError, undefined, {
+          kind: "arg-type",
+          field: "length",
+          expected: "integer",
+          got: seen(len),
+        });
+      if (len < 0 || offset + len > mr.length)
+        throw argError(RangeError, undefined, {
+          kind: "mr-past-end",
+          op: "read",
+          offset,
+          length: len,
+          mrLength: mr.length,
+        });
       return mr.bytes.slice(offset, offset + len);
     }
     const data = args[1];
     const bytes =
       data instanceof Uint8Array ? data : Array.isArray(data) ? Uint8Array.from(data as number[]) : undefined;
-    if (!bytes) throw new TypeError("mr.write(offset, data): data must be bytes, an array of numbers, or a string");
+    if (!bytes)
+      throw argError(TypeError, "mr.write", { kind: "arg-type", field: "data", expected: "mr-data", got: seen(data) });
     if (offset + bytes.length > mr.length)
-      throw new RangeError(`writing ${bytes.length} bytes at ${offset} runs past the MR (length ${mr.length})`);
+      throw argError(RangeError, undefined, {
+        kind: "mr-past-end",
+        op: "write",
+        offset,
+        length: bytes.length,
+        mrLength: mr.length,
+      });
     mr.bytes.set(bytes, offset);
     return null;
   }

@@ -5,6 +5,7 @@
  * primitives, bigint, Uint8Array, arrays, plain objects, and `Ref`s for contract objects.
  * Browser-safe: no Node imports.
  */
+import { argError } from "../../verbs/errors.js";
 
 /** The kinds of object a handle can name (`verbs` is the root, handle 0). */
 export type HandleType =
@@ -103,8 +104,7 @@ export function isRef(v: unknown): v is Ref {
  */
 export function mapRefs(v: unknown, swap: (o: object) => unknown | undefined, depth = 0): unknown {
   if (v === null || typeof v !== "object") return v;
-  if (depth > MAX_DEPTH)
-    throw new TypeError(`a value nested more than ${MAX_DEPTH} deep (or a cycle) cannot be passed`);
+  if (depth > MAX_DEPTH) throw argError(TypeError, undefined, { kind: "too-deep", max: MAX_DEPTH });
   const s = swap(v);
   if (s !== undefined) return s;
   if (v instanceof Uint8Array) return v;
@@ -130,7 +130,7 @@ function toHex(bytes: Uint8Array): string {
 
 function fromHex(hex: string): Uint8Array {
   if (hex.length % 2 !== 0 || /[^0-9a-fA-F]/.test(hex))
-    throw new TypeError(`not a hex byte string: "${hex.slice(0, 20)}"`);
+    throw argError(TypeError, undefined, { kind: "not-hex", text: hex.slice(0, 20) });
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return out;
@@ -168,7 +168,7 @@ const isTagShaped = (o: object) => {
 type ToRef = ((o: object) => Ref | undefined) | undefined;
 
 function enc(v: unknown, toRef: ToRef, maxBytes: number, depth: number, path: string): WireValue {
-  if (depth > MAX_DEPTH) throw new TypeError(`${path}: nested too deeply (or a cycle) to encode`);
+  if (depth > MAX_DEPTH) throw argError(TypeError, undefined, { kind: "too-deep", max: MAX_DEPTH, path });
   switch (typeof v) {
     case "string":
     case "boolean":
@@ -181,7 +181,7 @@ function enc(v: unknown, toRef: ToRef, maxBytes: number, depth: number, path: st
       return { $undefined: true };
     case "function":
     case "symbol":
-      throw new TypeError(`${path}: a ${typeof v} cannot be encoded`);
+      throw argError(TypeError, undefined, { kind: "cannot-encode", path, what: typeof v });
   }
   if (v === null) return null;
   const ref = toRef?.(v as object);
@@ -190,7 +190,7 @@ function enc(v: unknown, toRef: ToRef, maxBytes: number, depth: number, path: st
   if (ArrayBuffer.isView(v)) return bytesValue(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), maxBytes);
   if (Array.isArray(v)) return v.map((item, i) => enc(item, toRef, maxBytes, depth + 1, `${path}[${i}]`));
   if (v instanceof Map || v instanceof Set || v instanceof Promise || v instanceof WeakMap)
-    throw new TypeError(`${path}: a ${v.constructor.name} cannot be encoded`);
+    throw argError(TypeError, undefined, { kind: "cannot-encode", path, what: v.constructor.name });
   if (v instanceof Date) return v.toISOString();
   const toJSON = (v as { toJSON?: () => unknown }).toJSON;
   if (typeof toJSON === "function") return enc(toJSON.call(v), toRef, maxBytes, depth + 1, path);
@@ -232,6 +232,7 @@ export function decodeValue(w: unknown, fromRef?: (r: Ref) => unknown): unknown 
 }
 
 function dec(w: unknown, fromRef: ((r: Ref) => unknown) | undefined, depth: number): unknown {
+  // The other side encoded it (and refused anything deeper): past MAX_DEPTH here is a bug, not the learner's.
   if (depth > MAX_DEPTH) throw new TypeError("encoded value nested too deeply");
   if (w === null || typeof w !== "object") return w;
   if (Array.isArray(w)) return w.map((x) => dec(x, fromRef, depth + 1));

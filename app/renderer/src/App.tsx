@@ -358,9 +358,11 @@ function Lab({
         ? {
             line: runner.error.line,
             column: runner.error.column,
-            // A verb's refusal in the learner's language, from its data (verbs/verb-failure.ts).
+            // A verb's refusal or an argument error in the learner's language, from its data (verbs/verb-failure.ts).
             message: runner.error.why
-              ? `${runner.error.verb}: ${runner.error.code}: ${t.verbWhy(runner.error.why)}`
+              ? [runner.error.verb, runner.error.code ?? runner.error.name, t.verbWhy(runner.error.why)]
+                  .filter(Boolean)
+                  .join(": ")
               : runner.error.message,
           }
         : undefined,

@@ -10,7 +10,9 @@ import type { LinkState, WireModel } from "../../../verbs/lab.js";
 import { percentOf as pct } from "./model/link-form.js";
 import { verbFailureText, type VerbFailure } from "../../../verbs/verb-failure.js";
 import { backendExitZh, verbFailureZh } from "./i18n/verb-failure-zh.js";
-import type { BackendStatus } from "../../bridge/contract.js";
+import { packetDetailZh } from "./i18n/packet-detail-zh.js";
+import { packetDetail } from "./model/timeline.js";
+import type { BackendStatus, PacketRecord } from "../../bridge/contract.js";
 import type { Divergence, LineOutcome } from "./model/view.js";
 import type { SessionNotice } from "../../session/transcript.js";
 import { shortWrOpcode } from "../../session/notice-text.js";
@@ -183,6 +185,8 @@ const en = {
   diverged: "diverged",
   dropReason: (d: PacketDrop): string => dropText(d),
   droppedBecause: (why: string) => `dropped: ${why}`,
+  /** The Packets tab's row tooltip: every header field of the packet. */
+  packetDetail: (p: PacketRecord): string => packetDetail(p),
   divergence: (d: Divergence) => `model expected ${d.expected}; the device did ${d.actual}`,
   predicts: (errno: string) => `predicts ${errno}`,
   predictedError: (errno: string, reason?: string) => `predicted: ${errno}${reason ? ` — ${reason}` : ""}`,
@@ -643,6 +647,7 @@ const zh: Strings = {
   diverged: "不一致",
   dropReason: (d) => zhDrop(d),
   droppedBecause: (why) => `已丢弃：${why}`,
+  packetDetail: (p) => packetDetailZh(p, zhDrop),
   divergence: (d) => `模型预期 ${d.expected}；设备实际 ${d.actual}`,
   predicts: (errno) => `预测 ${errno}`,
   predictedError: (errno, reason) => `预测：${errno}${reason ? ` —— ${reason}` : ""}`,

@@ -175,6 +175,44 @@ const SAMPLES: { [K in VerbFailure["kind"]]: Extract<VerbFailure, { kind: K }> }
     during: "request",
   },
   "backend-died-ping": { kind: "backend-died", exit: { code: 0, signal: null, hung: { ms: 5000 } }, during: "run" },
+  "arg-type": {
+    kind: "arg-type",
+    field: "wr[0].sg_list[0].length",
+    expected: "integer",
+    got: { t: "string", text: "4" },
+  },
+  "arg-type-number": { kind: "arg-type", field: "access", expected: "integer", got: { t: "number", text: "1.5" } },
+  "arg-type-null": { kind: "arg-type", field: "init_attr", expected: "object", got: { t: "null" } },
+  "arg-type-array": { kind: "arg-type", field: "wr[1]", expected: "object", got: { t: "array" } },
+  "arg-type-bool": { kind: "arg-type", field: "conn_param", expected: "object", got: { t: "boolean" } },
+  "arg-type-bigint": { kind: "arg-type", field: "compare_add", expected: "bigint", got: { t: "object" } },
+  "arg-type-u8": { kind: "arg-type", field: "private_data", expected: "uint8array", got: { t: "undefined" } },
+  "arg-type-fn": { kind: "arg-type", field: "memory", expected: "memory", got: { t: "function" } },
+  "arg-type-no-got": { kind: "arg-type", field: "dst_addr", expected: "addr-port" },
+  "arg-type-ip": { kind: "arg-type", field: "dst_addr.addr", expected: "ip-string" },
+  "arg-type-ipv4": { kind: "arg-type", field: "ipv4", expected: "ipv4", got: { t: "string", text: "10.77.0" } },
+  "arg-type-data": { kind: "arg-type", field: "data", expected: "mr-data", got: { t: "symbol" } },
+  "foreign-object": { kind: "foreign-object", field: "send_cq", what: "CQ" },
+  "foreign-object-native": { kind: "foreign-object", field: "pd", what: "object", native: true },
+  "foreign-channel": { kind: "foreign-object", field: "channel", what: "completion channel" },
+  "arg-negative": { kind: "arg-negative", field: "nevents", value: -3 },
+  "no-sim-device": { kind: "no-sim-device", name: "rxe7", devices: ["rxe0", "rxe1"] },
+  "mr-range": { kind: "mr-range", offset: 40, length: 30, mrLength: 64 },
+  "mr-offset": { kind: "mr-offset", offset: 300, mrLength: 256 },
+  "mr-past-end": { kind: "mr-past-end", op: "sge", offset: 200, length: 100, mrLength: 256 },
+  "mr-past-end-read": { kind: "mr-past-end", op: "read", offset: 250, length: 16, mrLength: 256 },
+  "mr-past-end-write": { kind: "mr-past-end", op: "write", offset: 251, length: 17, mrLength: 256 },
+  "mr-deregistered": { kind: "mr-deregistered", mr: "mr3" },
+  "no-object-type": { kind: "no-object-type", type: "xrcd" },
+  "not-a-handle": { kind: "not-a-handle", handle: '"cq2"' },
+  "no-handle": { kind: "no-handle", handle: "9" },
+  "no-method": { kind: "no-method", type: "qp", method: "post" },
+  "too-deep": { kind: "too-deep", max: 64 },
+  "too-deep-path": { kind: "too-deep", max: 64, path: "args[0].a.a" },
+  "cannot-encode": { kind: "cannot-encode", path: "args[1]", what: "function" },
+  "not-hex": { kind: "not-hex", text: "zz" },
+  runner: { kind: "runner", runner: { kind: "no-default-export" } },
+  "runner-awaited": { kind: "runner", runner: { kind: "not-awaited", method: "postSend" } },
 };
 
 /** Code names, numbers and ranges taken out: what is left is the sentence around them. */
@@ -183,8 +221,11 @@ const ENGLISH =
   /\b(the|is|are|and|of|no|not|has|its|it|to|an?|from|on|with|lacks?|names?|outside|needs?|must|got|already|only|first|cannot|this|unknown|bytes|exceed)\b/i;
 /** The numbers (decimal or hex) a text names. */
 const numbers = (s: string) => (s.match(/0x[0-9a-f]+|\b\d+\b/g) ?? []).filter((n) => n !== "0");
-/** Enumerations worded, not quoted; and cm-modify's text is the English of its cause. */
-const WORDED = new Set(["kind", "queue", "step", "what", "need", "text", "during"]);
+/**
+ * Enumerations worded, not quoted (an argument error's `expected`, its value's type `t`, an MR
+ * access's `op`); and cm-modify's text is the English of its cause.
+ */
+const WORDED = new Set(["kind", "queue", "step", "what", "need", "text", "during", "expected", "t", "op"]);
 /** The names and values (strings) a failure carries, which every wording quotes. */
 function strings(v: unknown, key = ""): string[] {
   if (typeof v === "string") return WORDED.has(key) ? [] : [v];
@@ -204,6 +245,14 @@ describe("verb failures in Chinese", () => {
     expect(STRINGS.en.verbWhy(w)).toBe(english);
     // The check bites: the English of the same failure fails it.
     expect(prose(english)).toMatch(ENGLISH);
+  });
+
+  it("quotes the value an argument error names as the English does", () => {
+    const w = SAMPLES["arg-type"]!;
+    expect(verbFailureText(w)).toBe('wr[0].sg_list[0].length must be an integer, got the string "4"');
+    expect(zh.verbWhy(w)).toBe('wr[0].sg_list[0].length 必须是整数，传入的是字符串 "4"');
+    expect(zh.verbWhy(SAMPLES["arg-type-null"]!)).toContain("null");
+    expect(zh.verbWhy(SAMPLES["arg-type-array"]!)).toContain("数组");
   });
 
   it("words states by name, in both languages", () => {

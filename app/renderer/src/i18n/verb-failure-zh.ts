@@ -3,7 +3,16 @@
  * values as the English `verbFailureText`. verbs.h names (IBV_QP_PORT, ibv_reg_mr), attribute
  * names and errno names stay as they are: they are what the learner types and searches for.
  */
-import type { BackendExit, CmStep, OffLab, PrivateDataCarrier, VerbFailure } from "../../../../verbs/verb-failure.js";
+import type {
+  ArgExpected,
+  BackendExit,
+  CmStep,
+  ForeignObject,
+  Got,
+  OffLab,
+  PrivateDataCarrier,
+  VerbFailure,
+} from "../../../../verbs/verb-failure.js";
 import { stateName } from "../model/format.js";
 
 const hex = (n: number) => `0x${n.toString(16)}`;
@@ -24,6 +33,48 @@ const CARRIER: Record<PrivateDataCarrier, string> = {
   "udp-req": "RDMA_PS_UDP 的 SIDR_REQ",
   "udp-rep": "RDMA_PS_UDP 的 SIDR_REP",
 };
+
+const EXPECTED: Record<ArgExpected, string> = {
+  integer: "整数",
+  "non-negative-integer": "非负整数",
+  number: "数字",
+  object: "对象",
+  bigint: "bigint",
+  string: "字符串",
+  boolean: "布尔值",
+  array: "数组",
+  uint8array: "Uint8Array",
+  "device-name": "设备名",
+  ipv4: "IPv4 地址",
+  "ipv6-text": "IPv6 文本",
+  "addr-port": "{ addr, port }",
+  "ip-string": "IP 地址字符串",
+  memory: "ArrayBuffer、类型化数组/DataView 或长度",
+  "mr-data": "字节、数字数组或字符串",
+};
+const FOREIGN: Record<ForeignObject, string> = { CQ: "CQ", "completion channel": "完成通道", object: "对象" };
+/** A space between a Chinese word and a Latin one. */
+const latin = (s: string) => (/^[\x20-\x7e]/.test(s) ? ` ${s}` : s);
+
+/** A JavaScript value as an argument error names it, in Chinese (the English is `gotText`). */
+export function gotZh(g: Got): string {
+  switch (g.t) {
+    case "string":
+      return `字符串 ${JSON.stringify(g.text)}`;
+    case "number":
+      return g.text;
+    case "array":
+      return "数组";
+    case "object":
+      return "对象";
+    case "boolean":
+      return "布尔值";
+    case "function":
+      return "函数";
+    default:
+      return g.t;
+  }
+}
 
 /** The failure in Chinese. */
 export function verbFailureZh(w: VerbFailure): string {
@@ -295,8 +346,49 @@ export function verbFailureZh(w: VerbFailure): string {
         : `后端进程在答复之前退出了（${backendExitZh(w.exit)}）；正在重启它`;
     case "link-unsupported":
       return "这个后端不能在它的链路上注入故障";
-    default:
-      return JSON.stringify(w);
+    case "arg-type":
+      return `${w.field} 必须是${latin(EXPECTED[w.expected])}${w.got ? `，传入的是${latin(gotZh(w.got))}` : ""}`;
+    case "foreign-object":
+      return `${w.field} 不是这个${w.native ? "（原生）" : ""}后端的${latin(FOREIGN[w.what])}`;
+    case "arg-negative":
+      return `${w.field} 不能为负数，传入的是 ${w.value}`;
+    case "no-sim-device":
+      return `没有名为 ${JSON.stringify(w.name)} 的模拟设备（只有 ${w.devices.join(" 和 ")}）`;
+    case "mr-range":
+      return `[${w.offset}, ${w.offset + w.length}) 超出了这个 MR 的范围（长度 ${w.mrLength}）`;
+    case "mr-offset":
+      return `偏移 ${w.offset} 超出了 MR 的范围（长度 ${w.mrLength}）`;
+    case "mr-past-end":
+      return w.op === "sge"
+        ? `从偏移 ${w.offset} 起的 ${w.length} 字节超出了这个 MR 的末尾（长度 ${w.mrLength}）`
+        : `在偏移 ${w.offset} 处${w.op === "read" ? "读取" : "写入"} ${w.length} 字节会超出 MR 的末尾（长度 ${w.mrLength}）`;
+    case "mr-deregistered":
+      return `${w.mr} 已被注销（ibv_dereg_mr）：它的内存已不再注册`;
+    case "no-object-type":
+      return `${JSON.stringify(w.type)} 不是一种对象类型`;
+    case "not-a-handle":
+      return `${w.handle} 不是对象句柄（句柄是数字）`;
+    case "no-handle":
+      return `这个会话中没有句柄为 ${w.handle} 的对象`;
+    case "no-method":
+      return `${w.type} 没有名为 ${JSON.stringify(w.method)} 的方法`;
+    case "too-deep":
+      return w.path
+        ? `${w.path}：嵌套太深（超过 ${w.max} 层，或有循环引用），无法编码`
+        : `嵌套超过 ${w.max} 层（或有循环引用）的值无法传递`;
+    case "cannot-encode":
+      return `${w.path}：${w.what} 类型的值无法编码`;
+    case "not-hex":
+      return `不是十六进制字节串：${JSON.stringify(w.text)}`;
+    case "runner":
+      return w.runner.kind === "no-default-export"
+        ? "程序必须 `export default async function main(verbs) { … }`"
+        : `${w.runner.method}(…) 没有被 await：main 返回时它还在运行（请写成 \`await …${w.runner.method}(…)\`）`;
+    default: {
+      // A kind this build does not know (a transcript from a newer one): its data, as JSON.
+      const unknown: never = w;
+      return JSON.stringify(unknown);
+    }
   }
 }
 

@@ -4,7 +4,8 @@ import type { PacketRecord, StateSnapshot } from "../../../bridge/contract.js";
 import { packetRecord } from "../../../bridge/snapshot-deltas.js";
 import type { Verbs } from "../../../session/verbs-api.js";
 import { buildView } from "./reduce.js";
-import { buildTimeline, packetClass, packetLabel } from "./timeline.js";
+import { buildTimeline, packetClass, packetDetail, packetLabel } from "./timeline.js";
+import { STRINGS } from "../i18n.js";
 import { loopback, record, twoDevices } from "./traffic.test-util.js";
 import type { TimelineRow } from "./view.js";
 
@@ -84,8 +85,17 @@ describe("the packet timeline", () => {
       "CQE 17 SEND wr 3 SUCCESS",
     ]);
     const first = tl.rows[1] as Extract<TimelineRow, { kind: "packet" }>;
-    expect(first.detail).toMatch(/RC_RDMA_WRITE_FIRST · rxe0 QP 17 → rxe0 QP 18 · PSN 0x0 · 1024 B payload/);
-    expect(first.detail).toMatch(/RETH va 0x[0-9a-f]+ rkey 0x[0-9a-f]+ len 2500/);
+    expect(packetDetail(first.detail)).toMatch(
+      /RC_RDMA_WRITE_FIRST · rxe0 QP 17 → rxe0 QP 18 · PSN 0x0 · 1024 B payload/,
+    );
+    expect(packetDetail(first.detail)).toMatch(/RETH va 0x[0-9a-f]+ rkey 0x[0-9a-f]+ len 2500/);
+    // The same fields in Chinese: names and numbers as in English, the words around them not.
+    expect(STRINGS.zh.packetDetail(first.detail)).toMatch(
+      /RC_RDMA_WRITE_FIRST · rxe0 QP 17 → rxe0 QP 18 · PSN 0x0 · 载荷 1024 字节 · .*RETH va 0x[0-9a-f]+ rkey 0x[0-9a-f]+ len 2500/,
+    );
+    const ack = tl.rows.find((r) => r.kind === "packet" && r.detail.aeth) as Extract<TimelineRow, { kind: "packet" }>;
+    expect(packetDetail(ack.detail)).toMatch(/AETH ACK \(syndrome 0x[0-9a-f]+\) MSN \d+/);
+    expect(STRINGS.zh.packetDetail(ack.detail)).toMatch(/AETH ACK（syndrome 0x[0-9a-f]+）MSN \d+ · t = [\d.]+ 毫秒$/);
   });
 
   it("gives rxe0's and rxe1's QP 0x11 a lane each: a WRITE between them crosses from one to the other", async () => {

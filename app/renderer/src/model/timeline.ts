@@ -64,6 +64,7 @@ export function packetLabel(p: Pick<PacketRecord, "opcode" | "aeth">): string {
 }
 
 /** Every header of a packet in one line (the row's tooltip). */
+/** The Packets tab's row tooltip in English: every header field (Chinese: i18n/packet-detail-zh.ts). */
 export function packetDetail(p: PacketRecord): string {
   const parts = [
     p.opcode,
@@ -148,7 +149,7 @@ function makePacketRow(p: PacketRecord): TimelineRow {
     ...(p.dropped !== undefined && { dropped: p.dropped }),
     ...(p.drop !== undefined && { drop: p.drop }),
     ...(packetClass(p) === "rnr" && p.aeth && { rnrTimer: p.aeth.syndrome & 0x1f }),
-    detail: packetDetail(p),
+    detail: p,
   };
 }
 

@@ -7,6 +7,7 @@ import type { WcWhy } from "../../../session/explain-wc.js";
 import type { PacketDrop, WcReason } from "../../../../verbs/wc-reason.js";
 import type { VerbFailure } from "../../../../verbs/verb-failure.js";
 import type { Prediction, SessionNotice, SourceSite } from "../../../session/transcript.js";
+import type { PacketRecord } from "../../../bridge/contract.js";
 
 /** A polled completion; a failed one with why, when the session knows (the simulator's reason, or inferred). */
 export type PolledWc = Wc & { why?: WcWhy };
@@ -256,8 +257,8 @@ export type TimelineRow =
       drop?: PacketDrop;
       /** An RNR NAK's timer field (the responder's min_rnr_timer). */
       rnrTimer?: number;
-      /** Every header field, for the tooltip. */
-      detail: string;
+      /** Every header field, for the tooltip (worded by i18n.ts `packetDetail`). */
+      detail: PacketRecord;
     }
   | {
       kind: "cqe";

@@ -26,6 +26,13 @@ export const ErrorBanner = memo(function ErrorBanner({ error, failed }: { error?
       data-attribute={error.attribute}
     >
       {error.verb ? <code>{error.verb}</code> : <code>{error.name}</code>}
+      {/* An argument error of a verb (a TypeError with why): the verb, then the error's class. */}
+      {error.verb && !error.code && (
+        <>
+          {" "}
+          <code>{error.name}</code>
+        </>
+      )}
       {error.code && (
         <>
           {" "}
@@ -39,8 +46,8 @@ export const ErrorBanner = memo(function ErrorBanner({ error, failed }: { error?
         </>
       )}
       <div data-testid="error-reason">{reason ?? error.message}</div>
-      {/* A verb's reason does not say where: its line does (the message of other errors has it). */}
-      {error.reason && error.line !== undefined && (
+      {/* A reason from data does not say where: its line does (the message of other errors has it). */}
+      {(error.reason || why) && error.line !== undefined && (
         <div data-testid="error-line">
           {t.atLine(error.line, error.column ?? 0)}
           {error.unawaited && t.notAwaited}

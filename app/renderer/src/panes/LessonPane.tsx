@@ -104,7 +104,7 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
         <div className="hint bad-hint">
           <code>{verdict.unexpectedError.code ?? "Error"}</code>{" "}
           {verdict.unexpectedError.why
-            ? `${verdict.unexpectedError.verb ?? ""}: ${ui.verbWhy(verdict.unexpectedError.why)}`
+            ? [verdict.unexpectedError.verb, ui.verbWhy(verdict.unexpectedError.why)].filter(Boolean).join(": ")
             : verdict.unexpectedError.message}
         </div>
       )}

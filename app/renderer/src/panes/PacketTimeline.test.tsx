@@ -1,8 +1,25 @@
 /** The packet timeline rendered from plain data: what a learner reads. */
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import type { PacketRecord } from "../../../bridge/contract.js";
+import { LangContext } from "../i18n.js";
 import type { TimelineView } from "../model/view.js";
 import { PacketTimeline } from "./PacketTimeline.js";
+
+/** A packet-log record: an RC WRITE's first packet from rxe0's QP 17 to QP 18 unless `over` says otherwise. */
+const rec = (over: Partial<PacketRecord> = {}): PacketRecord => ({
+  seq: 0,
+  at: 1,
+  time: 0.012,
+  src: "rxe0",
+  dst: "rxe0",
+  opcode: "RC_RDMA_WRITE_FIRST",
+  psn: 0,
+  src_qpn: 17,
+  dest_qpn: 18,
+  len: 1024,
+  ...over,
+});
 
 const lanes = [
   { key: "rxe0/17", qp_num: 17, handle: "qp0", device: "rxe0" },
@@ -37,7 +54,7 @@ const view: TimelineView = {
       klass: "request",
       psn: 0,
       len: 1024,
-      detail: "RC_RDMA_WRITE_FIRST · rxe0 QP 17 → rxe0 QP 18",
+      detail: rec({ reth: { va: 0x1000, rkey: 0x1234, len: 2500 } }),
     },
     { kind: "gap", key: "g3", count: 2 },
     {
@@ -51,7 +68,14 @@ const view: TimelineView = {
       klass: "rnr",
       psn: 2,
       len: 0,
-      detail: "…",
+      detail: rec({
+        src_qpn: 18,
+        dest_qpn: 17,
+        opcode: "RC_ACKNOWLEDGE",
+        psn: 2,
+        len: 0,
+        aeth: { syndrome: 0x2c, text: "RNR NAK (timer 12)", msn: 0 },
+      }),
     },
     { kind: "wait", key: "tc", t: 0.65, ms: 0.65, why: "rnr" },
     {
@@ -86,6 +110,28 @@ describe("PacketTimeline", () => {
     expect(s).not.toContain("not observable");
   });
 
+  it("words a packet's tooltip in the learner's language, header names as the spec has them", () => {
+    const title = (lang: "en" | "zh") =>
+      [
+        ...renderToStaticMarkup(
+          <LangContext.Provider value={lang}>
+            <PacketTimeline packets={view} />
+          </LangContext.Provider>,
+        ).matchAll(/data-kind="packet" title="([^"]*)"/g),
+      ].map((m) => m[1]);
+    const [write, rnr] = title("en");
+    expect(write).toBe(
+      "RC_RDMA_WRITE_FIRST · rxe0 QP 17 → rxe0 QP 18 · PSN 0x0 · 1024 B payload · RETH va 0x1000 rkey 0x1234 len 2500 · t = 0.012 ms",
+    );
+    expect(rnr).toContain("AETH RNR NAK (timer 12) (syndrome 0x2c) MSN 0");
+    const [writeZh, rnrZh] = title("zh");
+    expect(writeZh).toBe(
+      "RC_RDMA_WRITE_FIRST · rxe0 QP 17 → rxe0 QP 18 · PSN 0x0 · 载荷 1024 字节 · RETH va 0x1000 rkey 0x1234 len 2500 · t = 0.012 毫秒",
+    );
+    expect(rnrZh).toContain("AETH RNR NAK（计时器 12）（syndrome 0x2c）MSN 0");
+    expect(rnrZh).not.toMatch(/payload|\bms\b/);
+  });
+
   it("explains an empty timeline, and that the native backend has no packet log", () => {
     const empty = { observable: true, lanes: [], rows: [], hiddenRows: 0, earlierPackets: 0 };
     expect(renderToStaticMarkup(<PacketTimeline packets={empty} />)).toContain("No traffic yet");
@@ -115,7 +161,7 @@ describe("PacketTimeline", () => {
           klass: "request",
           psn: 0,
           len: 8,
-          detail: "…",
+          detail: rec({ dst: "rxe1", opcode: "RC_SEND_ONLY", len: 8 }),
           dropped: "link down",
           drop: { kind: "link-down" },
         },

@@ -70,7 +70,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
     const dir = b >= a ? "pt-right" : "pt-left";
     const klass = r.dropped ? "dropped" : r.klass;
     const row = (
-      <div key={r.key} className={`pt-row pt-packet pt-${klass}`} data-kind="packet" title={r.detail}>
+      <div key={r.key} className={`pt-row pt-packet pt-${klass}`} data-kind="packet" title={t.packetDetail(r.detail)}>
         <span className="pt-t">{time(r.t)}</span>
         <div className="pt-cell">
           <span className={`pt-arrow ${dir}`} style={{ left: `${lo}%`, width: `${r.dropped ? width / 2 : width}%` }} />

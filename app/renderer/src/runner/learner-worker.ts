@@ -9,7 +9,7 @@ import * as verbslab from "../../../session/learner.js";
 import { createVerbsFacade } from "../../../session/facade.js";
 import type { WireValue } from "../../../session/wire.js";
 import type { SourceSite } from "../../../session/transcript.js";
-import { errorFromData, errorToData, type ErrorData } from "../../../../verbs/errors.js";
+import { argError, errorFromData, errorToData, type ErrorData } from "../../../../verbs/errors.js";
 import type { FromWorker, ToWorker } from "./protocol.js";
 import { VERBSLAB_GLOBAL } from "./transform.js";
 import { SourceMap } from "./source-map.js";
@@ -83,16 +83,17 @@ async function run(js: string, kind: "sim" | "native", map: string | undefined, 
     lockDown();
     const mod = (await import(/* @vite-ignore */ url)) as { default?: unknown };
     if (typeof mod.default !== "function")
-      throw new TypeError("the program must `export default async function main(verbs) { … }`");
+      throw argError(TypeError, undefined, { kind: "runner", runner: { kind: "no-default-export" } });
     await (mod.default as (v: unknown) => unknown)(createVerbsFacade(surface, kind));
     // An unawaited verb that failed is reported (unhandledrejection) in a task of its own: let it come first.
     await new Promise((r) => setTimeout(r, 0));
     // A verb still in flight when main returned was called without `await`.
     const [first] = waiting.values();
     if (first) {
-      const e = new TypeError(
-        `${first.method}(…) was not awaited: main returned while it was still running (write \`await …${first.method}(…)\`)`,
-      );
+      const e = argError(TypeError, undefined, {
+        kind: "runner",
+        runner: { kind: "not-awaited", method: first.method },
+      });
       if (first.source) Object.assign(e, { [CALL_SITE]: first.source });
       throw e;
     }
