@@ -280,6 +280,31 @@ describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", (
     }
   }, 120_000);
 
+  it("1280×720: the transcript, scrolled, shows what each call did, under a header no row shows above", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    try {
+      await page.goto(lab.url);
+      await waitInteractive(page);
+      await selectLesson(page, "connecting-with-rdma-cm");
+      await setEditorCode(page, solutionOf("connecting-with-rdma-cm", 1));
+      await runAndWait(page);
+      await page.click("[data-tab=transcript]");
+      const panel = page.locator(".transcript").locator("xpath=ancestor::*[@role='tabpanel'][1]");
+      await panel.evaluate((el) => (el.scrollTop = el.scrollHeight));
+      await screenshotOf(page, ".transcript", "layout-1280x720-transcript-scrolled");
+      const seen = await panel.evaluate((el) => {
+        const top = el.getBoundingClientRect().top;
+        // The header sits at the pane's top edge: a row scrolled past is behind it, none shows above it.
+        const head = el.querySelector(".transcript-head")!.getBoundingClientRect();
+        const what = el.querySelector<HTMLElement>(".transcript-chunk td.mono")!.getBoundingClientRect().width;
+        return { headAtTop: Math.round(head.top - top), whatWide: what >= 48 };
+      });
+      expect(seen).toEqual({ headAtTop: 0, whatWide: true });
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
   it("1280×720: the Throughput tab plots lesson 12's rxe0 -> rxe1 sweep on the simulator (bandwidth and packets per message)", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     try {
