@@ -91,6 +91,9 @@ describe.skipIf(!hasChromium)("the Chinese UI words argument errors in Chinese",
     expect(await page.locator(".log-line").last().textContent()).toBe(`程序结束：TypeError：ibv_post_send：${reason}`);
     await page.click("[data-tab=transcript]");
     expect(await page.locator("td.err").last().getAttribute("title")).toBe(reason);
+    // A typo is the learner's, not a disagreement between the QP model and the device.
+    expect(await page.locator(".transcript tr.diverged").count()).toBe(0);
+    expect(await page.locator(".inspector .badge.bad").count()).toBe(0);
     const note = (await page.locator(".bad-hint", { hasText: "ibv_post_send" }).first().textContent()) ?? "";
     expect(note).toContain(`ibv_post_send: ${reason}`);
     await screenshot(page, "zh-50-sge-length-string");

@@ -32,9 +32,9 @@ describe("checkPrediction", () => {
       failed: true,
       error: err,
     });
-    expect(c.agree).toBe(true);
-    expect(c.actual).toBe("EINVAL: RTR needs IBV_QP_DEST_QPN");
-    expect(c.note).toBeUndefined();
+    expect(c?.agree).toBe(true);
+    expect(c?.actual).toBe("EINVAL: RTR needs IBV_QP_DEST_QPN");
+    expect(c?.note).toBeUndefined();
   });
 
   it("disagrees, with a note, when the backend accepts what the model refused", () => {
@@ -44,9 +44,9 @@ describe("checkPrediction", () => {
       after: IBV_QPS_RTR,
       failed: false,
     });
-    expect(c.agree).toBe(false);
-    expect(c.actual).toBe("INIT → RTR");
-    expect(c.note).toMatch(/expected this call to fail/);
+    expect(c?.agree).toBe(false);
+    expect(c?.actual).toBe("INIT → RTR");
+    expect(c?.note).toMatch(/expected this call to fail/);
   });
 
   it("judges a post only by whether it was accepted", () => {
@@ -62,10 +62,18 @@ describe("checkPrediction", () => {
       from: IBV_QPS_RTR,
       after: IBV_QPS_RTR,
       failed: true,
-      error: new TypeError("wr must be an object"),
+      error: new VerbsError("ibv_post_send", errnos.EINVAL),
     });
-    expect(refused.agree).toBe(false);
-    expect(refused.actual).toBe("TypeError");
-    expect(refused.note).toMatch(/expected this call to succeed/);
+    expect(refused?.agree).toBe(false);
+    expect(refused?.actual).toBe("EINVAL");
+    expect(refused?.note).toMatch(/expected this call to succeed/);
+  });
+
+  it("does not judge a call refused for its JavaScript arguments: it never reached the verb", () => {
+    for (const error of [new TypeError("wr must be an object"), new RangeError("[0, 99) is outside this MR")])
+      for (const p of [predicted("ok", IBV_QPS_RTR), predicted("EINVAL", IBV_QPS_RTR)])
+        expect(
+          checkPrediction(p, { method: "postSend", from: IBV_QPS_RTR, after: IBV_QPS_RTR, failed: true, error }),
+        ).toBe(undefined);
   });
 });

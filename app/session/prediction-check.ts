@@ -24,8 +24,14 @@ export interface Outcome {
   error?: unknown;
 }
 
-/** Prediction against outcome. For modify the outcome is a state; for posts, only whether the call is accepted. */
-export function checkPrediction(prediction: Prediction, o: Outcome): Check {
+/**
+ * Prediction against outcome. For modify the outcome is a state; for posts, only whether the call
+ * is accepted. A call refused for its JavaScript arguments (a TypeError or RangeError: a string
+ * where a number belongs, an SGE past its MR) never reached the verb the model predicts, so it is
+ * not judged: calling it a disagreement would flag the model for a learner's typo.
+ */
+export function checkPrediction(prediction: Prediction, o: Outcome): Check | undefined {
+  if (o.failed && (o.error instanceof TypeError || o.error instanceof RangeError)) return undefined;
   const expected =
     o.method !== "modify" && prediction.outcome === "ok"
       ? "the call succeeds"
