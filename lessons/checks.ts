@@ -58,6 +58,8 @@ export interface RunWc extends Wc {
 export interface RunError {
   verb?: string;
   code?: string;
+  /** The error's class where it has no errno (TypeError, RangeError): what the lesson note names. */
+  name?: string;
   attribute?: string;
   message: string;
   /** A verb's refusal as data (verbs/verb-failure.ts), for the UI's wording in the learner's language. */

@@ -122,6 +122,7 @@ function runError(
   const v = e.verb ?? (e.code ? verb : undefined);
   if (v !== undefined) out.verb = v;
   if (e.code !== undefined) out.code = e.code;
+  else if (e.name !== "Error") out.name = e.name;
   if (e.attribute !== undefined) out.attribute = e.attribute;
   if (e.why !== undefined) out.why = e.why;
   return out;

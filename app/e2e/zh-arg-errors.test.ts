@@ -96,6 +96,8 @@ describe.skipIf(!hasChromium)("the Chinese UI words argument errors in Chinese",
     expect(await page.locator(".inspector .badge.bad").count()).toBe(0);
     const note = (await page.locator(".bad-hint", { hasText: "ibv_post_send" }).first().textContent()) ?? "";
     expect(note).toContain(`ibv_post_send: ${reason}`);
+    // Named by its class, as the banner names it (not a bare "Error").
+    expect(note).toMatch(/^TypeError /);
     await screenshot(page, "zh-50-sge-length-string");
   }, 120_000);
 

@@ -102,7 +102,7 @@ export const LessonPane = memo(function LessonPane(p: LessonPaneProps) {
       </ul>
       {verdict?.unexpectedError && (
         <div className="hint bad-hint">
-          <code>{verdict.unexpectedError.code ?? "Error"}</code>{" "}
+          <code>{verdict.unexpectedError.code ?? verdict.unexpectedError.name ?? "Error"}</code>{" "}
           {verdict.unexpectedError.why
             ? [verdict.unexpectedError.verb, ui.verbWhy(verdict.unexpectedError.why)].filter(Boolean).join(": ")
             : verdict.unexpectedError.message}
