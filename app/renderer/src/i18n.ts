@@ -10,7 +10,7 @@ import type { LinkState, WireModel } from "../../../verbs/lab.js";
 import { percentOf as pct } from "./model/link-form.js";
 import { verbFailureText, type VerbFailure } from "../../../verbs/verb-failure.js";
 import { backendExitZh, verbFailureZh } from "./i18n/verb-failure-zh.js";
-import { packetDetailZh } from "./i18n/packet-detail-zh.js";
+import { packetDetailZh, packetLabelZh } from "./i18n/packet-detail-zh.js";
 import { packetDetail } from "./model/timeline.js";
 import type { BackendStatus, PacketRecord } from "../../bridge/contract.js";
 import type { Divergence, LineOutcome } from "./model/view.js";
@@ -187,6 +187,8 @@ const en = {
   droppedBecause: (why: string) => `dropped: ${why}`,
   /** The Packets tab's row tooltip: every header field of the packet. */
   packetDetail: (p: PacketRecord): string => packetDetail(p),
+  /** A packet row's label ("SEND_ONLY", "ACK", "NAK PSN sequence error": model/timeline.ts packetLabel) in the learner's language. */
+  packetLabel: (label: string, _p: PacketRecord): string => label,
   divergence: (d: Divergence) => `model expected ${d.expected}; the device did ${d.actual}`,
   predicts: (errno: string) => `predicts ${errno}`,
   predictedError: (errno: string, reason?: string) => `predicted: ${errno}${reason ? ` — ${reason}` : ""}`,
@@ -648,6 +650,7 @@ const zh: Strings = {
   dropReason: (d) => zhDrop(d),
   droppedBecause: (why) => `已丢弃：${why}`,
   packetDetail: (p) => packetDetailZh(p, zhDrop),
+  packetLabel: (label, p) => packetLabelZh(label, p),
   divergence: (d) => `模型预期 ${d.expected}；设备实际 ${d.actual}`,
   predicts: (errno) => `预测 ${errno}`,
   predictedError: (errno, reason) => `预测：${errno}${reason ? ` —— ${reason}` : ""}`,

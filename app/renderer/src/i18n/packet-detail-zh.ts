@@ -26,6 +26,14 @@ export function aethZh(syndrome: number): string {
   return `NAK ${NAK_CODE[syndrome] ?? hex(syndrome)}`;
 }
 
+/**
+ * A packet row's label (model/timeline.ts packetLabel) in Chinese: an RNR NAK or NAK, labelled
+ * by its AETH's English, by its syndrome; an opcode or "ACK" as rxe names it.
+ */
+export function packetLabelZh(label: string, p: Pick<PacketRecord, "aeth">): string {
+  return p.aeth && label === p.aeth.text && label !== "ACK" ? aethZh(p.aeth.syndrome) : label;
+}
+
 /** The tooltip in Chinese; `drop` words a drop's data (i18n.ts zh `dropReason`), else the logged English stays. */
 export function packetDetailZh(p: PacketRecord, drop: (d: PacketDrop) => string): string {
   const parts = [

@@ -132,6 +132,19 @@ describe("PacketTimeline", () => {
     expect(rnrZh).not.toMatch(/payload|\bms\b/);
   });
 
+  it("labels a NAK in the learner's language by its syndrome; an opcode keeps rxe's name", () => {
+    const labels = (lang: "en" | "zh") =>
+      [
+        ...renderToStaticMarkup(
+          <LangContext.Provider value={lang}>
+            <PacketTimeline packets={view} />
+          </LangContext.Provider>,
+        ).matchAll(/<span class="pt-label"[^>]*><b>([^<]*)<\/b>/g),
+      ].map((m) => m[1]);
+    expect(labels("en")).toEqual(["RDMA_WRITE_FIRST", "RNR NAK (timer 12)"]);
+    expect(labels("zh")).toEqual(["RDMA_WRITE_FIRST", "RNR NAK（计时器 12）"]);
+  });
+
   it("explains an empty timeline, and that the native backend has no packet log", () => {
     const empty = { observable: true, lanes: [], rows: [], hiddenRows: 0, earlierPackets: 0 };
     expect(renderToStaticMarkup(<PacketTimeline packets={empty} />)).toContain("No traffic yet");

@@ -75,7 +75,7 @@ export function PacketTimeline({ packets: tl }: { packets: TimelineView }) {
         <div className="pt-cell">
           <span className={`pt-arrow ${dir}`} style={{ left: `${lo}%`, width: `${r.dropped ? width / 2 : width}%` }} />
           <span className="pt-label" style={{ left: `${lo + width / 2}%` }}>
-            <b>{r.label}</b> <span className="pt-dim">psn</span> {hex(r.psn)}
+            <b>{t.packetLabel(r.label, r.detail)}</b> <span className="pt-dim">psn</span> {hex(r.psn)}
             {r.len > 0 && <span className="pt-dim"> · {r.len} B</span>}
           </span>
         </div>
