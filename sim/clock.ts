@@ -230,19 +230,21 @@ export class Clock {
   scopeBy(at: number, except: Timer): unknown {
     let scope: unknown = undefined;
     const h = this.heap;
+    // A depth-first walk of the heap's entries due by `at`, on a stack kept between calls
+    // (its top index `top`: resetting an array's length costs more than the walk here).
     const stack = this.scan;
-    stack.length = 0;
-    if (h.length) stack.push(0);
-    while (stack.length) {
-      const i = stack.pop()!;
+    let top = 0;
+    if (h.length) stack[top++] = 0;
+    while (top > 0) {
+      const i = stack[--top];
       const t = h[i];
       if (t.at > at) continue;
       if (t !== except) {
         if (t.scope === null || (scope !== undefined && scope !== t.scope)) return null;
         scope = t.scope;
       }
-      if (2 * i + 1 < h.length) stack.push(2 * i + 1);
-      if (2 * i + 2 < h.length) stack.push(2 * i + 2);
+      if (2 * i + 1 < h.length) stack[top++] = 2 * i + 1;
+      if (2 * i + 2 < h.length) stack[top++] = 2 * i + 2;
     }
     return scope;
   }

@@ -225,6 +225,7 @@ export class SimWorld {
 
   /** Returns a packet to the pool once it has been handled. */
   recycle(p: Packet): void {
+    if (p === this.wholeTrain) this.wholeTrain = null;
     p.count = 1;
     p.onArrive = null;
     p.sendRun = false;
@@ -794,6 +795,7 @@ export class SimWorld {
       }
     }
     if (t.atNs >= bound) return false;
+    this.wholeTrain = null; // it receives packets (see wholeTrain)
     const clock = this.clock;
     const q = this.linkQ[li];
     let last = t.atNs;
@@ -952,6 +954,10 @@ export class SimWorld {
    * see lets a train pass that its receiver will take whole.
    */
   catchUpTrains(atNs: number, scoped = false, inclusive = false): void {
+    // What the previous call found its receiver would take whole (see wholeTrain).
+    const known = this.wholeTrain;
+    const knownCount = this.wholeCount;
+    this.wholeTrain = null;
     if (this.running) return;
     const clock = this.clock;
     const now = clock.now;
@@ -959,6 +965,9 @@ export class SimWorld {
     let only: SimDevice | null | undefined = undefined;
     let onlyKnown = !scoped;
     const end = inclusive ? atNs + 1 : atNs;
+    // Whether this call received a packet (then nothing found before or in it is remembered).
+    let received = false;
+    let whole: Packet | null = null;
     for (let li = 0; li < this.linkQ.length; li++) {
       const q = this.linkQ[li];
       if (q === undefined || this.linkHead[li] >= q.length) continue;
@@ -975,9 +984,19 @@ export class SimWorld {
       // requester, and no memory; what they make the requester send queues behind the train.
       // So the train need not be received first if its receiver will take it whole: it then
       // answers nothing before its last packet, and nothing it does can reach them earlier.
-      if (only !== undefined && only !== t.destDev && k === 0 && this.takesWhole(t)) continue;
+      if (only !== undefined && only !== t.destDev && k === 0) {
+        if (!received && t === known && t.count === knownCount) {
+          whole = t;
+          continue;
+        }
+        if (this.takesWhole(t)) {
+          whole = t;
+          continue;
+        }
+      }
       if (k === 0) trainStats.split++;
       while (k < t.count - 1 && this.trainArrival(t, k) < end) {
+        received = true;
         clock.now = this.trainArrival(t, k) / 1e6;
         this.flushCopyBefore(t);
         this.deliver(trainPacket(this, t, k));
@@ -987,7 +1006,21 @@ export class SimWorld {
       t.atNs = this.trainArrival(t, k);
     }
     clock.now = now;
+    if (scoped && !received && whole !== null) {
+      this.wholeTrain = whole;
+      this.wholeCount = whole.count;
+    }
   }
+  /**
+   * A train the last catchUpTrains call (a scoped one that received nothing) found its
+   * receiver would take whole, and its length then: the next call need not ask takesWhole
+   * again. Between the two only what that call let pass ran (plain ACKs and timers of another
+   * device: its completer and requester, which queue packets behind the train and change
+   * nothing its receiver's checks read). Any other call, runAhead and the train's recycling
+   * forget it; a train that grew (joinTrain) is asked again.
+   */
+  private wholeTrain: Packet | null = null;
+  private wholeCount = 0;
 
   /**
    * What happens at `atNs` when it is only plain ACKs arriving to one device, or timers that
