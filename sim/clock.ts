@@ -42,6 +42,9 @@ const LVL_SIZE = 64;
 const LVL_DEPTH = 9;
 /** Jiffies ahead from which a timer goes to level `n` (LVL_START). */
 const lvlStart = (n: number): number => (LVL_SIZE - 1) * 2 ** ((n - 1) * LVL_CLK_SHIFT);
+/** lvlStart(n) and level n's granularity (jiffies), by level: timerFireAt runs at every ACK. */
+const LVL_STARTS = Array.from({ length: LVL_DEPTH }, (_, n) => lvlStart(n));
+const LVL_GRANS = Array.from({ length: LVL_DEPTH }, (_, n) => 2 ** (n * LVL_CLK_SHIFT));
 
 /**
  * The virtual time at which Linux fires a timer armed at `now` (ms) with
@@ -56,8 +59,8 @@ const lvlStart = (n: number): number => (LVL_SIZE - 1) * 2 ** ((n - 1) * LVL_CLK
 export function timerFireAt(now: number, delta: number): number {
   const jnow = Math.floor(now / JIFFY_MS);
   let lvl = 0;
-  while (lvl < LVL_DEPTH - 1 && delta >= lvlStart(lvl + 1)) lvl++;
-  const gran = 2 ** (lvl * LVL_CLK_SHIFT);
+  while (lvl < LVL_DEPTH - 1 && delta >= LVL_STARTS[lvl + 1]) lvl++;
+  const gran = LVL_GRANS[lvl];
   const expires = jnow + delta;
   return (Math.floor(expires / gran) + 1) * gran * JIFFY_MS;
 }

@@ -159,6 +159,8 @@ export class SimWorld {
   private linkHead: number[] = [];
   /** Records on the wire not yet fully received. */
   private inFlight = 0;
+  /** How many of them are SEND runs (runAhead has nothing to do without one). */
+  private runsOnWire = 0;
   /** Fires when the next packet arrives. */
   private wireTimer = new Timer(() => this.deliverDue());
   /** The record the last transmit queued or joined (lastQueued). */
@@ -296,8 +298,11 @@ export class SimWorld {
     return sent;
   }
 
-  /** rxe_xmit_packet: counts, logs and queues a packet on its link (one device's: receives it now). False when it was dropped. */
-  transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null, count = true): boolean {
+  /**
+   * rxe_xmit_packet: counts, logs and queues a packet on its link (one device's: receives it
+   * now). False when it was dropped. `joinTried`: the caller found the ACK cannot joinAck.
+   */
+  transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null, count = true, joinTried = false): boolean {
     if (count) from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
       return this.dropAtSender(from, destDev, pkt, { kind: destDev ? "link-down" : "no-route" });
@@ -305,6 +310,7 @@ export class SimWorld {
     pkt.destDev = destDev;
     if (from !== destDev && this.faults.active && this.faulted(from, destDev, pkt)) return true;
     if (
+      !joinTried &&
       pkt.opcode === RC_ACKNOWLEDGE &&
       this.joinAck(pkt.srcQp!, destDev, pkt.destQpn, pkt.syndrome, pkt.sgid, pkt.dgid, pkt.psn, pkt.msn)
     ) {
@@ -353,6 +359,7 @@ export class SimWorld {
     if (this.packetLog) pkt.logEntry = this.log(from, destDev, pkt);
     if (counted && pkt.mask & M_REQ && pkt.srcQp !== null) this.countInFlight(pkt);
     this.linkQ[li].push(pkt);
+    if (pkt.sendRun) this.runsOnWire++;
     this.lastSent = pkt;
     this.lastSentLink = li;
     this.inFlight++;
@@ -766,6 +773,7 @@ export class SimWorld {
    * when the next thing on the wire is not such a run.
    */
   private runAhead(cq: { readonly count: number }, enough: number): boolean {
+    if (this.runsOnWire === 0) return false;
     let li = -1;
     let t: Packet | null = null;
     for (let i = 0; i < this.linkQ.length; i++) {
@@ -854,8 +862,10 @@ export class SimWorld {
       t.onArrive = null;
       this.deliver(t);
       if (job !== null) job();
-    } else if (t.sendRun) whole = this.receiveRunPacket(t);
-    else if (t.mask & M_REQ) whole = this.receiveTrainStep(t);
+    } else if (t.sendRun) {
+      whole = this.receiveRunPacket(t);
+      if (whole) this.runsOnWire--;
+    } else if (t.mask & M_REQ) whole = this.receiveTrainStep(t);
     else whole = this.receiveAckOfTrain(t);
     if (!whole) return;
     q[this.linkHead[li]++] = undefined as unknown as Packet;
