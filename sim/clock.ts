@@ -42,6 +42,9 @@ const LVL_SIZE = 64;
 const LVL_DEPTH = 9;
 /** Jiffies ahead from which a timer goes to level `n` (LVL_START). */
 const lvlStart = (n: number): number => (LVL_SIZE - 1) * 2 ** ((n - 1) * LVL_CLK_SHIFT);
+/** lvlStart(n) and level n's granularity (jiffies), by level: timerFireAt runs at every ACK. */
+const LVL_STARTS = Array.from({ length: LVL_DEPTH }, (_, n) => lvlStart(n));
+const LVL_GRANS = Array.from({ length: LVL_DEPTH }, (_, n) => 2 ** (n * LVL_CLK_SHIFT));
 
 /**
  * The virtual time at which Linux fires a timer armed at `now` (ms) with
@@ -56,8 +59,8 @@ const lvlStart = (n: number): number => (LVL_SIZE - 1) * 2 ** ((n - 1) * LVL_CLK
 export function timerFireAt(now: number, delta: number): number {
   const jnow = Math.floor(now / JIFFY_MS);
   let lvl = 0;
-  while (lvl < LVL_DEPTH - 1 && delta >= lvlStart(lvl + 1)) lvl++;
-  const gran = 2 ** (lvl * LVL_CLK_SHIFT);
+  while (lvl < LVL_DEPTH - 1 && delta >= LVL_STARTS[lvl + 1]) lvl++;
+  const gran = LVL_GRANS[lvl];
   const expires = jnow + delta;
   return (Math.floor(expires / gran) + 1) * gran * JIFFY_MS;
 }
@@ -230,19 +233,21 @@ export class Clock {
   scopeBy(at: number, except: Timer): unknown {
     let scope: unknown = undefined;
     const h = this.heap;
+    // A depth-first walk of the heap's entries due by `at`, on a stack kept between calls
+    // (its top index `top`: resetting an array's length costs more than the walk here).
     const stack = this.scan;
-    stack.length = 0;
-    if (h.length) stack.push(0);
-    while (stack.length) {
-      const i = stack.pop()!;
+    let top = 0;
+    if (h.length) stack[top++] = 0;
+    while (top > 0) {
+      const i = stack[--top];
       const t = h[i];
       if (t.at > at) continue;
       if (t !== except) {
         if (t.scope === null || (scope !== undefined && scope !== t.scope)) return null;
         scope = t.scope;
       }
-      if (2 * i + 1 < h.length) stack.push(2 * i + 1);
-      if (2 * i + 2 < h.length) stack.push(2 * i + 2);
+      if (2 * i + 1 < h.length) stack[top++] = 2 * i + 1;
+      if (2 * i + 2 < h.length) stack[top++] = 2 * i + 2;
     }
     return scope;
   }

@@ -339,22 +339,34 @@ export function trainPacket(world: SimWorld, t: Packet, i: number): Packet {
  * quiet packets). Then `qp` answers nothing before the train's last packet.
  */
 export function trainFits(qp: SimQp, t: Packet): boolean {
-  if (qp.qp_type !== IBV_QPT_RC || qp.world.perPacket) return false;
-  if (t.psn !== qp.respPsn) return false;
-  if (!opcodeSequenceOk(qp, t) || !opcodeAllowed(qp, t)) return false;
+  if (!trainInSequence(qp, t)) return false;
   const total = quietCount(t) * t.trainMtu;
   const m = t.mask;
   if (m & M_SEND) {
     const wqe = qp.rq.head();
     return wqe !== null && scatterFits(qp, wqe.dma, total, null);
   }
-  if (!(m & M_WRITE)) return false;
-  const reth = (m & M_RETH) !== 0;
+  return (m & M_WRITE) !== 0 && trainWriteMr(qp, t, total) !== null;
+}
+
+/** trainFits' checks for any train: an RC QP on the fast path, the expected PSN, the opcode in sequence and allowed. */
+function trainInSequence(qp: SimQp, t: Packet): boolean {
+  if (qp.qp_type !== IBV_QPT_RC || qp.world.perPacket) return false;
+  if (t.psn !== qp.respPsn) return false;
+  return opcodeSequenceOk(qp, t) && opcodeAllowed(qp, t);
+}
+
+/**
+ * The MR a WRITE train's `total` quiet bytes land in, when the message's RETH (or the one it
+ * continues) names one with remote write access and its whole range lies inside; else null.
+ */
+function trainWriteMr(qp: SimQp, t: Packet, total: number): SimMr | null {
+  const reth = (t.mask & M_RETH) !== 0;
   const va = reth ? t.va : qp.respVa;
   const resid = reth ? t.dmaLen : qp.respResid;
-  if (total > resid) return false;
+  if (total > resid) return null;
   const mr = lookupMr(qp.device, qp.pd, reth ? t.rkey : qp.respRkey, IBV_ACCESS_REMOTE_WRITE, true);
-  return mr !== null && inRange(mr, va, resid);
+  return mr !== null && inRange(mr, va, resid) ? mr : null;
 }
 
 /**
@@ -364,7 +376,9 @@ export function trainFits(qp: SimQp, t: Packet): boolean {
  * returns true; otherwise changes nothing and returns false (the caller splits the train).
  */
 export function receiveTrain(qp: SimQp, t: Packet): boolean {
-  if (!trainFits(qp, t)) return false;
+  // trainFits, each check made once: scatterTargets fails where scatterFits does, and
+  // trainWriteMr is trainFits' WRITE check.
+  if (!trainInSequence(qp, t)) return false;
   const n = quietCount(t);
   const mtu = t.trainMtu;
   const total = n * mtu;
@@ -380,13 +394,12 @@ export function receiveTrain(qp: SimQp, t: Packet): boolean {
       for (let i = 0; i < n; i++) scatter(qp.device, qp.pd, wqe.dma, mtu, t, null, i * mtu);
     } else scatter(qp.device, qp.pd, wqe.dma, total, t, null, 0);
   } else if (m & M_WRITE) {
+    const mr = trainWriteMr(qp, t, total);
+    if (mr === null) return false;
     const reth = (m & M_RETH) !== 0;
     const va = reth ? t.va : qp.respVa;
     const rkey = reth ? t.rkey : qp.respRkey;
     const resid = reth ? t.dmaLen : qp.respResid;
-    if (total > resid) return false;
-    const mr = lookupMr(qp.device, qp.pd, rkey, IBV_ACCESS_REMOTE_WRITE, true);
-    if (!mr || !inRange(mr, va, resid)) return false;
     if (reth) {
       qp.respVa = va;
       qp.respRkey = rkey;

@@ -228,6 +228,8 @@ export class SimQp implements Qp {
   private outHeadDone = 0;
   /** Packets in flight (in all runs). */
   private outCount = 0;
+  /** The instant (ns) inFlight last counted at. */
+  private outAtNs = -1;
   /** need_req_skb: the requester stopped with too many in flight; this timer runs it again. */
   readonly skbTimer: Timer;
 
@@ -346,6 +348,10 @@ export class SimQp implements Qp {
 
   /** skb_out now: this QP's requests on the wire between the devices, not yet received. */
   inFlight(nowNs: number): number {
+    // Asked again at the same instant (the requester asks before each packet or train): the
+    // same answer, as nothing sent since arrives by now.
+    if (nowNs === this.outAtNs) return this.outCount;
+    this.outAtNs = nowNs;
     while (this.outRuns > 0) {
       const r = this.outHead;
       const n = this.outN[r];

@@ -509,10 +509,9 @@ export function sendAck(
 ): boolean {
   const world = qp.world;
   const dest = qp.destDev;
+  const tried = opcode === RC_ACKNOWLEDGE && reason === undefined && dest !== null;
   if (
-    opcode === RC_ACKNOWLEDGE &&
-    reason === undefined &&
-    dest !== null &&
+    tried &&
     world.joinAck(
       qp,
       dest,
@@ -544,7 +543,8 @@ export function sendAck(
   a.msn = qp.respMsn & 0xffffff;
   a.orig = orig;
   a.reason = reason;
-  return world.transmit(qp.device, a, qp.destDev);
+  // joinAck refused these very fields above (a refusal changes nothing): transmit need not ask again.
+  return world.transmit(qp.device, a, qp.destDev, true, tried);
 }
 
 /** RDMA READ responses: one packet per path MTU, PSNs from the request's. */

@@ -159,6 +159,8 @@ export class SimWorld {
   private linkHead: number[] = [];
   /** Records on the wire not yet fully received. */
   private inFlight = 0;
+  /** How many of them are SEND runs (runAhead has nothing to do without one). */
+  private runsOnWire = 0;
   /** Fires when the next packet arrives. */
   private wireTimer = new Timer(() => this.deliverDue());
   /** The record the last transmit queued or joined (lastQueued). */
@@ -225,6 +227,7 @@ export class SimWorld {
 
   /** Returns a packet to the pool once it has been handled. */
   recycle(p: Packet): void {
+    if (p === this.wholeTrain) this.wholeTrain = null;
     p.count = 1;
     p.onArrive = null;
     p.sendRun = false;
@@ -295,8 +298,11 @@ export class SimWorld {
     return sent;
   }
 
-  /** rxe_xmit_packet: counts, logs and queues a packet on its link (one device's: receives it now). False when it was dropped. */
-  transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null, count = true): boolean {
+  /**
+   * rxe_xmit_packet: counts, logs and queues a packet on its link (one device's: receives it
+   * now). False when it was dropped. `joinTried`: the caller found the ACK cannot joinAck.
+   */
+  transmit(from: SimDevice, pkt: Packet, destDev: SimDevice | null, count = true, joinTried = false): boolean {
     if (count) from.counters[CNT_SENT_PKTS] += pkt.count;
     if (destDev === null || !this.reachable(from, destDev) || !from.linkUp) {
       return this.dropAtSender(from, destDev, pkt, { kind: destDev ? "link-down" : "no-route" });
@@ -304,6 +310,7 @@ export class SimWorld {
     pkt.destDev = destDev;
     if (from !== destDev && this.faults.active && this.faulted(from, destDev, pkt)) return true;
     if (
+      !joinTried &&
       pkt.opcode === RC_ACKNOWLEDGE &&
       this.joinAck(pkt.srcQp!, destDev, pkt.destQpn, pkt.syndrome, pkt.sgid, pkt.dgid, pkt.psn, pkt.msn)
     ) {
@@ -352,6 +359,7 @@ export class SimWorld {
     if (this.packetLog) pkt.logEntry = this.log(from, destDev, pkt);
     if (counted && pkt.mask & M_REQ && pkt.srcQp !== null) this.countInFlight(pkt);
     this.linkQ[li].push(pkt);
+    if (pkt.sendRun) this.runsOnWire++;
     this.lastSent = pkt;
     this.lastSentLink = li;
     this.inFlight++;
@@ -765,6 +773,7 @@ export class SimWorld {
    * when the next thing on the wire is not such a run.
    */
   private runAhead(cq: { readonly count: number }, enough: number): boolean {
+    if (this.runsOnWire === 0) return false;
     let li = -1;
     let t: Packet | null = null;
     for (let i = 0; i < this.linkQ.length; i++) {
@@ -794,6 +803,7 @@ export class SimWorld {
       }
     }
     if (t.atNs >= bound) return false;
+    this.wholeTrain = null; // it receives packets (see wholeTrain)
     const clock = this.clock;
     const q = this.linkQ[li];
     let last = t.atNs;
@@ -852,8 +862,10 @@ export class SimWorld {
       t.onArrive = null;
       this.deliver(t);
       if (job !== null) job();
-    } else if (t.sendRun) whole = this.receiveRunPacket(t);
-    else if (t.mask & M_REQ) whole = this.receiveTrainStep(t);
+    } else if (t.sendRun) {
+      whole = this.receiveRunPacket(t);
+      if (whole) this.runsOnWire--;
+    } else if (t.mask & M_REQ) whole = this.receiveTrainStep(t);
     else whole = this.receiveAckOfTrain(t);
     if (!whole) return;
     q[this.linkHead[li]++] = undefined as unknown as Packet;
@@ -952,6 +964,10 @@ export class SimWorld {
    * see lets a train pass that its receiver will take whole.
    */
   catchUpTrains(atNs: number, scoped = false, inclusive = false): void {
+    // What the previous call found its receiver would take whole (see wholeTrain).
+    const known = this.wholeTrain;
+    const knownCount = this.wholeCount;
+    this.wholeTrain = null;
     if (this.running) return;
     const clock = this.clock;
     const now = clock.now;
@@ -959,6 +975,9 @@ export class SimWorld {
     let only: SimDevice | null | undefined = undefined;
     let onlyKnown = !scoped;
     const end = inclusive ? atNs + 1 : atNs;
+    // Whether this call received a packet (then nothing found before or in it is remembered).
+    let received = false;
+    let whole: Packet | null = null;
     for (let li = 0; li < this.linkQ.length; li++) {
       const q = this.linkQ[li];
       if (q === undefined || this.linkHead[li] >= q.length) continue;
@@ -975,9 +994,19 @@ export class SimWorld {
       // requester, and no memory; what they make the requester send queues behind the train.
       // So the train need not be received first if its receiver will take it whole: it then
       // answers nothing before its last packet, and nothing it does can reach them earlier.
-      if (only !== undefined && only !== t.destDev && k === 0 && this.takesWhole(t)) continue;
+      if (only !== undefined && only !== t.destDev && k === 0) {
+        if (!received && t === known && t.count === knownCount) {
+          whole = t;
+          continue;
+        }
+        if (this.takesWhole(t)) {
+          whole = t;
+          continue;
+        }
+      }
       if (k === 0) trainStats.split++;
       while (k < t.count - 1 && this.trainArrival(t, k) < end) {
+        received = true;
         clock.now = this.trainArrival(t, k) / 1e6;
         this.flushCopyBefore(t);
         this.deliver(trainPacket(this, t, k));
@@ -987,7 +1016,21 @@ export class SimWorld {
       t.atNs = this.trainArrival(t, k);
     }
     clock.now = now;
+    if (scoped && !received && whole !== null) {
+      this.wholeTrain = whole;
+      this.wholeCount = whole.count;
+    }
   }
+  /**
+   * A train the last catchUpTrains call (a scoped one that received nothing) found its
+   * receiver would take whole, and its length then: the next call need not ask takesWhole
+   * again. Between the two only what that call let pass ran (plain ACKs and timers of another
+   * device: its completer and requester, which queue packets behind the train and change
+   * nothing its receiver's checks read). Any other call, runAhead and the train's recycling
+   * forget it; a train that grew (joinTrain) is asked again.
+   */
+  private wholeTrain: Packet | null = null;
+  private wholeCount = 0;
 
   /**
    * What happens at `atNs` when it is only plain ACKs arriving to one device, or timers that
