@@ -682,26 +682,20 @@ export function createSession(options: SessionOptions): Session {
     return await fn.apply(entry.obj, args);
   }
 
+  /** mr.read/mr.write's offset and length: integers, else a RangeError naming the field (as these calls always threw). */
+  function integerArg(field: string, v: unknown): void {
+    if (!Number.isInteger(v))
+      throw argError(RangeError, undefined, { kind: "arg-type", field, expected: "integer", got: seen(v) });
+  }
+
   function mrBytes(mr: Mr, method: string, args: unknown[]): unknown {
     const offset = (args[0] as number | undefined) ?? 0;
-    if (!Number.isInteger(offset))
-      throw argError(RangeError, undefined, {
-        kind: "arg-type",
-        field: "offset",
-        expected: "integer",
-        got: seen(offset),
-      });
+    integerArg("offset", offset);
     if (offset < 0 || offset > mr.length)
       throw argError(RangeError, undefined, { kind: "mr-offset", offset, mrLength: mr.length });
     if (method === "read") {
       const len = (args[1] as number | undefined) ?? mr.length - offset;
-      if (!Number.isInteger(len))
-        throw argError(RangeError, undefined, {
-          kind: "arg-type",
-          field: "length",
-          expected: "integer",
-          got: seen(len),
-        });
+      integerArg("length", len);
       if (len < 0 || offset + len > mr.length)
         throw argError(RangeError, undefined, {
           kind: "mr-past-end",
