@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { IBV_QPS_INIT, IBV_QPS_RESET, IBV_QPS_RTR } from "../../verbs/constants.js";
+import { IBV_QPS_INIT, IBV_QPS_RESET, IBV_QPS_RTR, IBV_QPS_RTS } from "../../verbs/constants.js";
 import { errnos, VerbsError } from "../../verbs/errors.js";
-import { checkPrediction } from "./prediction-check.js";
-import type { Prediction } from "./transcript.js";
+import { because, verbFailureText } from "../../verbs/verb-failure.js";
+import { checkNoteText, checkPrediction, outcomeText, type Outcome } from "./prediction-check.js";
+import type { CheckOutcome, Prediction } from "./transcript.js";
 
 const predicted = (outcome: string, state: number, reason?: string): Prediction => ({
   qp: 5,
@@ -20,7 +21,15 @@ describe("checkPrediction", () => {
       after: IBV_QPS_INIT,
       failed: false,
     });
-    expect(c).toEqual({ agree: true, expected: "RESET → INIT", actual: "RESET → INIT" });
+    expect(c).toEqual({
+      agree: true,
+      expected: "RESET → INIT",
+      actual: "RESET → INIT",
+      outcomes: {
+        expected: { kind: "moved", from: IBV_QPS_RESET, to: IBV_QPS_INIT },
+        actual: { kind: "moved", from: IBV_QPS_RESET, to: IBV_QPS_INIT },
+      },
+    });
   });
 
   it("agrees when the call fails with the predicted errno, and names the backend's reason", () => {
@@ -35,6 +44,11 @@ describe("checkPrediction", () => {
     expect(c?.agree).toBe(true);
     expect(c?.actual).toBe("EINVAL: RTR needs IBV_QP_DEST_QPN");
     expect(c?.note).toBeUndefined();
+    // As data: the model's reason and the backend's why, for the UI to word in the learner's language.
+    expect(c?.outcomes).toEqual({
+      expected: { kind: "failed", code: "EINVAL", reason: "needs IBV_QP_DEST_QPN" },
+      actual: { kind: "failed", code: "EINVAL", reason: "RTR needs IBV_QP_DEST_QPN" },
+    });
   });
 
   it("disagrees, with a note, when the backend accepts what the model refused", () => {
@@ -56,7 +70,12 @@ describe("checkPrediction", () => {
       after: IBV_QPS_RTR,
       failed: false,
     });
-    expect(ok).toEqual({ agree: true, expected: "the call succeeds", actual: "the call succeeded" });
+    expect(ok).toEqual({
+      agree: true,
+      expected: "the call succeeds",
+      actual: "the call succeeded",
+      outcomes: { expected: { kind: "accepted" }, actual: { kind: "accepted" } },
+    });
     const refused = checkPrediction(predicted("ok", IBV_QPS_RTR), {
       method: "postSend",
       from: IBV_QPS_RTR,
@@ -75,5 +94,94 @@ describe("checkPrediction", () => {
         expect(
           checkPrediction(p, { method: "postSend", from: IBV_QPS_RTR, after: IBV_QPS_RTR, failed: true, error }),
         ).toBe(undefined);
+  });
+
+  it("carries the backend's why with its errno when the device refuses what the model allows", () => {
+    const err = new VerbsError(
+      "ibv_modify_qp",
+      errnos.EINVAL,
+      because({ kind: "no-alt-path" }, { attribute: "IBV_QP_ALT_PATH" }),
+    );
+    const c = checkPrediction(predicted("ok", IBV_QPS_RTR), {
+      method: "modify",
+      from: IBV_QPS_INIT,
+      after: IBV_QPS_INIT,
+      failed: true,
+      error: err,
+    });
+    expect(c).toEqual({
+      agree: false,
+      expected: "INIT → RTR",
+      actual: `EINVAL: ${verbFailureText({ kind: "no-alt-path" })}`,
+      note: "the model expected this call to succeed: the backend knows something the model does not",
+      outcomes: {
+        expected: { kind: "moved", from: IBV_QPS_INIT, to: IBV_QPS_RTR },
+        actual: {
+          kind: "failed",
+          code: "EINVAL",
+          reason: verbFailureText({ kind: "no-alt-path" }),
+          why: { kind: "no-alt-path" },
+        },
+      },
+    });
+  });
+
+  it("names a non-verbs error by its class, with no reason or why", () => {
+    const c = checkPrediction(predicted("ok", IBV_QPS_RTS), {
+      method: "postSend",
+      from: IBV_QPS_RTS,
+      after: IBV_QPS_RTS,
+      failed: true,
+      error: new Error("the bridge went away"),
+    });
+    expect(c?.outcomes?.actual).toEqual({ kind: "failed", code: "Error" });
+    expect(c?.actual).toBe("Error");
+  });
+
+  it("words its English strings and note from its data, through outcomeText and checkNoteText", () => {
+    const send = new VerbsError(
+      "ibv_post_send",
+      errnos.EINVAL,
+      because({ kind: "send-needs-rts", state: IBV_QPS_INIT }),
+    );
+    const cases: [Prediction, Outcome][] = [
+      [predicted("ok", IBV_QPS_RTR), { method: "modify", from: IBV_QPS_INIT, after: IBV_QPS_RTR, failed: false }],
+      [predicted("ok", IBV_QPS_RTS), { method: "modify", from: IBV_QPS_RTS, after: IBV_QPS_RTS, failed: false }],
+      [predicted("ok", IBV_QPS_RTR), { method: "modify", from: IBV_QPS_INIT, after: IBV_QPS_INIT, failed: false }],
+      [
+        predicted("EINVAL", IBV_QPS_INIT, "needs IBV_QP_DEST_QPN"),
+        { method: "modify", from: IBV_QPS_INIT, after: IBV_QPS_RTR, failed: false },
+      ],
+      [
+        predicted("ok", IBV_QPS_INIT),
+        { method: "postSend", from: IBV_QPS_INIT, after: IBV_QPS_INIT, failed: true, error: send },
+      ],
+      [
+        predicted("EINVAL", IBV_QPS_INIT),
+        { method: "postSend", from: IBV_QPS_INIT, after: IBV_QPS_INIT, failed: false },
+      ],
+    ];
+    for (const [p, o] of cases) {
+      const c = checkPrediction(p, o)!;
+      expect(c.expected).toBe(outcomeText(c.outcomes!.expected, "expected"));
+      expect(c.actual).toBe(outcomeText(c.outcomes!.actual, "actual"));
+      expect(c.note).toBe(c.agree ? undefined : checkNoteText(c.outcomes!.expected));
+    }
+  });
+});
+
+describe("outcomeText", () => {
+  it("words each kind of outcome, in either tense where English has one", () => {
+    const stays: CheckOutcome = { kind: "moved", from: IBV_QPS_RTS, to: IBV_QPS_RTS };
+    expect(outcomeText(stays, "expected")).toBe("stays RTS");
+    expect(outcomeText({ kind: "moved", from: IBV_QPS_INIT, to: IBV_QPS_RTR }, "actual")).toBe("INIT → RTR");
+    expect(outcomeText({ kind: "accepted" }, "expected")).toBe("the call succeeds");
+    expect(outcomeText({ kind: "accepted" }, "actual")).toBe("the call succeeded");
+    expect(outcomeText({ kind: "failed", code: "ENOMEM" }, "actual")).toBe("ENOMEM");
+    expect(outcomeText({ kind: "failed", code: "EINVAL", reason: "RTR needs IBV_QP_DEST_QPN" }, "expected")).toBe(
+      "EINVAL: RTR needs IBV_QP_DEST_QPN",
+    );
+    expect(checkNoteText({ kind: "failed", code: "EINVAL" })).toMatch(/expected this call to fail/);
+    expect(checkNoteText({ kind: "accepted" })).toMatch(/expected this call to succeed/);
   });
 });

@@ -1,15 +1,34 @@
 /**
  * How a verb's outcome compares with the QP model's prediction: the `check` of a verb
- * event. Pure: the session hands in the prediction and what happened.
+ * event. Pure: the session hands in the prediction and what happened. The check carries both
+ * sides as data (`CheckOutcome`); its English strings, which the exports print, are worded
+ * from that data here, and the UI words the same data in the learner's language.
  */
 import { qpStateName } from "../../state-machines/qp.js";
 import { VerbsError } from "../../verbs/errors.js";
-import type { Check, Prediction } from "./transcript.js";
+import type { Check, CheckOutcome, Prediction } from "./transcript.js";
 
-/** An outcome in words: "INIT → RTR", "stays RTS", "EINVAL: RTR needs IBV_QP_DEST_QPN". */
-export function describeOutcome(outcome: string, from: number, to: number, reason?: string): string {
-  if (outcome === "ok") return from === to ? `stays ${qpStateName(to)}` : `${qpStateName(from)} → ${qpStateName(to)}`;
-  return `${outcome}${reason ? `: ${reason}` : ""}`;
+/**
+ * An outcome in English: "INIT → RTR", "stays RTS", "EINVAL: RTR needs IBV_QP_DEST_QPN", and for
+ * a call other than modify "the call succeeds" (what the model expected) or "the call succeeded"
+ * (what the device did).
+ */
+export function outcomeText(o: CheckOutcome, side: "expected" | "actual"): string {
+  switch (o.kind) {
+    case "moved":
+      return o.from === o.to ? `stays ${qpStateName(o.to)}` : `${qpStateName(o.from)} → ${qpStateName(o.to)}`;
+    case "accepted":
+      return side === "expected" ? "the call succeeds" : "the call succeeded";
+    case "failed":
+      return `${o.code}${o.reason ? `: ${o.reason}` : ""}`;
+  }
+}
+
+/** On a disagreement, which way the model was wrong, in English: by what it expected. */
+export function checkNoteText(expected: CheckOutcome): string {
+  return expected.kind === "failed"
+    ? "the model expected this call to fail: the backend accepted something the model refuses"
+    : "the model expected this call to succeed: the backend knows something the model does not";
 }
 
 export interface Outcome {
@@ -32,31 +51,40 @@ export interface Outcome {
  */
 export function checkPrediction(prediction: Prediction, o: Outcome): Check | undefined {
   if (o.failed && (o.error instanceof TypeError || o.error instanceof RangeError)) return undefined;
-  const expected =
-    o.method !== "modify" && prediction.outcome === "ok"
-      ? "the call succeeds"
-      : describeOutcome(prediction.outcome, o.from, prediction.state, prediction.reason);
-  let check: Check;
+  const modify = o.method === "modify";
+  const expected: CheckOutcome =
+    prediction.outcome !== "ok"
+      ? {
+          kind: "failed",
+          code: prediction.outcome,
+          ...(prediction.reason && { reason: prediction.reason }),
+          ...(prediction.why && { why: prediction.why }),
+        }
+      : modify
+        ? { kind: "moved", from: o.from, to: prediction.state }
+        : { kind: "accepted" };
+  let actual: CheckOutcome;
+  let agree: boolean;
   if (o.failed) {
-    const code = o.error instanceof VerbsError ? o.error.code : ((o.error as Error)?.name ?? "Error");
-    check = {
-      agree: prediction.outcome === code,
-      expected,
-      actual: `${code}${o.error instanceof VerbsError && o.error.reason ? `: ${o.error.reason}` : ""}`,
+    const err = o.error instanceof VerbsError ? o.error : undefined;
+    const code = err ? err.code : ((o.error as Error)?.name ?? "Error");
+    actual = {
+      kind: "failed",
+      code,
+      ...(err?.reason && { reason: err.reason }),
+      ...(err?.why && { why: err.why }),
     };
+    agree = prediction.outcome === code;
   } else {
     const actualState = o.after ?? prediction.state;
-    const agree = prediction.outcome === "ok" && (o.method !== "modify" || actualState === prediction.state);
-    check = {
-      agree,
-      expected,
-      actual: o.method === "modify" ? describeOutcome("ok", o.from, actualState) : "the call succeeded",
-    };
+    actual = modify ? { kind: "moved", from: o.from, to: actualState } : { kind: "accepted" };
+    agree = prediction.outcome === "ok" && (!modify || actualState === prediction.state);
   }
-  if (!check.agree)
-    check.note =
-      prediction.outcome === "ok"
-        ? "the model expected this call to succeed: the backend knows something the model does not"
-        : "the model expected this call to fail: the backend accepted something the model refuses";
-  return check;
+  return {
+    agree,
+    expected: outcomeText(expected, "expected"),
+    actual: outcomeText(actual, "actual"),
+    ...(!agree && { note: checkNoteText(expected) }),
+    outcomes: { expected, actual },
+  };
 }

@@ -76,14 +76,33 @@ export interface SourceSite {
   variable?: string;
 }
 
+/**
+ * One side of a check as data: what the model expected of a call, or what the device did.
+ * `moved`: a modify that succeeded, from one state to another (the same one: it stays);
+ * `accepted`: any other call that succeeded (a post is judged only by whether it is accepted);
+ * `failed`: the call threw, with its errno name (or the class of a non-verbs error), the
+ * reason in English as the error or the model gave it, and why as data when there is one.
+ */
+export type CheckOutcome =
+  | { kind: "moved"; from: number; to: number }
+  | { kind: "accepted" }
+  | { kind: "failed"; code: string; reason?: string; why?: VerbFailure };
+
 /** How prediction and reality compared. Disagreements are kept and shown, never hidden. */
 export interface Check {
   agree: boolean;
-  /** What the model expected, in words ("INIT → RTR"; "EINVAL: RTR needs …"). */
+  /** What the model expected, in words ("INIT → RTR"; "EINVAL: RTR needs …"): `outcomes.expected` in English. */
   expected: string;
-  /** What happened ("INIT → RTR"; "EINVAL"). */
+  /** What happened ("INIT → RTR"; "EINVAL"): `outcomes.actual` in English. */
   actual: string;
+  /** On a disagreement, which way the model was wrong, in English (prediction-check.ts `checkNoteText`). */
   note?: string;
+  /**
+   * Both sides as data, for the UI to word in the learner's language (prediction-check.ts words
+   * the English above from it). Absent in transcripts written before it was recorded: those show
+   * their English.
+   */
+  outcomes?: { expected: CheckOutcome; actual: CheckOutcome };
 }
 
 /** A QP that changed state without a modify (an error completion, a flush, a fatal event). */

@@ -10,6 +10,7 @@ import type { LinkState, WireModel } from "../../../verbs/lab.js";
 import { percentOf as pct } from "./model/link-form.js";
 import { verbFailureText, type VerbFailure } from "../../../verbs/verb-failure.js";
 import { backendExitZh, verbFailureZh } from "./i18n/verb-failure-zh.js";
+import { checkNoteZh, checkOutcomeZh } from "./i18n/check-zh.js";
 import { packetDetailZh, packetLabelZh } from "./i18n/packet-detail-zh.js";
 import { packetDetail } from "./model/timeline.js";
 import type { BackendStatus, PacketRecord } from "../../bridge/contract.js";
@@ -190,6 +191,8 @@ const en = {
   /** A packet row's label ("SEND_ONLY", "ACK", "NAK PSN sequence error": model/timeline.ts packetLabel) in the learner's language. */
   packetLabel: (label: string, _p: PacketRecord): string => label,
   divergence: (d: Divergence) => `model expected ${d.expected}; the device did ${d.actual}`,
+  /** Which way the model was wrong (the divergence line's tooltip). */
+  divergenceNote: (d: Divergence): string | undefined => d.note,
   predicts: (errno: string) => `predicts ${errno}`,
   predictedError: (errno: string, reason?: string) => `predicted: ${errno}${reason ? ` — ${reason}` : ""}`,
   predictionShown: "prediction shown",
@@ -651,7 +654,12 @@ const zh: Strings = {
   droppedBecause: (why) => `已丢弃：${why}`,
   packetDetail: (p) => packetDetailZh(p, zhDrop),
   packetLabel: (label, p) => packetLabelZh(label, p),
-  divergence: (d) => `模型预期 ${d.expected}；设备实际 ${d.actual}`,
+  // Worded from the check's data; a transcript recorded before it carries only its English.
+  divergence: (d) =>
+    d.outcomes
+      ? `模型预期 ${checkOutcomeZh(d.outcomes.expected)}；设备实际 ${checkOutcomeZh(d.outcomes.actual)}`
+      : `模型预期 ${d.expected}；设备实际 ${d.actual}`,
+  divergenceNote: (d) => (d.outcomes ? checkNoteZh(d.outcomes.expected) : d.note),
   predicts: (errno) => `预测 ${errno}`,
   predictedError: (errno, reason) => `预测：${errno}${reason ? ` —— ${reason}` : ""}`,
   predictionShown: "已显示预测",

@@ -6,7 +6,7 @@
  */
 import type { GateState, StateSnapshot } from "../../../bridge/contract.js";
 import type { Ref, WireValue } from "../../../session/wire.js";
-import type { SourceSite, TranscriptEvent, VerbEvent } from "../../../session/transcript.js";
+import type { Check, SourceSite, TranscriptEvent, VerbEvent } from "../../../session/transcript.js";
 import {
   flagNames,
   ibv_qp_attr_mask,
@@ -103,6 +103,16 @@ export function transcriptRow(e: VerbEvent, on?: string, qpType?: number): Trans
   return row;
 }
 
+/** A check the model and device disagreed on, as the panes show it (its English, and its data when recorded). */
+function divergenceOf(c: Check): Divergence {
+  return {
+    expected: c.expected,
+    actual: c.actual,
+    ...(c.note !== undefined && { note: c.note }),
+    ...(c.outcomes && { outcomes: c.outcomes }),
+  };
+}
+
 function makeRow(e: VerbEvent, on: string | undefined, qpType: number | undefined): TranscriptRow {
   const why = verbWhy(e, qpType);
   return {
@@ -115,7 +125,7 @@ function makeRow(e: VerbEvent, on: string | undefined, qpType: number | undefine
     ...(e.error?.attribute !== undefined && { attribute: e.error.attribute }),
     ...(e.error?.reason !== undefined && { reason: e.error.reason }),
     ...(why && { why }),
-    ...(e.check && !e.check.agree && { divergence: { expected: e.check.expected, actual: e.check.actual } }),
+    ...(e.check && !e.check.agree && { divergence: divergenceOf(e.check) }),
     ms: e.durationMs,
   };
 }
@@ -399,8 +409,7 @@ export function foldEvent(f: ViewFold, e: TranscriptEvent): void {
         ...(f.cmMoves.get(t.qp) ?? []),
         { from: t.from, to: t.to, by: t.by, during: t.during, seq: e.seq },
       ]);
-  if (e.check && !e.check.agree && e.prediction)
-    f.diverged.set(e.prediction.qp, { expected: e.check.expected, actual: e.check.actual });
+  if (e.check && !e.check.agree && e.prediction) f.diverged.set(e.prediction.qp, divergenceOf(e.check));
   for (const c of e.completions ?? []) {
     const list = f.polled.get(c.cq) ?? [];
     list.push(c.why ? { ...c.wc, why: c.why } : c.wc);

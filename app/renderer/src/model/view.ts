@@ -6,17 +6,23 @@ import type { QpQuery, Wc } from "../../../../verbs/types.js";
 import type { WcWhy } from "../../../session/explain-wc.js";
 import type { PacketDrop, WcReason } from "../../../../verbs/wc-reason.js";
 import type { VerbFailure } from "../../../../verbs/verb-failure.js";
-import type { Prediction, SessionNotice, SourceSite } from "../../../session/transcript.js";
+import type { Check, Prediction, SessionNotice, SourceSite } from "../../../session/transcript.js";
 import type { PacketRecord } from "../../../bridge/contract.js";
 
 /** A polled completion; a failed one with why, when the session knows (the simulator's reason, or inferred). */
 export type PolledWc = Wc & { why?: WcWhy };
 
 /** The newest failed completion of a QP (not a flush), shown on the main view while it matters. */
-/** What the QP model expected of a call and what the device did ("INIT → RTR"; "EINVAL"). */
+/**
+ * What the QP model expected of a call and what the device did, in English ("INIT → RTR";
+ * "EINVAL"), with the note on which way the model was wrong; `outcomes` is both sides as data,
+ * for the UI to word in the learner's language (absent in transcripts recorded before it).
+ */
 export interface Divergence {
   expected: string;
   actual: string;
+  note?: string;
+  outcomes?: NonNullable<Check["outcomes"]>;
 }
 
 export interface WcFailure {

@@ -67,7 +67,12 @@ export const Inspector = memo(function Inspector({
           <Diagram qps={view.qps} focus={focus} />
           <PredictedError qp={f} />
           {f?.divergence && (
-            <div className="mismatch" style={{ padding: "2px 6px", borderRadius: 4 }}>
+            <div
+              className="mismatch"
+              data-testid="divergence"
+              title={t.divergenceNote(f.divergence)}
+              style={{ padding: "2px 6px", borderRadius: 4 }}
+            >
               {t.divergence(f.divergence)}
             </div>
           )}
