@@ -84,7 +84,7 @@ export function checkPrediction(prediction: Prediction, o: Outcome): Check | und
     agree,
     expected: outcomeText(expected, "expected"),
     actual: outcomeText(actual, "actual"),
-    ...(!agree && { note: checkNoteText(expected) }),
-    outcomes: { expected, actual },
+    // The data only where the UI words it (a disagreement): it would add to every verb's event.
+    ...(!agree && { note: checkNoteText(expected), outcomes: { expected, actual } }),
   };
 }

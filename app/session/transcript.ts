@@ -98,7 +98,7 @@ export interface Check {
   /** On a disagreement, which way the model was wrong, in English (prediction-check.ts `checkNoteText`). */
   note?: string;
   /**
-   * Both sides as data, for the UI to word in the learner's language (prediction-check.ts words
+   * Both sides as data, on a disagreement only, for the UI to word in the learner's language (prediction-check.ts words
    * the English above from it). Absent in transcripts written before it was recorded: those show
    * their English.
    */
