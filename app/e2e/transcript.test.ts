@@ -232,4 +232,57 @@ describe.skipIf(!hasChromium)("the transcript: record, inspect, export, import, 
     expect(t.events.filter((e) => e.kind === "verb")).toHaveLength(before.length);
     expect(errors).toEqual([]);
   }, 60_000);
+
+  it("a long transcript shows its rows wherever it is scrolled, with only those near the view in the page", async () => {
+    // 300 writes and a poll: about 20 chunks of rows.
+    await setEditorCode(
+      page,
+      `import { IBV_ACCESS_LOCAL_WRITE, type Verbs } from "verbslab";
+export default async function main(verbs: Verbs) {
+  const ctx = await verbs.openDevice("rxe0");
+  const pd = await ctx.allocPd();
+  const cq = await ctx.createCq(4);
+  const mr = await pd.regMr(64, IBV_ACCESS_LOCAL_WRITE);
+  for (let i = 0; i < 300; i++) await mr.write(0, "row " + i);
+  await cq.poll(1);
+}
+`,
+    );
+    await runAndWait(page);
+    await page.click("[data-tab=transcript]");
+    const panel = page.locator(".transcript").locator("xpath=ancestor::*[@role='tabpanel'][1]");
+    const total = Number(await page.getAttribute(".transcript-list", "data-rows"));
+    expect(total).toBeGreaterThanOrEqual(304);
+    // Rows fill the pane below its header, top to bottom: no blank spacer where rows belong.
+    const filled = () =>
+      panel.evaluate((el) => {
+        const view = el.getBoundingClientRect();
+        const top = el.querySelector(".transcript-head")!.getBoundingClientRect().bottom;
+        const rows = [...el.querySelectorAll<HTMLElement>(".transcript-list tbody tr")]
+          .map((tr) => ({ r: tr.getBoundingClientRect(), verb: tr.children[1]?.textContent ?? "" }))
+          .filter(({ r }) => r.bottom > top && r.top < view.bottom);
+        const h = rows[0]?.r.height ?? 20;
+        return {
+          fills:
+            rows.length > 3 &&
+            rows[0]!.r.top <= top + 1 &&
+            rows.at(-1)!.r.bottom >= Math.min(view.bottom, el.scrollHeight) - h,
+          last: rows.at(-1)?.verb,
+          inPage: el.querySelectorAll(".transcript-list tbody tr").length,
+        };
+      });
+    const scrollTo = async (f: number) => {
+      await panel.evaluate((el, f) => (el.scrollTop = f * (el.scrollHeight - el.clientHeight)), f);
+      await expect.poll(async () => (await filled()).fills, { timeout: 5_000 }).toBe(true);
+      return filled();
+    };
+    const end = await scrollTo(1);
+    expect(end.last).toBe("ibv_poll_cq");
+    const middle = await scrollTo(0.5);
+    expect(middle.last).toBe("verbslab_mr_write");
+    await scrollTo(0);
+    // A few chunks of 16 rows around the view, not 300.
+    for (const at of [end, middle]) expect(at.inPage).toBeLessThanOrEqual(128);
+    await screenshot(page, "16-long-transcript");
+  }, 60_000);
 });

@@ -3,7 +3,7 @@
  * a margin), with one spacer above and one below standing in for the rest, so a program of
  * 100,000 verbs costs the DOM a few hundred rows, not 100,000.
  */
-import { useLayoutEffect, useState, type RefObject } from "react";
+import { useLayoutEffect, useRef, useState, type RefObject } from "react";
 
 /** Chunks rendered before the list has been laid out (and in static markup): the first ones. */
 export const INITIAL_CHUNKS = 4;
@@ -49,9 +49,17 @@ function scrollerOf(el: HTMLElement): HTMLElement {
  * The window of chunks to render for the list at `list`, following its scroller's scroll and
  * size; `chunkPx` is measured from a rendered chunk (all chunks but the last are the same height:
  * CHUNK single-line rows).
+ *
+ * Geometry is read when the browser has just laid out (a ResizeObserver on the list and on its
+ * scroller) or on a scroll, never in the commit that adds a chunk: reading it there forced a
+ * style and layout pass of the whole window inside that step's render (every 16th step of
+ * bench:ui's program cost ~10 ms more than the others). A new chunk grows the list, so its
+ * observer sees it in the same frame, before paint.
  */
 export function useChunkWindow(list: RefObject<HTMLElement | null>, chunks: number): ChunkWindow & { chunkPx: number } {
   const [state, setState] = useState({ first: 0, end: Math.min(chunks, INITIAL_CHUNKS), chunkPx: CHUNK_PX_GUESS });
+  const count = useRef(chunks);
+  count.current = chunks;
   useLayoutEffect(() => {
     const el = list.current;
     if (!el) return;
@@ -63,20 +71,22 @@ export function useChunkWindow(list: RefObject<HTMLElement | null>, chunks: numb
       const s = scroller.getBoundingClientRect();
       const top = Math.max(s.top, 0) - l.top;
       const bottom = Math.min(s.bottom, window.innerHeight) - l.top;
-      const w = chunksInView(chunks, top, bottom, chunkPx);
+      const w = chunksInView(count.current, top, bottom, chunkPx);
       setState((old) =>
         old.first === w.first && old.end === w.end && old.chunkPx === chunkPx ? old : { ...w, chunkPx },
       );
     };
-    update();
     scroller.addEventListener("scroll", update, { passive: true });
+    // Both are observed at once (their first callbacks come after the first layout): the list
+    // grows with each new chunk, the scroller when the pane is resized.
     const ro = new ResizeObserver(update);
     ro.observe(scroller);
+    ro.observe(el);
     return () => {
       scroller.removeEventListener("scroll", update);
       ro.disconnect();
     };
-  }, [list, chunks]);
+  }, [list]);
   const end = Math.min(chunks, state.end);
   return { first: Math.min(state.first, Math.max(0, end - 1)), end, chunkPx: state.chunkPx };
 }
