@@ -284,10 +284,11 @@ export function rowVerb(row: string): string {
 }
 
 /** Screenshot of one element (a pane), for a closer look than the whole window gives. */
-export async function screenshotOf(page: Page, selector: string, name: string): Promise<string> {
+/** A screenshot of one element (a selector's first match, or a locator): for a scrolled list, pass its scroller. */
+export async function screenshotOf(page: Page, what: string | Locator, name: string): Promise<string> {
   mkdirSync(resultsDir, { recursive: true });
   const path = join(resultsDir, `${name}.png`);
-  await page.locator(selector).first().screenshot({ path });
+  await (typeof what === "string" ? page.locator(what) : what).first().screenshot({ path });
   return path;
 }
 

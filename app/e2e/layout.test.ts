@@ -291,7 +291,8 @@ describe.skipIf(!hasChromium)("layout at 1280×720, 1366×768 and 1920×1080", (
       await page.click("[data-tab=transcript]");
       const panel = page.locator(".transcript").locator("xpath=ancestor::*[@role='tabpanel'][1]");
       await panel.evaluate((el) => (el.scrollTop = el.scrollHeight));
-      await screenshotOf(page, ".transcript", "layout-1280x720-transcript-scrolled");
+      // The pane as the learner sees it (the table itself is taller than the pane that scrolls it).
+      await screenshotOf(page, panel, "layout-1280x720-transcript-scrolled");
       const seen = await panel.evaluate((el) => {
         const top = el.getBoundingClientRect().top;
         // The header sits at the pane's top edge: a row scrolled past is behind it, none shows above it.
