@@ -245,14 +245,11 @@ function describeWc(wc: Wc): string {
 }
 
 /**
- * A QP in a failure: the learner's own name for it, as every pane shows it ("a (QP 0x11)"),
- * where that names one QP only; else by creation order, as the goal labels count ("QP #1 (0x11)":
- * rxe0 and rxe1 both start at 0x11, and a helper function names both QPs "qp").
+ * A QP in a failure, as its goal's label and every pane name it: the learner's own name ("a (QP
+ * 0x11)") where that names one QP only; else by creation order ("QP #1 (0x11)": rxe0 and rxe1
+ * both start at 0x11, and a helper function names both QPs "qp").
  */
-function qpLabel(run: RunRecord, i: number): string {
-  const named = learnerQpName(run, i);
-  return named ? `QP #${i}: ${named}` : qpRunName(run, i);
-}
+const qpLabel = (run: RunRecord, i: number): string => qpRunName(run, i);
 
 /** QP #i by the learner's variable, as the panes name it, where that names one QP only. */
 function learnerQpName(run: RunRecord, i: number): string | undefined {

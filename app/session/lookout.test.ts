@@ -289,6 +289,59 @@ describe("beginner mistakes that pass silently get a notice", () => {
   });
 });
 
+describe("a RECV's buffer read before its completion, and a CQ too small for what is posted", () => {
+  it("reading where a posted RECV lands, before polling it, gets a notice; after the poll none", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 2 }) });
+    const { cq, mr, a, b } = await loopback(s.verbs);
+    await mr.write(0, "hello");
+    await b.postRecv({ wr_id: 200, sg_list: [mr.sge(64, 64)] });
+    await a.postSend({ wr_id: 100, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [mr.sge(0, 5)] });
+    await mr.read(64, 5);
+    const [notice] = verbEvents(s).at(-1)!.notices ?? [];
+    expect(notice).toMatchObject({ id: "read_before_poll", recv: true, wr_id: 200, qpn: b.qp_num });
+    expect(notice!.text).toMatch(/^mr0\.read\(64, 5\) reads bytes that a posted RECV \(wr_id 200 on QP 0x12\)/);
+    await mr.read(0, 5); // the SEND's source: nothing lands there
+    expect(verbEvents(s).at(-1)!.notices).toBeUndefined();
+    expect((await cq.pollWait(2, 1000)).length).toBe(2);
+    await mr.read(64, 5);
+    expect(verbEvents(s).at(-1)!.notices).toBeUndefined();
+  });
+
+  it("a CQ of 1 with a RECV and a signaled SEND posted before any poll: cq_overflow, and a completion is lost", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 2 }) });
+    const { cq, mr, a, b } = await loopback(s.verbs, 1);
+    await b.postRecv({ wr_id: 200, sg_list: [mr.sge(64, 64)] });
+    expect(verbEvents(s).at(-1)!.notices).toBeUndefined();
+    await a.postSend({ wr_id: 100, opcode: IBV_WR_SEND, send_flags: IBV_SEND_SIGNALED, sg_list: [mr.sge(0, 5)] });
+    const [notice] = verbEvents(s).at(-1)!.notices ?? [];
+    expect(notice).toMatchObject({ id: "cq_overflow", cq: "cq0", cqe: 1, pending: 2 });
+    expect(notice!.text).toContain("IBV_EVENT_CQ_ERR");
+    // What the notice foretold: one of the two completions never arrives.
+    expect((await cq.pollWait(2, 100)).length).toBe(1);
+  });
+
+  it("the same CQ polled between the posts, and unsignaled sends, earn none", async () => {
+    const s = createSession({ backend: createSimBackend({ seed: 2 }) });
+    const { cq, mr, a, b } = await loopback(s.verbs, 1);
+    await b.postRecv({ wr_id: 200, sg_list: [mr.sge(64, 64)] });
+    await a.postSend({
+      wr_id: 1,
+      opcode: IBV_WR_RDMA_WRITE,
+      sg_list: [mr.sge(0, 4)],
+      rdma: { remote_addr: mr.addr + 128, rkey: mr.rkey },
+    });
+    await a.postSend({ wr_id: 100, opcode: IBV_WR_SEND, sg_list: [mr.sge(0, 5)] });
+    expect((await cq.pollWait(1, 1000)).length).toBe(1);
+    await b.postRecv({ wr_id: 201, sg_list: [mr.sge(64, 64)] });
+    await a.postSend({ wr_id: 101, opcode: IBV_WR_SEND, sg_list: [mr.sge(0, 5)] });
+    expect((await cq.pollWait(1, 1000)).map((wc) => wc.wr_id)).toEqual([201]);
+    const notices = verbEvents(s)
+      .flatMap((e) => e.notices ?? [])
+      .map((n) => n.id);
+    expect(notices).not.toContain("cq_overflow");
+  });
+});
+
 describe("two devices whose QPs share a number (rxe0's and rxe1's first QPs are both 0x11)", () => {
   async function twoDevices(verbs: Verbs) {
     const end = async (dev: string) => {

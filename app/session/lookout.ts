@@ -26,7 +26,7 @@ import type { VerbsError } from "../../verbs/errors.js";
 import type { Cq, Mr, Qp, VerbsBackend } from "../../verbs/backend.js";
 import type { QpAttrInput, QpInitAttr, RecvWr, SendWr, Wc } from "../../verbs/types.js";
 import type { WcReason } from "../../verbs/wc-reason.js";
-import { cqRoundedUpText, lateRearmText, readBeforePollText } from "./notice-text.js";
+import { cqOverflowText, cqRoundedUpText, lateRearmText, readBeforePollText } from "./notice-text.js";
 import { inferWcReason, type MrFact, type QpFact, type WcWhy, type WrFact } from "./explain-wc.js";
 import type { CqRoundedUp, SessionNotice } from "./transcript.js";
 
@@ -61,13 +61,19 @@ interface InFlight extends WrFact {
   targets: Target[];
 }
 
+interface PostedRecv {
+  wr_id: number;
+  bytes: number;
+  targets: Target[];
+}
+
 const isWrite = (op: number) => op === IBV_WR_RDMA_WRITE || op === IBV_WR_RDMA_WRITE_WITH_IMM;
 const isAtomic = (op: number) => op === IBV_WR_ATOMIC_CMP_AND_SWP || op === IBV_WR_ATOMIC_FETCH_AND_ADD;
 
 export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
   const inFlight = new Map<number, InFlight[]>();
-  /** Per QP: the bytes of each receive WQE posted and not yet completed, oldest first. */
-  const recvs = new Map<number, number[]>();
+  /** Per QP: each receive WQE posted and not yet completed, oldest first (its bytes, and the MR bytes it lands in). */
+  const recvs = new Map<number, PostedRecv[]>();
   /** Per QP: the bytes of its receive WQE that completed in error last (what a failed SEND met). */
   const failedRecv = new Map<number, number>();
   const psnSet = new Map<number, { sq?: number; rq?: number }>();
@@ -78,8 +84,18 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
    */
   const sinceEvent = new Map<number, "event" | number>();
   const cqAsked = new Map<number, number>();
-  const qpAsked = new Map<number, { send: number; recv: number; send_cq?: number; recv_cq?: number }>();
+  const qpAsked = new Map<
+    number,
+    { send: number; recv: number; send_cq?: number; recv_cq?: number; sigAll: boolean }
+  >();
   const cqWarned = new Set<number>();
+  /**
+   * Per CQ: the completions posted work will put into it that no poll took yet (signaled sends,
+   * receives); per QP, its share of each, so that a reset or destroy takes its WRs back out.
+   */
+  const unpolled = new Map<number, number>();
+  const unpolledOf = new Map<number, { send: number; recv: number }>();
+  const overflowWarned = new Set<number>();
 
   const live = (type: string) => objects.entries().filter((e) => e.type === type && !e.destroyed);
   const query = (qp: Qp) => {
@@ -154,7 +170,7 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
         retry_cnt: a.retry_cnt,
         rnr_retry: a.rnr_retry,
         ...((failedRecv.has(e.handle) || recvs.get(e.handle)?.length) && {
-          recv_bytes: failedRecv.get(e.handle) ?? recvs.get(e.handle)![0],
+          recv_bytes: failedRecv.get(e.handle) ?? recvs.get(e.handle)![0]!.bytes,
         }),
         ...(set?.sq !== undefined && { sq_psn_set: set.sq }),
         ...(set?.rq !== undefined && { rq_psn_set: set.rq }),
@@ -192,7 +208,52 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
     return t;
   }
 
-  /** Retires the send WRs of QP `handle` up to the one `wc` completes; true when it was a send completion. */
+  /** A reset or destroyed QP's WRs will complete into no CQ. */
+  function forgetCompletions(qp: number): void {
+    const mine = unpolledOf.get(qp);
+    if (!mine) return;
+    expectCompletions(qp, "send", -mine.send);
+    expectCompletions(qp, "recv", -mine.recv);
+    unpolledOf.delete(qp);
+  }
+
+  /** The MR bytes a receive WR's SGEs offer: where an incoming SEND lands. */
+  function recvTargets(wr: RecvWr): Target[] {
+    const t: Target[] = [];
+    for (const s of wr.sg_list ?? []) {
+      const h = mrAt(s.lkey, s.addr, s.length, false);
+      if (h === undefined) continue;
+      const base = (entryOf(h)!.obj as Mr).addr;
+      t.push({ mr: h, start: s.addr - base, end: s.addr - base + s.length });
+    }
+    return t;
+  }
+
+  /** `n` more (or, negative, fewer) completions QP `qp` will put into its send or receive CQ. */
+  function expectCompletions(qp: number, side: "send" | "recv", n: number): void {
+    const a = qpAsked.get(qp);
+    const cq = side === "send" ? a?.send_cq : a?.recv_cq;
+    if (cq === undefined || n === 0) return;
+    const mine = unpolledOf.get(qp) ?? { send: 0, recv: 0 };
+    mine[side] = Math.max(0, mine[side] + n);
+    unpolledOf.set(qp, mine);
+    unpolled.set(cq, Math.max(0, (unpolled.get(cq) ?? 0) + n));
+  }
+
+  /** A CQ that more posted work will complete into than it holds, before any poll makes room. */
+  function overflowNotice(qp: number, side: "send" | "recv"): SessionNotice | undefined {
+    const a = qpAsked.get(qp);
+    const cq = side === "send" ? a?.send_cq : a?.recv_cq;
+    if (cq === undefined || overflowWarned.has(cq)) return undefined;
+    const entry = entryOf(cq);
+    const pending = unpolled.get(cq) ?? 0;
+    if (!entry || pending <= (entry.obj as Cq).cqe) return undefined;
+    overflowWarned.add(cq);
+    const data = { cq: cqLabel(cq), cqe: (entry.obj as Cq).cqe, pending };
+    return { id: "cq_overflow", text: cqOverflowText(data), ...data };
+  }
+
+  /** Retires the WRs of QP `handle` up to the one `wc` completes; the send WR, when it was a send completion. */
   function retire(handle: number, cq: number, wc: Wc): InFlight | undefined {
     const list = inFlight.get(handle) ?? [];
     const qp = entryOf(handle)?.obj as Qp | undefined;
@@ -201,8 +262,9 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
     const recvCq = objects.handleOf(qp.recv_cq);
     const i = list.findIndex((w) => w.wr_id === wc.wr_id);
     const send = sendCq !== recvCq ? cq === sendCq : wc.status === IBV_WC_SUCCESS ? wc.opcode < IBV_WC_RECV : i >= 0;
+    expectCompletions(handle, send ? "send" : "recv", -1);
     if (!send) {
-      const bytes = recvs.get(handle)?.shift();
+      const bytes = recvs.get(handle)?.shift()?.bytes;
       if (bytes !== undefined && wc.status !== IBV_WC_SUCCESS && wc.status !== IBV_WC_WR_FLUSH_ERR)
         failedRecv.set(handle, bytes);
       return undefined;
@@ -287,6 +349,7 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
           qpAsked.set(h, {
             send: Number(init.cap?.max_send_wr ?? 0),
             recv: Number(init.cap?.max_recv_wr ?? 0),
+            sigAll: Boolean(init.sq_sig_all),
             ...(send_cq !== undefined && { send_cq }),
             ...(recv_cq !== undefined && { recv_cq }),
           });
@@ -306,6 +369,7 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
         if (attr.qp_state === IBV_QPS_RESET) {
           inFlight.delete(handle);
           recvs.delete(handle);
+          forgetCompletions(handle);
         }
       } else if (type === "qp" && method === "postSend") {
         const wrs = (Array.isArray(args[0]) ? args[0] : [args[0]]) as SendWr[];
@@ -324,12 +388,29 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
           });
         }
         inFlight.set(handle, list);
+        const sigAll = qpAsked.get(handle)?.sigAll ?? false;
+        expectCompletions(
+          handle,
+          "send",
+          wrs.filter((w) => sigAll || ((w.send_flags ?? 0) & IBV_SEND_SIGNALED) !== 0).length,
+        );
+        const n = overflowNotice(handle, "send");
+        if (n) notices.push(n);
       } else if (type === "qp" && method === "postRecv") {
         const wrs = (Array.isArray(args[0]) ? args[0] : [args[0]]) as RecvWr[];
         const list = recvs.get(handle) ?? [];
-        for (const w of wrs) list.push((w.sg_list ?? []).reduce((n, g) => n + g.length, 0));
+        for (const w of wrs)
+          list.push({
+            wr_id: Number(w.wr_id ?? 0),
+            bytes: (w.sg_list ?? []).reduce((n, g) => n + g.length, 0),
+            targets: recvTargets(w),
+          });
         recvs.set(handle, list);
+        expectCompletions(handle, "recv", wrs.length);
+        const n = overflowNotice(handle, "recv");
+        if (n) notices.push(n);
       } else if (type === "qp" && method === "destroy") {
+        forgetCompletions(handle);
         useCq(handle, -1);
         qpAsked.delete(handle);
         inFlight.delete(handle);
@@ -376,6 +457,22 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
               notices.push({ id: "read_before_poll", text: readBeforePollText(data), ...data });
               return notices;
             }
+        for (const [qh, list] of recvs)
+          for (const r of list)
+            if (r.targets.some((t) => t.mr === handle && t.start < end && offset < t.end)) {
+              const qp = entryOf(qh)!.obj as Qp;
+              const data = {
+                mr: mrLabel(handle),
+                offset,
+                length: end - offset,
+                recv: true as const,
+                wr_id: r.wr_id,
+                qpn: qp.qp_num,
+                signaled: true,
+              };
+              notices.push({ id: "read_before_poll", text: readBeforePollText(data), ...data });
+              return notices;
+            }
       }
       return notices;
     },
@@ -389,6 +486,7 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
     completed(cq: number, wc: Wc): void {
       const e = qpOfCompletion(cq, wc.qp_num);
       if (e) retire(e.handle, cq, wc);
+      else unpolled.set(cq, Math.max(0, (unpolled.get(cq) ?? 0) - 1));
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { ibv_wr_opcode, nameOf } from "../../verbs/constants.js";
 import { hex } from "../../verbs/wc-reason.js";
-import type { CqRoundedUp, LateRearm, ReadBeforePoll } from "./transcript.js";
+import type { CqOverflow, CqRoundedUp, LateRearm, ReadBeforePoll } from "./transcript.js";
 
 /** The WR opcode without its prefix ("RDMA_WRITE"). */
 export const shortWrOpcode = (op: number) => nameOf(ibv_wr_opcode, op).replace("IBV_WR_", "");
@@ -26,6 +26,16 @@ export function cqRoundedUpText(n: Omit<CqRoundedUp, "id" | "text">): string {
   );
 }
 
+/** More completions on their way into a CQ than it holds, with no poll in between. */
+export function cqOverflowText(n: Omit<CqOverflow, "id" | "text">): string {
+  return (
+    `${n.pending} completions are on their way into ${n.cq}, which holds ${n.cqe} (its cqe), and no poll ` +
+    `has made room: when a CQ is full the device drops the next completion and raises IBV_EVENT_CQ_ERR ` +
+    `(rxe_cq_post), so a completion the program waits for never comes. Poll as you post, or create the ` +
+    `CQ with cqe ≥ ${n.pending}.`
+  );
+}
+
 /** A CQ re-armed only after the drain that followed its event. */
 export function lateRearmText(n: Omit<LateRearm, "id" | "text">): string {
   return (
@@ -37,8 +47,9 @@ export function lateRearmText(n: Omit<LateRearm, "id" | "text">): string {
 
 /** An MR read of bytes a WR in flight changes, before its completion was polled. */
 export function readBeforePollText(n: Omit<ReadBeforePoll, "id" | "text">): string {
+  const wr = n.recv ? "a posted RECV" : `an ${shortWrOpcode(n.opcode ?? 0)}`;
   return (
-    `${n.mr}.read(${n.offset}, ${n.length}) reads bytes that an ${shortWrOpcode(n.opcode)} ` +
+    `${n.mr}.read(${n.offset}, ${n.length}) reads bytes that ${wr} ` +
     `(wr_id ${n.wr_id} on QP ${hex(n.qpn)}) changes, before its completion was polled: until then they may be ` +
     `the old bytes, the new ones or some of each (on one device the simulator, as rxe's loopback, writes ` +
     `them at once, so they look final). ` +

@@ -119,9 +119,24 @@ export interface StateMove {
  * A beginner mistake the session saw pass silently (the call succeeded): shown to the learner.
  * `cq_rounded_up`: more WRs can complete into a CQ than its requested cqe, and no more than the
  * cqe rxe rounded it up to (the rounding hides the mistake); `read_before_poll`: an MR read of bytes an RDMA
- * READ/WRITE or atomic in flight changes, before its completion was polled.
+ * READ/WRITE, an atomic or a posted RECV in flight changes, before its completion was polled;
+ * `cq_overflow`: more completions on their way into a CQ than it holds; `late_rearm`: see LateRearm.
  */
-export type SessionNotice = CqRoundedUp | ReadBeforePoll | LateRearm;
+export type SessionNotice = CqRoundedUp | ReadBeforePoll | LateRearm | CqOverflow;
+
+/**
+ * The data of a `cq_overflow` notice: more completions are on their way into a CQ than it
+ * holds, with no poll in between to make room. A full CQ drops the next completion and raises
+ * IBV_EVENT_CQ_ERR (rxe_cq_post), so a completion the program waits for never comes.
+ */
+export interface CqOverflow {
+  id: "cq_overflow";
+  text: string;
+  /** The CQ ("cq0"), the cqe the device gave it, and the completions posted work will put into it. */
+  cq: string;
+  cqe: number;
+  pending: number;
+}
 
 /** The data of a `cq_rounded_up` notice; `text` is its English (notice-text.ts), as exports print it. */
 export interface CqRoundedUp {
@@ -157,8 +172,12 @@ export interface ReadBeforePoll {
   mr: string;
   offset: number;
   length: number;
-  /** The WR in flight that changes them: its opcode (IBV_WR_*), wr_id, QP and whether it is signaled. */
-  opcode: number;
+  /**
+   * The WR in flight that changes them: a send WR's opcode (IBV_WR_*), or `recv` for a posted
+   * receive an incoming SEND lands in; its wr_id, QP and whether it is signaled.
+   */
+  opcode?: number;
+  recv?: true;
   wr_id: number;
   qpn: number;
   signaled: boolean;

@@ -525,9 +525,17 @@ function zhNotice(n: SessionNotice): string {
       "可能在 CQ 里还有工作时永远睡下去。先重新武装，再轮询直到清空。"
     );
   }
+  if (n.id === "cq_overflow") {
+    return (
+      `有 ${n.pending} 个完成正在进入 ${n.cq}，而它只能容纳 ${n.cqe} 个（它的 cqe），其间没有轮询腾出空间：` +
+      "CQ 满时设备会丢弃下一个完成并产生 IBV_EVENT_CQ_ERR（rxe_cq_post），程序等待的完成永远不会到来。" +
+      `请边提交边轮询，或者用 cqe ≥ ${n.pending} 创建 CQ。`
+    );
+  }
   if (!("mr" in n)) return english;
+  const wr = n.recv ? "一个已提交的 RECV" : `一个 ${shortWrOpcode(n.opcode ?? 0)}`;
   return (
-    `${n.mr}.read(${n.offset}, ${n.length}) 读取的字节正被一个 ${shortWrOpcode(n.opcode)}（QP ${hex(n.qpn)} 上的 wr_id ${n.wr_id}）` +
+    `${n.mr}.read(${n.offset}, ${n.length}) 读取的字节正被${wr}（QP ${hex(n.qpn)} 上的 wr_id ${n.wr_id}）` +
     "修改，而它的完成还没有被轮询：在那之前，它们可能是旧字节、新字节或两者混合" +
     "（在同一设备上，模拟器像 rxe 的环回一样立即写完，所以看起来像最终结果）。" +
     `请先轮询它的完成${n.signaled ? "" : "（它是无信号的：轮询该 QP 之后一个有信号的 WR）"}。`
