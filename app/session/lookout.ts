@@ -40,6 +40,8 @@ export interface LookoutObjects {
     cq: Cq,
     qp_num: number,
   ): { handle: number; type: string; obj: unknown; destroyed: boolean } | undefined;
+  /** The learner's variable for an object, from the line that created it (the panes name it so). */
+  variable?(handle: number): string | undefined;
 }
 
 /** A backend that knows exactly why it failed a completion (the simulator, sim/explain.ts). */
@@ -125,16 +127,15 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
     if (a.send_cq !== undefined) cqWrs.set(a.send_cq, (cqWrs.get(a.send_cq) ?? 0) + sign * a.send);
     if (a.recv_cq !== undefined) cqWrs.set(a.recv_cq, (cqWrs.get(a.recv_cq) ?? 0) + sign * a.recv);
   };
-  const cqLabel = (handle: number) =>
-    `cq${objects
+  // As the panes name an object: the learner's variable, else its kind and creation index ("cq0").
+  const label = (type: "cq" | "mr", handle: number) =>
+    objects.variable?.(handle) ??
+    `${type}${objects
       .entries()
-      .filter((e) => e.type === "cq")
+      .filter((e) => e.type === type)
       .findIndex((e) => e.handle === handle)}`;
-  const mrLabel = (handle: number) =>
-    `mr${objects
-      .entries()
-      .filter((e) => e.type === "mr")
-      .findIndex((e) => e.handle === handle)}`;
+  const cqLabel = (handle: number) => label("cq", handle);
+  const mrLabel = (handle: number) => label("mr", handle);
 
   function mrFacts(): MrFact[] {
     return live("mr").map((e) => {

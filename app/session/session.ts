@@ -140,6 +140,8 @@ export function createSession(options: SessionOptions): Session {
   const cmMade: CmQpTransition[] = [];
   backend.cm?.onQpTransition?.((t) => cmMade.push(t));
 
+  // The learner's variable for each object a line of theirs created (`const cq = await …`).
+  const variables = new Map<number, string>();
   // Failed completions explained, a hanging destroy refused, silent mistakes noticed (lookout.ts).
   const lookout = createLookout(
     {
@@ -147,6 +149,7 @@ export function createSession(options: SessionOptions): Session {
       handleOf: registry.handleOf,
       entry: registry.get,
       qpOfCompletion: (cq, n) => qpIndex.onCq(cq, n),
+      variable: (h) => variables.get(h),
     },
     backend,
   );
@@ -443,7 +446,9 @@ export function createSession(options: SessionOptions): Session {
     // A destroyed id has nothing left to adopt (and on native its fields can no longer be read).
     if (entry.type === "cmId" && !(spec.destroys && !failed)) adoptId(entry.obj as CmId);
     if (!failed && spec.creates && result && typeof result === "object") {
-      created.push(register(result, spec.creates));
+      const ref = register(result, spec.creates);
+      created.push(ref);
+      if (source?.variable) variables.set(ref.$handle, source.variable);
       if (spec.creates === "context") watch.opened(result as Context);
     }
     if (!failed && spec.destroys) {
