@@ -496,7 +496,10 @@ export function verbFailureText(w: VerbFailure): string {
     case "mask": {
       const arrow = `${st(w.from)} → ${st(w.to)}`;
       const parts = [];
-      if (w.missing.length) parts.push(`${arrow} needs ${w.needs.join(", ")}; missing: ${w.missing.join(", ")}`);
+      // Every one missing: listing them twice says nothing more.
+      if (w.missing.length === w.needs.length)
+        parts.push(`${arrow} needs ${w.needs.join(", ")}: the mask has none of them`);
+      else if (w.missing.length) parts.push(`${arrow} needs ${w.needs.join(", ")}; missing: ${w.missing.join(", ")}`);
       if (w.notAllowed.length)
         parts.push(`${w.notAllowed.join(", ")} ${w.notAllowed.length > 1 ? "are" : "is"} not allowed on ${arrow}`);
       return parts.join("; ");

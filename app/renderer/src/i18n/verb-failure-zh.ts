@@ -178,7 +178,9 @@ export function verbFailureZh(w: VerbFailure): string {
       return `${QUEUE[w.queue]}已满（${w.capacity} 个 WQE${w.queue === "send" ? "；完成之后才会空出位置" : ""}）`;
     case "mask": {
       const parts = [];
-      if (w.missing.length)
+      if (w.missing.length === w.needs.length)
+        parts.push(`${arrow(w.from, w.to)} 需要 ${w.needs.join(", ")}：掩码里一个也没有`);
+      else if (w.missing.length)
         parts.push(`${arrow(w.from, w.to)} 需要 ${w.needs.join(", ")}；缺少：${w.missing.join(", ")}`);
       if (w.notAllowed.length) parts.push(`${arrow(w.from, w.to)} 不接受 ${w.notAllowed.join(", ")}`);
       return parts.join("；");

@@ -57,7 +57,10 @@ describe("a refused modify's reason, as data and in Chinese", () => {
       notAllowed: [],
     });
     expect(STRINGS.zh.verbWhy(why!)).toBe(
-      "RESET → INIT 需要 IBV_QP_ACCESS_FLAGS, IBV_QP_PKEY_INDEX, IBV_QP_PORT；缺少：IBV_QP_ACCESS_FLAGS, IBV_QP_PKEY_INDEX, IBV_QP_PORT",
+      "RESET → INIT 需要 IBV_QP_ACCESS_FLAGS, IBV_QP_PKEY_INDEX, IBV_QP_PORT：掩码里一个也没有",
+    );
+    expect(e.error!.message).toContain(
+      "RESET → INIT needs IBV_QP_ACCESS_FLAGS, IBV_QP_PKEY_INDEX, IBV_QP_PORT: the mask has none of them",
     );
     // The transcript row carries it; the last failed call is the view's lastError.
     expect(view.lastError?.why).toEqual(why);
