@@ -250,7 +250,7 @@ describe("a failed goal says which constraint failed and what was seen", () => {
     // By the learner's name where the program gave the MR one, in the detail and the label.
     const dst = run({ mrs: run().mrs.map((m) => ({ ...m, variable: "dst" })) });
     expect(detail({ kind: "mr_bytes", mr: 0, utf8: "help!" }, dst)).toBe(
-      'MR #0: dst holds "hello" at offset 0, expected "help!"',
+      'dst holds "hello" at offset 0, expected "help!"',
     );
     const bytes = { kind: "mr_bytes", mr: 0, utf8: "help!" } as const;
     expect(describeCheck(bytes, "en", "", evaluateChecks([bytes], dst))).toBe('dst holds "help!" at offset 0');

@@ -264,11 +264,8 @@ function learnerQpName(run: RunRecord, i: number): string | undefined {
   return unique ? qpName(qp.qp_num, qp.variable, device) : undefined;
 }
 
-/** An MR in a failure: "MR #1: dst" where the learner's name is one MR's, else "MR #1". */
-function mrLabel(run: RunRecord, i: number): string {
-  const named = mrRunName(run, i);
-  return named === `MR #${i}` ? named : `MR #${i}: ${named}`;
-}
+/** An MR in a failure, as its goal's label and the panes name it: "dst" where that is one MR's name, else "MR #1". */
+const mrLabel = (run: RunRecord, i: number): string => mrRunName(run, i);
 
 /** MR #i by the learner's variable where that names one MR only, else by creation order. */
 function mrRunName(run: RunRecord, i: number): string {

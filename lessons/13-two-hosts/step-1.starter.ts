@@ -65,7 +65,7 @@ function toWire(d: Dest): string {
 /** sscanf(msg, "%x:%x:%x:%s", &lid, &qpn, &psn, wire_gid) */
 function fromWire(msg: string): Dest {
   // TODO: parse the four fields back (parseInt(…, 16)) and the GID with hexToGid(); throw on a malformed message.
-  throw new Error(`cannot parse ${msg} yet`);
+  throw new Error(`fromWire is still a TODO: cannot parse ${JSON.stringify(msg)} yet`);
 }
 
 interface Host {
