@@ -38,14 +38,18 @@ function end(ctx: Context) {
     recv_cq: rcq,
     qp_type: IBV_QPT_RC,
     sq_sig_all: 1,
-    cap: { max_send_wr: 16, max_recv_wr: 16, max_send_sge: 1, max_recv_sge: 1 },
+    cap: { max_send_wr: 16, max_recv_wr: 16, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 },
   });
   const mr = pd.regMr(WRITE_BYTES * WRITES, ALL_ACCESS);
   const e: End = { ctx, pd, cq: scq, qp, mr };
   return { ...e, scq, rcq };
 }
 
-export async function lossRun(seed: number, loss: number): Promise<LossRun> {
+export async function lossRun(
+  seed: number,
+  loss: number,
+  seen?: (b: ReturnType<typeof createSimBackend>) => void,
+): Promise<LossRun> {
   const b = createSimBackend({ seed });
   const a = end(b.openDevice("rxe0"));
   const z = end(b.openDevice("rxe1"));
@@ -80,6 +84,7 @@ export async function lossRun(seed: number, loss: number): Promise<LossRun> {
     ok &&= Buffer.from(dst.bytes.subarray(i * SEND_BYTES, (i + 1) * SEND_BYTES)).equals(
       Buffer.from(src.bytes.subarray(i * 1000, i * 1000 + SEND_BYTES)),
     );
+  seen?.(b);
   b.lab.clearLink();
   await b.sleep(25);
   const da = a.ctx.queryCounters(1);
