@@ -53,6 +53,32 @@ describe("the paced requester (rxe wire, lab link with faults)", () => {
       expect(seen["25GbE"]).toEqual([32, 32, 32, 32, 32, 32]);
     });
 
+  it("leaves the link's timing as it was: a paced message completes at the instant the FIFO gave it", async () => {
+    const at: number[] = [];
+    for (const faulted of [false, true]) {
+      const b = createSimBackend({ packetLog: false });
+      const a = makeEnd(b.openDevice("rxe0"));
+      const z = makeEnd(b.openDevice("rxe1"));
+      connectRc(a, z);
+      connectRc(z, a);
+      const src = a.pd.regMr(4 * 32768, ALL_ACCESS);
+      const dst = z.pd.regMr(4 * 32768, ALL_ACCESS);
+      if (faulted) b.lab.setLink({ dropPsn: 1000 });
+      for (let i = 0; i < 4; i++)
+        a.qp.postSend({
+          wr_id: i,
+          opcode: IBV_WR_RDMA_WRITE,
+          send_flags: IBV_SEND_SIGNALED,
+          sg_list: [src.sge(i * 32768, 32768)],
+          rdma: { remote_addr: dst.addr + i * 32768, rkey: dst.rkey },
+        });
+      const t0 = b.now();
+      for (let got = 0; got < 4;) got += (await a.cq.pollWait(4 - got, 10_000)).length;
+      at.push(b.now() - t0);
+    }
+    expect(at[1]).toBe(at[0]);
+  });
+
   it("keeps the resend volume of the conformance scenario's loss near rxe's (seeds 1–15)", async () => {
     for (const [loss, high] of [
       [0.05, RXE_5PCT_HIGH],
