@@ -566,6 +566,7 @@ export class SimQp implements Qp {
     this.reqWqeIndex = this.sq.prod;
     this.reqOpcode = -1;
     this.needRetry = false;
+    this.reqPaced = false;
     this.needRdAtomic = false;
     this.waitForRnrTimer = false;
     this.waitPsn = false;
