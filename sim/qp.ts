@@ -212,6 +212,11 @@ export class SimQp implements Qp {
   waitPsn = false;
   reqQueued = false;
   /**
+   * The requester's run is the posting process's (rxe_post_send runs it inline), paced by its
+   * link while the lab link has faults (requester.ts); false once that run stops.
+   */
+  reqPaced = false;
+  /**
    * rxe's qp->skb_out for this QP's requests between the two devices: when each one not yet
    * received arrives (ns, oldest first; a veth frees its skb in the receiver's ip_rcv, and a
    * dropped one at once, so only queued packets count). A ring, see inFlight().
@@ -232,6 +237,11 @@ export class SimQp implements Qp {
   private outAtNs = -1;
   /** need_req_skb: the requester stopped with too many in flight; this timer runs it again. */
   readonly skbTimer: Timer;
+  /**
+   * The paced requester (requester.ts, a wire profile's `paced`) waits for its link to be
+   * free before building the next packet: this timer runs it again then.
+   */
+  readonly paceTimer: Timer;
 
   // Completer (qp->comp)
   compPsn = 0;
@@ -337,6 +347,12 @@ export class SimQp implements Qp {
     });
     // It touches only this QP's requester (which queues its packets behind those in flight).
     this.skbTimer.scope = this.device;
+    this.paceTimer = new Timer(() => {
+      if (!this.destroyed) {
+        this.world.kickRequester(this);
+        this.world.run();
+      }
+    });
     this.rnrTimer = new Timer(() => {
       if (!this.destroyed) {
         this.waitForRnrTimer = false;
@@ -519,6 +535,7 @@ export class SimQp implements Qp {
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
     this.world.clock.cancel(this.skbTimer);
+    this.world.clock.cancel(this.paceTimer);
     this.waitForRnrTimer = false;
   }
 
@@ -543,11 +560,13 @@ export class SimQp implements Qp {
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
     this.world.clock.cancel(this.skbTimer);
+    this.world.clock.cancel(this.paceTimer);
     this.sq.clear();
     this.rq.clear();
     this.reqWqeIndex = this.sq.prod;
     this.reqOpcode = -1;
     this.needRetry = false;
+    this.reqPaced = false;
     this.needRdAtomic = false;
     this.waitForRnrTimer = false;
     this.waitPsn = false;
@@ -651,6 +670,7 @@ export class SimQp implements Qp {
       if (error) throw error;
       fail(verb, "EINVAL", because({ kind: "sq-not-ready", state: this.attr.qp_state }, { attribute: "qp_state" }));
     }
+    this.reqPaced = true;
     this.world.kickRequester(this);
     this.world.run();
     if (error) throw error;
@@ -846,6 +866,7 @@ export class SimQp implements Qp {
     this.world.clock.cancel(this.retransTimer);
     this.world.clock.cancel(this.rnrTimer);
     this.world.clock.cancel(this.skbTimer);
+    this.world.clock.cancel(this.paceTimer);
     this.device.qps.delete(this.qp_num);
     this.send_cq.qpRefs--;
     this.recv_cq.qpRefs--;

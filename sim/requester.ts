@@ -189,44 +189,68 @@ export function requester(qp: SimQp): void {
   if (qp.destroyed || qp.reqActive) return;
   qp.reqActive = true;
   try {
-    requesterLoop(qp);
+    if (!requesterLoop(qp)) qp.reqPaced = false;
   } finally {
     qp.reqActive = false;
   }
 }
 
-function requesterLoop(qp: SimQp): void {
+/** True when it stopped to wait for the link (a paced run goes on when it is free). */
+function requesterLoop(qp: SimQp): boolean {
   const world = qp.world;
   for (;;) {
-    if (qp.reqState === QS_RESET) return;
+    if (qp.reqState === QS_RESET) return false;
     if (qp.reqState === QS_ERROR) {
       // rxe_requester in ERROR: the completer flushes what is queued.
       completer(qp, null, false);
-      return;
+      return false;
     }
-    if (qp.waitForRnrTimer) return;
+    if (qp.waitForRnrTimer) return false;
     if (qp.needRetry) {
       retry(qp);
       qp.needRetry = false;
     }
+    // rxe_post_send runs the requester in the posting process (rxe_run_task(&qp->req.task, 0)),
+    // which builds a packet and transmits it (rxe_xmit_packet) before it looks at the next,
+    // while the receive path runs beside it in softirq. On rxe the link's per-packet time is
+    // that CPU work, so such a run builds its next packet only once the link is free, and a
+    // NAK the completer took meanwhile is seen here first (need_retry: it goes back at once).
+    // A run the completer or a timer starts (a retry, the window or skb_out reopening) is in
+    // softirq itself and sends its packets before the receive path runs again (§11: the
+    // timer's retry leaves whole before any ACK): not paced. Connected QPs between the two
+    // devices only (a UD datagram's device is its AH's; loopback costs no time).
+    if (
+      qp.reqPaced &&
+      world.paced &&
+      qp.qp_type !== IBV_QPT_UD &&
+      qp.destDev !== null &&
+      qp.destDev !== qp.device &&
+      qp.reqWqeIndex !== qp.sq.prod
+    ) {
+      const free = world.linkFreeNs(qp.device, qp.destDev);
+      if (free > toNs(world.clock.now)) {
+        world.clock.arm(qp.paceTimer, free / 1e6);
+        return true;
+      }
+    }
     const wqe = nextWqe(qp);
-    if (!wqe) return;
+    if (!wqe) return false;
     const rc = qp.qp_type === IBV_QPT_RC;
     const windowEnd = (qp.compPsn + MAX_UNACKED_PSNS) & PSN_MASK;
     if (rc && psnCompare(qp.reqPsn, windowEnd) > 0) {
       qp.waitPsn = true;
-      return;
+      return false;
     }
     // Limit the number of inflight SKBs per QP (rxe_requester): more than 64 not yet freed.
     if (qp.inFlight(toNs(world.clock.now)) > IN_FLIGHT_HIGH) {
       qp.waitForSkbs();
-      return;
+      return false;
     }
     // RDMA READ and atomics need an initiator credit (max_rd_atomic): none means waiting forever.
     if (rc && wqe.wrMask & WR_ATOMIC_OR_READ && !wqe.hasRdAtomic) {
       if (qp.rdAtomic <= 0) {
         qp.needRdAtomic = true;
-        return;
+        return false;
       }
       qp.rdAtomic--;
       qp.needRdAtomic = false;
@@ -240,7 +264,7 @@ function requesterLoop(qp: SimQp): void {
       wqe.status = IBV_WC_LOC_QP_OP_ERR;
       wqe.reason = { kind: "op-invalid", opcode: wqe.opcode };
       fail(qp, wqe);
-      return;
+      return false;
     }
     if (payload > mtu) {
       if (qp.qp_type === IBV_QPT_UD) {
@@ -272,7 +296,7 @@ function requesterLoop(qp: SimQp): void {
         wqe.status = r === COPY_EFAULT ? IBV_WC_LOC_PROT_ERR : IBV_WC_LOC_QP_OP_ERR;
         wqe.reason = sgeRefusal(qp.device, qp.pd, dma, 0, "send");
         fail(qp, wqe);
-        return;
+        return false;
       }
     } else if (payload > 0) {
       dma.resid -= payload;
@@ -340,7 +364,7 @@ function requesterLoop(qp: SimQp): void {
       qp.device.counters[CNT_SEND_ERR]++;
       world.recycle(pkt);
       world.faults.sendAgain(qp, world.clock, () => world.kickRequester(qp));
-      return;
+      return false;
     }
     // update_wqe_state / update_wqe_psn
     if (mask & M_END) {

@@ -12,6 +12,9 @@
  *   arrival  = free + latencyNs
  *   free    += perMessageNs                          after the packet that ends a request
  *
+ * On a `paced` profile (rxe) the requester hands over its next packet only once `free` has
+ * passed, so start = now for its packets (while the lab link has faults: requester.ts).
+ *
  * `perMessageNs` is work per message that delays the next one but not this one (rxe: the
  * CPU's completion work, which decides its small-message bandwidth but not its latency).
  * `perPacketNs` is the per-packet processing that occupies the link's pipeline (rxe: the
@@ -43,6 +46,15 @@ export interface WireProfile {
   readonly latencyNs: number;
   /** Most full-size packets waiting on a link; one more is dropped. */
   readonly queuePackets: number;
+  /**
+   * The link's per-packet and byte costs are the sending CPU's (rxe): its requester builds and
+   * transmits one packet at a time, so it hands the link the next packet only once the link
+   * is free (sent_pkts counts only what has left; a NAK that arrives in between stops it
+   * there), and a packet netem or the receiver drops has cost that time all the same. False
+   * for a NIC, whose queue takes a burst at once and whose cost a packet dropped before it
+   * never pays. (requester.ts; applied while the lab link has faults, SimWorld.paced.)
+   */
+  readonly paced: boolean;
   /** Where the figures come from. */
   readonly source: string;
 }
@@ -74,6 +86,9 @@ const PROFILES: Record<WireModel, WireProfile> = {
     latencyNs: 10_000,
     // veth's txqueuelen.
     queuePackets: 1000,
+    // rxe_requester builds each packet (copy and ICRC in the VM's CPU) and transmits it before
+    // it looks at the next one (sim/RXE-FACTS.md §11, §12).
+    paced: true,
     source: "perftest ib_write_bw and ib_send_lat on rxe in the lab VM (scripts/bench-rxe-curve.sh)",
   },
   "25GbE": {
@@ -90,6 +105,7 @@ const PROFILES: Record<WireModel, WireProfile> = {
     perMessageNs: 0,
     latencyNs: 1_050,
     queuePackets: 4096,
+    paced: false,
     source: "the source articles: 23–24.7 Gb/s ib_write_bw and 1.1–2 µs SEND latency on 25 Gb/s RoCE",
   },
   "100GbE": {
@@ -103,6 +119,7 @@ const PROFILES: Record<WireModel, WireProfile> = {
     perMessageNs: 0,
     latencyNs: 900,
     queuePackets: 4096,
+    paced: false,
     source: "the 25GbE model scaled to 100 Gb/s (link rate and packet rate ×4)",
   },
 };

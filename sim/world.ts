@@ -240,6 +240,22 @@ export class SimWorld {
     this.pool.push(p);
   }
 
+  /**
+   * The requester waits for its link before each packet (the wire profile's `paced`, rxe's
+   * CPU building one packet at a time). Only while the lab link has faults: then every packet
+   * goes the packet-by-packet path, log on or off; the fast paths (trains, SEND runs), which
+   * hand a message's quiet packets over at once, run only without faults and log, and
+   * must leave what the reference path leaves (fast-path.test.ts, window.test.ts).
+   */
+  get paced(): boolean {
+    return this.wire.paced && this.faults.active;
+  }
+
+  /** When the link from `from` to `to` is free again (ns). */
+  linkFreeNs(from: SimDevice, to: SimDevice): number {
+    return this.links[this.linkIndex(from, to)].freeNs;
+  }
+
   /** The link from `from` to `to` (its index in `links`), created on first use. */
   private linkIndex(from: SimDevice, to: SimDevice): number {
     const devs = this.devices;
@@ -460,6 +476,14 @@ export class SimWorld {
     if (fate === null) return false;
     if ("fault" in fate) {
       const drop: PacketDrop = { kind: "fault", fault: fate.fault };
+      // rxe built and sent it (copy, ICRC) before netem or the receiver dropped it: that CPU
+      // time holds the link as if it had gone through (a NIC's cost a qdisc drop never pays).
+      if (this.wire.paced) {
+        const link = this.links[this.linkIndex(from, to)];
+        const now = toNs(this.clock.now);
+        const start = link.freeNs > now ? link.freeNs : now;
+        link.freeNs = start + this.recordHoldNs(pkt) + this.messagesIn(pkt) * this.wire.perMessageNs;
+      }
       if (pkt.mask & M_REQ && pkt.srcQp)
         pkt.srcQp.retryCause = { kind: "dropped", device: to.name, where: "wire", drop };
       // Logged now, in its turn among the packets sent (a capture on the sender's veth).
