@@ -13,7 +13,7 @@ import { performance } from "node:perf_hooks";
 import { setImmediate as immediate, setTimeout as sleepMs } from "node:timers/promises";
 import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../verbs/backend.js";
 import { IBV_QP_ALL_ATTRS, IBV_QP_STATE } from "../verbs/constants.js";
-import { checkCqe, int, mrBytesOfLength, negativeNumEntries, obj, optInt } from "../verbs/args.js";
+import { ackCount, checkCqe, int, mrBytesOfLength, negativeNumEntries, obj, optInt } from "../verbs/args.js";
 import { VerbsError, argError, errnoName, typeErr } from "../verbs/errors.js";
 import { checkModifyMask } from "../verbs/qp-transitions.js";
 import { because, seen, type ArgExpected, type ForeignObject } from "../verbs/verb-failure.js";
@@ -573,12 +573,13 @@ class NativeCqImpl implements Cq {
     }
   }
   ackEvents(n: number): void {
+    const k = ackCount(n); // the simulator's rule (verbs/args.ts)
     try {
-      this.#h.ackEvents(n);
+      this.#h.ackEvents(k);
     } catch (e) {
       throw contractError(e);
     }
-    this.#eventsAcked += n;
+    this.#eventsAcked += k;
   }
   destroy(): void {
     // The addon would acknowledge them itself to keep ibv_destroy_cq from hanging; libibverbs

@@ -9,7 +9,7 @@ import { unackedEventsError } from "../verbs/cq-events.js";
 import { argError, fail } from "../verbs/errors.js";
 import type { Wc } from "../verbs/types.js";
 import { alive, int, typeErr } from "./check.js";
-import { negativeNumEntries } from "../verbs/args.js";
+import { ackCount, negativeNumEntries } from "../verbs/args.js";
 import { checkWait, waitFor } from "./clock.js";
 import type { SimContext } from "./context.js";
 import type { SimProfile } from "./profile.js";
@@ -147,8 +147,7 @@ export class SimCq implements Cq {
 
   ackEvents(n: number): void {
     alive("ibv_ack_cq_events", "CQ", this);
-    const k = int("ibv_ack_cq_events", "nevents", n);
-    if (k < 0) throw argError(RangeError, "ibv_ack_cq_events", { kind: "arg-negative", field: "nevents", value: k });
+    const k = ackCount(n);
     this.eventsAcked += k;
   }
 

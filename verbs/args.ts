@@ -5,7 +5,7 @@
  * TypeErrors whose `why` is the data (verbs/errors.ts `typeErr`); values a C program could pass
  * (a negative length, cqe 0, num_entries -1) are the VerbsErrors the verb gives, with their why.
  */
-import { VerbsError, errnos, fail, typeErr } from "./errors.js";
+import { VerbsError, argError, errnos, fail, typeErr } from "./errors.js";
 import { because } from "./verb-failure.js";
 
 export { typeErr };
@@ -70,4 +70,12 @@ export function negativeNumEntries(n: number): VerbsError {
     errnos.EINVAL,
     because({ kind: "negative-num-entries", n }, { attribute: "num_entries" }),
   );
+}
+
+/** ibv_ack_cq_events' nevents: an integer (TypeError), not negative (RangeError). */
+export function ackCount(n: unknown): number {
+  const verb = "ibv_ack_cq_events";
+  const k = int(verb, "nevents", n);
+  if (k < 0) throw argError(RangeError, verb, { kind: "arg-negative", field: "nevents", value: k });
+  return k;
 }
