@@ -72,9 +72,9 @@ uint64_t Arg::Uint(Napi::Value v, std::string_view name, uint64_t max, bool opti
     if (!lossless || u > max) ThrowVerbs(env, verb, EINVAL, S(name) + " is out of range", S(name));
     return u;
   }
-  if (!v.IsNumber()) ThrowArgType(env, verb, name, "integer", v);
+  if (!v.IsNumber()) ThrowArgType(env, verb, typePrefix + S(name), "integer", v);
   double d = v.As<Napi::Number>().DoubleValue();
-  if (!std::isfinite(d) || std::trunc(d) != d) ThrowArgType(env, verb, name, "integer", v);
+  if (!std::isfinite(d) || std::trunc(d) != d) ThrowArgType(env, verb, typePrefix + S(name), "integer", v);
   if (d < 0 || d > static_cast<double>(max)) {
     ThrowVerbs(env, verb, EINVAL, S(name) + " = " + Show(d) + " is out of range (0.." + std::to_string(max) + ")",
                S(name));
@@ -84,9 +84,9 @@ uint64_t Arg::Uint(Napi::Value v, std::string_view name, uint64_t max, bool opti
 
 int64_t Arg::Int(Napi::Value v, std::string_view name, int64_t min, int64_t max, bool optional) const {
   if (optional && v.IsUndefined()) return 0;
-  if (!v.IsNumber()) ThrowArgType(env, verb, name, "integer", v);
+  if (!v.IsNumber()) ThrowArgType(env, verb, typePrefix + S(name), "integer", v);
   double d = v.As<Napi::Number>().DoubleValue();
-  if (!std::isfinite(d) || std::trunc(d) != d) ThrowArgType(env, verb, name, "integer", v);
+  if (!std::isfinite(d) || std::trunc(d) != d) ThrowArgType(env, verb, typePrefix + S(name), "integer", v);
   if (d < static_cast<double>(min) || d > static_cast<double>(max)) {
     ThrowVerbs(
         env, verb, EINVAL,
@@ -113,16 +113,16 @@ uint64_t Arg::Big(Napi::Value v, std::string_view name, bool optional) const {
 }
 
 Napi::Object Arg::Obj(Napi::Value v, std::string_view name) const {
-  if (!v.IsObject()) ThrowArgType(env, verb, name, "object", v);
+  if (!v.IsObject()) ThrowArgType(env, verb, typePrefix + S(name), "object", v);
   return v.As<Napi::Object>();
 }
 
 bool Arg::Gid(Napi::Value v, std::string_view name, union ibv_gid* out, bool optional) const {
   memset(out, 0, sizeof *out);
   if (optional && v.IsUndefined()) return false;
-  if (!v.IsString()) ThrowArgType(env, verb, name, "ipv6-text", v);
+  if (!v.IsString()) ThrowArgType(env, verb, typePrefix + S(name), "ipv6-text", v);
   std::string s = v.As<Napi::String>().Utf8Value();
-  if (inet_pton(AF_INET6, s.c_str(), out->raw) != 1) ThrowArgType(env, verb, name, "ipv6-text", v);
+  if (inet_pton(AF_INET6, s.c_str(), out->raw) != 1) ThrowArgType(env, verb, typePrefix + S(name), "ipv6-text", v);
   return true;
 }
 

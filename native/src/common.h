@@ -148,6 +148,8 @@ int ErrnoOf(int ret);
 struct Arg {
   Napi::Env env;
   const char* verb;
+  // Put before a field's name in its TypeError's `field` (not in an EINVAL's attribute).
+  const char* typePrefix = "";
   uint64_t Uint(Napi::Value v, std::string_view name, uint64_t max, bool optional = false) const;
   int64_t Int(Napi::Value v, std::string_view name, int64_t min, int64_t max, bool optional = false) const;
   uint32_t U32(Napi::Value v, std::string_view name, bool optional = false) const {

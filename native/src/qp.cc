@@ -137,54 +137,57 @@ Napi::Value QueuePair::Modify(const Napi::CallbackInfo& info, const char* verb) 
   // The mask is read first, as the simulator does (sim/modify.ts): the same call gives the same error.
   uint32_t mask = arg.U32(info[1], "attr_mask");
   Napi::Object o = arg.Obj(info[0], "attr");
+  // The fields: a type error names the argument's path (attr.qp_state, as the simulator's
+  // TypeError does), an out-of-range value the field (port_num, as its EINVAL's attribute).
+  arg.typePrefix = "attr.";
   ibv_qp_attr a;
   memset(&a, 0, sizeof a);
   auto has = [&](int bit) { return (mask & static_cast<uint32_t>(bit)) != 0; };
-  if (has(IBV_QP_STATE)) a.qp_state = static_cast<ibv_qp_state>(arg.U32(o.Get("qp_state"), "attr.qp_state", true));
+  if (has(IBV_QP_STATE)) a.qp_state = static_cast<ibv_qp_state>(arg.U32(o.Get("qp_state"), "qp_state", true));
   if (has(IBV_QP_CUR_STATE)) {
-    a.cur_qp_state = static_cast<ibv_qp_state>(arg.U32(o.Get("cur_qp_state"), "attr.cur_qp_state", true));
+    a.cur_qp_state = static_cast<ibv_qp_state>(arg.U32(o.Get("cur_qp_state"), "cur_qp_state", true));
   }
   if (has(IBV_QP_EN_SQD_ASYNC_NOTIFY)) {
-    a.en_sqd_async_notify = arg.U8(o.Get("en_sqd_async_notify"), "attr.en_sqd_async_notify", true);
+    a.en_sqd_async_notify = arg.U8(o.Get("en_sqd_async_notify"), "en_sqd_async_notify", true);
   }
-  if (has(IBV_QP_ACCESS_FLAGS)) a.qp_access_flags = arg.U32(o.Get("qp_access_flags"), "attr.qp_access_flags", true);
-  if (has(IBV_QP_PKEY_INDEX)) a.pkey_index = arg.U16(o.Get("pkey_index"), "attr.pkey_index", true);
-  if (has(IBV_QP_PORT)) a.port_num = arg.U8(o.Get("port_num"), "attr.port_num", true);
-  if (has(IBV_QP_QKEY)) a.qkey = arg.U32(o.Get("qkey"), "attr.qkey", true);
-  if (has(IBV_QP_AV)) ReadAhAttr(arg, o.Get("ah_attr"), "attr.ah_attr", &a.ah_attr);
-  if (has(IBV_QP_PATH_MTU)) a.path_mtu = static_cast<ibv_mtu>(arg.U32(o.Get("path_mtu"), "attr.path_mtu", true));
-  if (has(IBV_QP_TIMEOUT)) a.timeout = arg.U8(o.Get("timeout"), "attr.timeout", true);
-  if (has(IBV_QP_RETRY_CNT)) a.retry_cnt = arg.U8(o.Get("retry_cnt"), "attr.retry_cnt", true);
-  if (has(IBV_QP_RNR_RETRY)) a.rnr_retry = arg.U8(o.Get("rnr_retry"), "attr.rnr_retry", true);
-  if (has(IBV_QP_RQ_PSN)) a.rq_psn = arg.U32(o.Get("rq_psn"), "attr.rq_psn", true);
-  if (has(IBV_QP_MAX_QP_RD_ATOMIC)) a.max_rd_atomic = arg.U8(o.Get("max_rd_atomic"), "attr.max_rd_atomic", true);
+  if (has(IBV_QP_ACCESS_FLAGS)) a.qp_access_flags = arg.U32(o.Get("qp_access_flags"), "qp_access_flags", true);
+  if (has(IBV_QP_PKEY_INDEX)) a.pkey_index = arg.U16(o.Get("pkey_index"), "pkey_index", true);
+  if (has(IBV_QP_PORT)) a.port_num = arg.U8(o.Get("port_num"), "port_num", true);
+  if (has(IBV_QP_QKEY)) a.qkey = arg.U32(o.Get("qkey"), "qkey", true);
+  if (has(IBV_QP_AV)) ReadAhAttr(arg, o.Get("ah_attr"), "ah_attr", &a.ah_attr);
+  if (has(IBV_QP_PATH_MTU)) a.path_mtu = static_cast<ibv_mtu>(arg.U32(o.Get("path_mtu"), "path_mtu", true));
+  if (has(IBV_QP_TIMEOUT)) a.timeout = arg.U8(o.Get("timeout"), "timeout", true);
+  if (has(IBV_QP_RETRY_CNT)) a.retry_cnt = arg.U8(o.Get("retry_cnt"), "retry_cnt", true);
+  if (has(IBV_QP_RNR_RETRY)) a.rnr_retry = arg.U8(o.Get("rnr_retry"), "rnr_retry", true);
+  if (has(IBV_QP_RQ_PSN)) a.rq_psn = arg.U32(o.Get("rq_psn"), "rq_psn", true);
+  if (has(IBV_QP_MAX_QP_RD_ATOMIC)) a.max_rd_atomic = arg.U8(o.Get("max_rd_atomic"), "max_rd_atomic", true);
   if (has(IBV_QP_ALT_PATH)) {
-    ReadAhAttr(arg, o.Get("alt_ah_attr"), "attr.alt_ah_attr", &a.alt_ah_attr);
-    a.alt_pkey_index = arg.U16(o.Get("alt_pkey_index"), "attr.alt_pkey_index", true);
-    a.alt_port_num = arg.U8(o.Get("alt_port_num"), "attr.alt_port_num", true);
-    a.alt_timeout = arg.U8(o.Get("alt_timeout"), "attr.alt_timeout", true);
+    ReadAhAttr(arg, o.Get("alt_ah_attr"), "alt_ah_attr", &a.alt_ah_attr);
+    a.alt_pkey_index = arg.U16(o.Get("alt_pkey_index"), "alt_pkey_index", true);
+    a.alt_port_num = arg.U8(o.Get("alt_port_num"), "alt_port_num", true);
+    a.alt_timeout = arg.U8(o.Get("alt_timeout"), "alt_timeout", true);
   }
-  if (has(IBV_QP_MIN_RNR_TIMER)) a.min_rnr_timer = arg.U8(o.Get("min_rnr_timer"), "attr.min_rnr_timer", true);
-  if (has(IBV_QP_SQ_PSN)) a.sq_psn = arg.U32(o.Get("sq_psn"), "attr.sq_psn", true);
+  if (has(IBV_QP_MIN_RNR_TIMER)) a.min_rnr_timer = arg.U8(o.Get("min_rnr_timer"), "min_rnr_timer", true);
+  if (has(IBV_QP_SQ_PSN)) a.sq_psn = arg.U32(o.Get("sq_psn"), "sq_psn", true);
   if (has(IBV_QP_MAX_DEST_RD_ATOMIC)) {
-    a.max_dest_rd_atomic = arg.U8(o.Get("max_dest_rd_atomic"), "attr.max_dest_rd_atomic", true);
+    a.max_dest_rd_atomic = arg.U8(o.Get("max_dest_rd_atomic"), "max_dest_rd_atomic", true);
   }
   if (has(IBV_QP_PATH_MIG_STATE)) {
-    a.path_mig_state = static_cast<ibv_mig_state>(arg.U32(o.Get("path_mig_state"), "attr.path_mig_state", true));
+    a.path_mig_state = static_cast<ibv_mig_state>(arg.U32(o.Get("path_mig_state"), "path_mig_state", true));
   }
   if (has(IBV_QP_CAP)) {
     Napi::Value cv = o.Get("cap");
     if (!cv.IsUndefined()) {
-      Napi::Object c = arg.Obj(cv, "attr.cap");
-      a.cap.max_send_wr = arg.U32(c.Get("max_send_wr"), "attr.cap.max_send_wr", true);
-      a.cap.max_recv_wr = arg.U32(c.Get("max_recv_wr"), "attr.cap.max_recv_wr", true);
-      a.cap.max_send_sge = arg.U32(c.Get("max_send_sge"), "attr.cap.max_send_sge", true);
-      a.cap.max_recv_sge = arg.U32(c.Get("max_recv_sge"), "attr.cap.max_recv_sge", true);
-      a.cap.max_inline_data = arg.U32(c.Get("max_inline_data"), "attr.cap.max_inline_data", true);
+      Napi::Object c = arg.Obj(cv, "cap");
+      a.cap.max_send_wr = arg.U32(c.Get("max_send_wr"), "cap.max_send_wr", true);
+      a.cap.max_recv_wr = arg.U32(c.Get("max_recv_wr"), "cap.max_recv_wr", true);
+      a.cap.max_send_sge = arg.U32(c.Get("max_send_sge"), "cap.max_send_sge", true);
+      a.cap.max_recv_sge = arg.U32(c.Get("max_recv_sge"), "cap.max_recv_sge", true);
+      a.cap.max_inline_data = arg.U32(c.Get("max_inline_data"), "cap.max_inline_data", true);
     }
   }
-  if (has(IBV_QP_DEST_QPN)) a.dest_qp_num = arg.U32(o.Get("dest_qp_num"), "attr.dest_qp_num", true);
-  if (has(IBV_QP_RATE_LIMIT)) a.rate_limit = arg.U32(o.Get("rate_limit"), "attr.rate_limit", true);
+  if (has(IBV_QP_DEST_QPN)) a.dest_qp_num = arg.U32(o.Get("dest_qp_num"), "dest_qp_num", true);
+  if (has(IBV_QP_RATE_LIMIT)) a.rate_limit = arg.U32(o.Get("rate_limit"), "rate_limit", true);
   int err = ibv_modify_qp(qp_, &a, static_cast<int>(mask));
   if (err) ThrowVerbs(env, verb, ErrnoOf(err));
   return env.Undefined();

@@ -162,26 +162,33 @@ describe.skipIf(skip)("native abuse: after destroy", () => {
 });
 
 describe.skipIf(skip)("native abuse: absurd arguments", () => {
+  // The classes are the simulator's for the same calls (the contract's reference; the whys are
+  // compared in verbs/conformance/arg-errors.test.ts), except where marked "native only".
   it("sizes: NaN, fractions, negatives and huge values throw", () => {
     const c = ctx();
     const pd = c.allocPd();
     expect(code(() => c.createCq(NaN))).toBe("TypeError");
     expect(code(() => c.createCq(1.5))).toBe("TypeError");
     expect(code(() => c.createCq("8" as never))).toBe("TypeError");
-    expect(code(() => c.createCq(-1))).toBe("EINVAL"); // rxe's answer
-    expect(code(() => c.createCq(2 ** 40))).toBe("EINVAL"); // does not fit an int
-    expect(code(() => pd.regMr(-1, 0))).toBe("TypeError");
+    expect(code(() => c.createCq(-1))).toBe("EINVAL"); // rxe's answer, and the simulator's
+    expect(code(() => c.createCq(2 ** 40))).toBe("EINVAL"); // above max_cqe
+    expect(code(() => pd.regMr(-1, 0))).toBe("EINVAL"); // a length a C program can pass: not positive
     expect(code(() => pd.regMr(NaN, 0))).toBe("TypeError");
-    expect(code(() => pd.regMr(2 ** 60, 0))).not.toBe("no error");
+    expect(code(() => pd.regMr(1.5, 0))).toBe("TypeError");
+    expect(code(() => pd.regMr(2 ** 60, 0))).toBe("ENOMEM"); // cannot be pinned
     expect(code(() => pd.regMr(0, 0))).toBe("EINVAL"); // rxe: length 0
+    // Native only: the addon registers ArrayBuffers (Node-API has no SharedArrayBuffer); the simulator takes one.
     expect(code(() => pd.regMr(new SharedArrayBuffer(8) as never, 0))).toBe("TypeError");
+    // Native only: 2^33 does not fit C's int access; the simulator's bit test takes it as 0.
     expect(code(() => pd.regMr(8, 2 ** 33))).toBe("EINVAL");
     const cq = c.createCq(4);
     expect(code(() => cq.poll(NaN))).toBe("TypeError");
+    expect(code(() => cq.poll(1.5))).toBe("TypeError");
     expect(code(() => cq.poll(-1))).toBe("EINVAL");
-    expect(code(() => cq.poll(2 ** 40))).toBe("EINVAL");
+    expect(cq.poll(2 ** 40)).toEqual([]); // as many as there are, as on the simulator
     expect(cq.poll(1_000_000)).toEqual([]);
-    expect(code(() => cq.ackEvents(1))).toBe("EINVAL"); // nothing was read: would hang destroy in C
+    // Native only: nothing was read, and acknowledging more would hang destroy in C; the simulator counts it.
+    expect(code(() => cq.ackEvents(1))).toBe("EINVAL");
     expect(code(() => c.queryPort(NaN))).toBe("TypeError");
     expect(code(() => c.queryPort(300))).toBe("EINVAL");
     expect(code(() => c.queryPort(2))).toBe("EINVAL");

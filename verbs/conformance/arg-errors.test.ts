@@ -222,8 +222,7 @@ const CASES: Case[] = [
   },
   {
     call: "createQp with cap.max_send_wr 1.5",
-    run: (r) =>
-      r.pd.createQp({ send_cq: r.cq, recv_cq: r.cq, qp_type: IBV_QPT_RC, cap: { ...CAP, max_send_wr: 1.5 } }),
+    run: (r) => r.pd.createQp({ send_cq: r.cq, recv_cq: r.cq, qp_type: IBV_QPT_RC, cap: { ...CAP, max_send_wr: 1.5 } }),
     expected: argType("ibv_create_qp", "cap.max_send_wr", "integer", num("1.5")),
   },
   // Other arguments
@@ -245,7 +244,11 @@ const CASES: Case[] = [
   {
     call: "ackEvents(-2)",
     run: (r) => r.cq.ackEvents(-2),
-    expected: { cls: "RangeError", verb: "ibv_ack_cq_events", why: { kind: "arg-negative", field: "nevents", value: -2 } },
+    expected: {
+      cls: "RangeError",
+      verb: "ibv_ack_cq_events",
+      why: { kind: "arg-negative", field: "nevents", value: -2 },
+    },
   },
 ];
 
