@@ -187,9 +187,19 @@ interface AddonArgError extends TypeError {
  * The contract's error for what the addon threw, in this one place: an argument TypeError of
  * the addon carries its data (`kind`, `field`, `expected`, `got`, `what`), and becomes the
  * argError (verbs/errors.ts) the simulator throws for the same call: same class, `verb`, `why`
- * and message. Anything else (VerbsErrors, our own argErrors) passes unchanged.
+ * and message; a VerbsError the addon gave a why but no reason gets its reason worded from
+ * it. Anything else (other VerbsErrors, our own argErrors) passes unchanged.
  */
 export function contractError(e: unknown): unknown {
+  // A VerbsError whose why the addon gave as data (ThrowVerbsWhy): worded here, as `because` does.
+  if (e instanceof VerbsError) {
+    if (e.why === undefined || e.reason !== undefined) return e;
+    const more = {
+      ...(e.attribute !== undefined && { attribute: e.attribute }),
+      ...(e.badWrIndex !== undefined && { badWrIndex: e.badWrIndex }),
+    };
+    return new VerbsError(e.verb, e.errno, because(e.why, more));
+  }
   if (!(e instanceof TypeError) || "why" in e) return e;
   const d = e as AddonArgError;
   if (typeof d.field !== "string") return e;
@@ -770,10 +780,8 @@ class NativeQpImpl implements Qp {
               ...w,
               ud: {
                 ...w.ud,
-                ah:
-                  w.ud.ah === undefined || w.ud.ah === null
-                    ? w.ud.ah
-                    : handleOf<NativeAh>(w.ud.ah, "wr.ud.ah", "ibv_post_send", "object"),
+                // Not an AH of this backend: no AH (EINVAL at this WR on a UD QP, as on the simulator).
+                ah: typeof w.ud.ah === "object" && w.ud.ah !== null ? (handles.get(w.ud.ah) ?? null) : null,
               },
             }
           : w,

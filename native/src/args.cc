@@ -7,13 +7,10 @@
 
 #include "common.h"
 
-void ThrowVerbs(Napi::Env env, const char* verb, int err, const std::string& reason, const std::string& attribute,
-                int badWrIndex) {
+namespace {
+[[noreturn]] void ThrowDetails(Napi::Env env, const char* verb, int err, const std::string& reason,
+                               Napi::Object details) {
   VerbsAddon* addon = AddonOf(env);
-  Napi::Object details = Napi::Object::New(env);
-  if (!reason.empty()) details.Set("reason", reason);
-  if (!attribute.empty()) details.Set("attribute", attribute);
-  if (badWrIndex >= 0) details.Set("badWrIndex", badWrIndex);
   if (addon != nullptr && !addon->verbsError.IsEmpty()) {
     Napi::Object e = addon->verbsError.New({Napi::String::New(env, verb), Napi::Number::New(env, err), details});
     throw Napi::Error(env, e);
@@ -24,6 +21,25 @@ void ThrowVerbs(Napi::Env env, const char* verb, int err, const std::string& rea
   e.Set("errno", Napi::Number::New(env, err));
   e.Set("details", details);
   throw e;
+}
+}  // namespace
+
+void ThrowVerbs(Napi::Env env, const char* verb, int err, const std::string& reason, const std::string& attribute,
+                int badWrIndex) {
+  Napi::Object details = Napi::Object::New(env);
+  if (!reason.empty()) details.Set("reason", reason);
+  if (!attribute.empty()) details.Set("attribute", attribute);
+  if (badWrIndex >= 0) details.Set("badWrIndex", badWrIndex);
+  ThrowDetails(env, verb, err, reason, details);
+}
+
+void ThrowVerbsWhy(Napi::Env env, const char* verb, int err, Napi::Object why, const std::string& attribute,
+                   int badWrIndex) {
+  Napi::Object details = Napi::Object::New(env);
+  details.Set("why", why);
+  if (!attribute.empty()) details.Set("attribute", attribute);
+  if (badWrIndex >= 0) details.Set("badWrIndex", badWrIndex);
+  ThrowDetails(env, verb, err, "", details);
 }
 
 void ThrowType(Napi::Env env, const std::string& message) { throw Napi::TypeError::New(env, message); }
@@ -122,7 +138,12 @@ bool Arg::Gid(Napi::Value v, std::string_view name, union ibv_gid* out, bool opt
   if (optional && v.IsUndefined()) return false;
   if (!v.IsString()) ThrowArgType(env, verb, typePrefix + S(name), "ipv6-text", v);
   std::string s = v.As<Napi::String>().Utf8Value();
-  if (inet_pton(AF_INET6, s.c_str(), out->raw) != 1) ThrowArgType(env, verb, typePrefix + S(name), "ipv6-text", v);
+  if (inet_pton(AF_INET6, s.c_str(), out->raw) != 1) {
+    Napi::Object why = Napi::Object::New(env);
+    why.Set("kind", "not-a-gid");
+    why.Set("text", s);
+    ThrowVerbsWhy(env, verb, EINVAL, why, S(name));
+  }
   return true;
 }
 

@@ -123,6 +123,10 @@ inline VerbsAddon* AddonOf(Napi::Env env) { return env.GetInstanceData<VerbsAddo
 // before that): `verb`, errno by number (the class names it), and the details.
 [[noreturn]] void ThrowVerbs(Napi::Env env, const char* verb, int err, const std::string& reason = "",
                              const std::string& attribute = "", int badWrIndex = -1);
+// A VerbsError whose why is data (verbs/verb-failure.ts VerbFailure, built here as an object):
+// native/index.ts words its reason, as the simulator's `because` does.
+[[noreturn]] void ThrowVerbsWhy(Napi::Env env, const char* verb, int err, Napi::Object why,
+                                const std::string& attribute, int badWrIndex = -1);
 // A TypeError worded in English only: for misuse no contract call can make (a wrapped
 // object's constructor called from JS, `this` of another class, an object freed under a
 // bound verb), never for a learner's argument.

@@ -370,7 +370,7 @@ describe.skipIf(skip)("native abuse: absurd arguments", () => {
     }
   });
 
-  it("UD: a send without a live address handle is EINVAL at that WR; an AH of the wrong type is a TypeError", () => {
+  it("UD: a send without a live address handle, or with an object that is no AH, is EINVAL at that WR", () => {
     const c = ctx();
     const gid = linkLocal(c);
     const pd = c.allocPd();
@@ -392,9 +392,14 @@ describe.skipIf(skip)("native abuse: absurd arguments", () => {
       err = e;
     }
     expect((err as VerbsError).code).toBe("EINVAL");
-    expect((err as VerbsError).attribute).toBe("wr[0].ud.ah");
+    expect((err as VerbsError).attribute).toBe("wr[0].wr.ud.ah");
+    expect((err as VerbsError).why).toEqual({ kind: "ud-ah", i: 0, gone: false });
+    // Not an AH (a CQ, a plain object): no AH, as the simulator says.
     expect(code(() => qp.postSend({ ...send, ud: { ah: cq as never, remote_qpn: 1, remote_qkey: 1 } }))).toBe(
-      "TypeError",
+      "EINVAL",
+    );
+    expect(code(() => qp.postSend({ ...send, ud: { ah: {} as never, remote_qpn: 1, remote_qkey: 1 } }))).toBe(
+      "EINVAL",
     );
     const ah = pd.createAh({
       is_global: 1,
@@ -423,7 +428,9 @@ describe.skipIf(skip)("native abuse: absurd arguments", () => {
     expect((err as VerbsError).code).toBe("EINVAL");
     expect((err as VerbsError).attribute).toBe("port_num");
     expect(code(() => qp.query(NaN))).toBe("TypeError");
-    expect(code(() => qp.modify({ ah_attr: { grh: { dgid: "not a gid" } } }, v.IBV_QP_AV))).toBe("TypeError");
+    // A string that is no GID is EINVAL, as on the simulator (not-a-gid); a non-string a TypeError.
+    expect(code(() => qp.modify({ ah_attr: { grh: { dgid: "not a gid" } } }, v.IBV_QP_AV))).toBe("EINVAL");
+    expect(code(() => qp.modify({ ah_attr: { grh: { dgid: 5 as never } } }, v.IBV_QP_AV))).toBe("TypeError");
     // A missing mask bit is the kernel's EINVAL, with the reason the transition table gives.
     try {
       qp.modify({ qp_state: v.IBV_QPS_INIT }, v.IBV_QP_STATE);

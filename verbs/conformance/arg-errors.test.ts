@@ -8,11 +8,18 @@
  */
 import { expect, it } from "vitest";
 import type { Context, Cq, Pd, Qp } from "../backend.js";
-import { IBV_ACCESS_LOCAL_WRITE, IBV_QPS_INIT, IBV_QPT_RC, IBV_QP_STATE, IBV_WR_SEND } from "../constants.js";
+import {
+  IBV_ACCESS_LOCAL_WRITE,
+  IBV_QPS_INIT,
+  IBV_QPT_RC,
+  IBV_QPT_UD,
+  IBV_QP_STATE,
+  IBV_WR_SEND,
+} from "../constants.js";
 import { VerbsError, type ErrnoName } from "../errors.js";
 import type { QpInitAttr } from "../types.js";
 import { verbFailureText, type VerbFailure } from "../verb-failure.js";
-import { B, scope, suite } from "./harness.js";
+import { B, scope, suite, toInit, toRtr, toRts } from "./harness.js";
 
 const CAP = { max_send_wr: 1, max_recv_wr: 1, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 };
 const LW = IBV_ACCESS_LOCAL_WRITE;
@@ -216,6 +223,11 @@ const CASES: Case[] = [
     expected: type("ibv_create_cq", { kind: "foreign-object", field: "channel", what: "completion channel" }),
   },
   {
+    call: "createAh with a dgid that is no GID",
+    run: (r) => r.pd.createAh({ is_global: 1, port_num: 1, grh: { dgid: "not a gid", sgid_index: 0 } }),
+    expected: verbs("ibv_create_ah", "EINVAL", { kind: "not-a-gid", text: "not a gid" }),
+  },
+  {
     call: "createQp(null)",
     run: (r) => r.pd.createQp(null as unknown as QpInitAttr),
     expected: argType("ibv_create_qp", "init_attr", "object", { t: "null" }),
@@ -275,6 +287,32 @@ suite("Argument errors: the same class, verb and why on every backend", () => {
       expect(e.reason).toBe(verbFailureText(expected.why));
     } else {
       expect(e.message).toBe(`${expected.verb}: ${verbFailureText(expected.why)}`);
+    }
+  });
+
+  it("a UD send whose ud.ah is no AH of this backend (none, a CQ, a plain object) is EINVAL at that WR", () => {
+    const s = scope();
+    const ctx = s.open("rxe0");
+    const pd = s.pd(ctx);
+    const cq = s.cq(ctx, 16);
+    const mr = s.mr(pd, 64, LW);
+    const qp = s.qp(pd, { send_cq: cq, qp_type: IBV_QPT_UD });
+    toInit(qp);
+    toRtr(qp, { dest_qp_num: 0, rq_psn: 0, dgid: "::", sgid_index: 0 });
+    toRts(qp, { sq_psn: 0 });
+    const why: VerbFailure = { kind: "ud-ah", i: 0, gone: false };
+    for (const ah of [undefined, cq, {}]) {
+      const ud = { ah: ah as never, remote_qpn: 1, remote_qkey: 1 };
+      const e = thrown(() => qp.postSend({ wr_id: 1, opcode: IBV_WR_SEND, sg_list: [mr.sge(0, 8)], ud }));
+      expect(e, String(e)).toBeInstanceOf(VerbsError);
+      expect([e.code, e.verb, e.why, (e as VerbsError).attribute, (e as VerbsError).badWrIndex]).toEqual([
+        "EINVAL",
+        "ibv_post_send",
+        why,
+        "wr[0].wr.ud.ah",
+        0,
+      ]);
+      expect(e.reason).toBe(verbFailureText(why));
     }
   });
 });
