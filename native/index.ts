@@ -173,16 +173,6 @@ function handleOf<H>(o: unknown, field: string, verb: string, what: ForeignObjec
   return h as H;
 }
 
-/** What the addon's argument TypeErrors carry (native/src/common.h, ThrowArgType and ThrowForeign). */
-interface AddonArgError extends TypeError {
-  verb?: unknown;
-  kind?: unknown;
-  field?: unknown;
-  expected?: unknown;
-  got?: unknown;
-  what?: unknown;
-}
-
 /**
  * The contract's error for what the addon threw, in this one place: an argument TypeError of
  * the addon carries its data (`kind`, `field`, `expected`, `got`, `what`), and becomes the
@@ -201,7 +191,8 @@ export function contractError(e: unknown): unknown {
     return new VerbsError(e.verb, e.errno, because(e.why, more));
   }
   if (!(e instanceof TypeError) || "why" in e) return e;
-  const d = e as AddonArgError;
+  // Read as untrusted (addon.ts AddonArgError is the shape it should have).
+  const d = e as Partial<Record<"verb" | "kind" | "field" | "expected" | "got" | "what", unknown>>;
   if (typeof d.field !== "string") return e;
   const verb = typeof d.verb === "string" ? d.verb : undefined;
   if (d.kind === "arg-type" && typeof d.expected === "string") {

@@ -395,12 +395,8 @@ describe.skipIf(skip)("native abuse: absurd arguments", () => {
     expect((err as VerbsError).attribute).toBe("wr[0].wr.ud.ah");
     expect((err as VerbsError).why).toEqual({ kind: "ud-ah", i: 0, gone: false });
     // Not an AH (a CQ, a plain object): no AH, as the simulator says.
-    expect(code(() => qp.postSend({ ...send, ud: { ah: cq as never, remote_qpn: 1, remote_qkey: 1 } }))).toBe(
-      "EINVAL",
-    );
-    expect(code(() => qp.postSend({ ...send, ud: { ah: {} as never, remote_qpn: 1, remote_qkey: 1 } }))).toBe(
-      "EINVAL",
-    );
+    expect(code(() => qp.postSend({ ...send, ud: { ah: cq as never, remote_qpn: 1, remote_qkey: 1 } }))).toBe("EINVAL");
+    expect(code(() => qp.postSend({ ...send, ud: { ah: {} as never, remote_qpn: 1, remote_qkey: 1 } }))).toBe("EINVAL");
     const ah = pd.createAh({
       is_global: 1,
       port_num: 1,
