@@ -353,9 +353,15 @@ class NativeContextImpl implements Context {
     return bind(new NativeCqImpl(h, this, o.cq_context, this.layout), h);
   }
   #maxCqeCached?: number;
-  /** The device's max_cqe, asked once. */
+  /** The device's max_cqe, asked once; no limit while it cannot be asked (a closed context: createCq says so). */
   #maxCqe(): number {
-    this.#maxCqeCached ??= this.#h.queryDevice().max_cqe;
+    if (this.#maxCqeCached === undefined) {
+      try {
+        this.#maxCqeCached = this.#h.queryDevice().max_cqe;
+      } catch {
+        return Infinity;
+      }
+    }
     return this.#maxCqeCached;
   }
   createCompChannel(): CompChannel {
