@@ -4,11 +4,22 @@
  *
  * Every class is an ObjectWrap named after the C struct it owns. Methods check `this`
  * (a TypeError on the wrong object) and liveness (VerbsError EINVAL "… was already
- * destroyed") before anything else. Errors from libibverbs are thrown as the VerbsError
- * class handed over with `init` (verb, errno, reason, attribute, badWrIndex); wrong
- * JavaScript types are TypeErrors; integers that do not fit their C field are EINVAL
- * naming the field. Children hold references to their parents (a parent lives while a
- * child does); finalizers and `Context.close()` tear the graph down child-first.
+ * destroyed") before anything else. Children hold references to their parents (a parent
+ * lives while a child does); finalizers and `Context.close()` tear the graph down child-first.
+ *
+ * Errors, as data (native/src/common.h); native/index.ts `contractError` is the one place that
+ * turns them into the contract's errors, the same as the simulator's for the same call:
+ * - libibverbs' failures are the VerbsError class handed over with `init` (verb, errno,
+ *   reason, attribute, badWrIndex), as are integers that do not fit their C field (EINVAL
+ *   naming the field). Some carry `why` (verbs/verb-failure.ts VerbFailure, e.g. `not-a-gid`,
+ *   `ud-ah`) and no reason: contractError words the reason from it.
+ * - A learner's wrong JavaScript argument is a TypeError with data (see AddonArgError): `verb`,
+ *   `kind` "arg-type" with `field`, `expected` (an ArgExpected: "integer", "object", ...) and
+ *   `got` (the value itself), or `kind` "foreign-object" with `field` and `what` (a
+ *   ForeignObject: "CQ", "completion channel", "object"). Its message is an English fallback;
+ *   contractError makes it `argError(TypeError, verb, why)`, whose message is verbFailureText's.
+ * - Misuse no contract call makes (a constructor called from JS, `this` of another class, a
+ *   bound verb of a freed object) is a plain TypeError with an English message.
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -25,6 +36,13 @@ import type {
   QpQuery,
 } from "../verbs/types.js";
 import type { VerbsError } from "../verbs/errors.js";
+import type { ArgExpected, ForeignObject } from "../verbs/verb-failure.js";
+
+/** What the addon's argument TypeErrors carry (native/src/common.h ThrowArgType, ThrowForeign). */
+export type AddonArgError = TypeError & { verb: string } & (
+    | { kind: "arg-type"; field: string; expected: ArgExpected; got: unknown }
+    | { kind: "foreign-object"; field: string; what: ForeignObject }
+  );
 import type { ConnParamEvent, UdParamEvent } from "../verbs/cm.js";
 
 export interface NativeContext {

@@ -55,7 +55,7 @@ import {
   type NativeQpChange,
   type NativeSockAddr,
 } from "./addon.js";
-import { because } from "../verbs/verb-failure.js";
+import { because, type ForeignObject } from "../verbs/verb-failure.js";
 
 /** What the CM layer needs from index.ts: the contract objects for native handles. */
 export interface NativeWrappers {
@@ -64,8 +64,10 @@ export interface NativeWrappers {
   /** The contract Pd for a handle (one per handle). */
   pd(h: NativePd, context: Context): Pd;
   qp(h: NativeQp, pd: Pd, init: QpInitAttr): Qp;
-  /** The native handle behind a contract object, or a TypeError naming `what`. */
-  handleOf<H>(o: unknown, what: string, verb: string): H;
+  /** The native handle behind a contract object, or a TypeError naming `field`, which must be a `what`. */
+  handleOf<H>(o: unknown, field: string, verb: string, what?: ForeignObject): H;
+  /** The contract's error for what the addon threw (index.ts `contractError`: argument errors as data). */
+  contractError(e: unknown): unknown;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -196,7 +198,12 @@ export class NativeCmBackend implements CmBackend {
         because({ kind: "service", service: String(service), decimal: true }, { attribute: "service" }),
       );
     }
-    const list = this.#addon.getAddrInfo!(node ?? null, service ?? null, hints ?? null);
+    let list: ReturnType<NonNullable<NativeAddon["getAddrInfo"]>>;
+    try {
+      list = this.#addon.getAddrInfo!(node ?? null, service ?? null, hints ?? null);
+    } catch (e) {
+      throw this.#wrap.contractError(e);
+    }
     return list.map((a) => {
       const out: AddrInfo = {
         ai_flags: a.ai_flags,
@@ -375,37 +382,46 @@ class NativeCmIdImpl implements CmId {
     }
     return r;
   }
+  /** Runs an addon call, its argument errors made the contract's (index.ts `contractError`). */
+  #call<T>(f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      throw this.#cm.wrap.contractError(e);
+    }
+  }
   bindAddr(addr: SockAddr): void {
-    this.#h.bindAddr(nativeSockAddr("rdma_bind_addr", "addr", addr));
+    const a = nativeSockAddr("rdma_bind_addr", "addr", addr);
+    this.#call(() => this.#h.bindAddr(a));
   }
   listen(backlog: number): void {
-    this.#h.listen(backlog);
+    this.#call(() => this.#h.listen(backlog));
   }
   resolveAddr(src: SockAddr | undefined, dst: SockAddr, timeoutMs: number): void {
     const verb = "rdma_resolve_addr";
-    this.#h.resolveAddr(
-      src === undefined || src === null ? null : nativeSockAddr(verb, "src_addr", src),
-      nativeSockAddr(verb, "dst_addr", dst),
-      timeoutMs,
-    );
+    const s = src === undefined || src === null ? null : nativeSockAddr(verb, "src_addr", src);
+    const d = nativeSockAddr(verb, "dst_addr", dst);
+    this.#call(() => this.#h.resolveAddr(s, d, timeoutMs));
   }
   resolveRoute(timeoutMs: number): void {
-    this.#h.resolveRoute(timeoutMs);
+    this.#call(() => this.#h.resolveRoute(timeoutMs));
   }
   createQp(pd: Pd | undefined, init: QpInitAttr): Qp {
     const verb = "rdma_create_qp";
     if (typeof init !== "object" || init === null) throw typeErr(verb, "init_attr", "object", init);
     const w = this.#cm.wrap;
     const cq = (c: unknown, what: string) =>
-      c === undefined || c === null ? (c as undefined) : w.handleOf<NativeCq>(c, what, verb);
+      c === undefined || c === null ? (c as undefined) : w.handleOf<NativeCq>(c, what, verb, "CQ");
     const pdHandle = pd === undefined || pd === null ? null : w.handleOf<NativePd>(pd, "pd", verb);
-    const h = this.#h.createQp(pdHandle, {
-      send_cq: cq(init.send_cq, "send_cq") as NativeCq,
-      recv_cq: cq(init.recv_cq, "recv_cq") as NativeCq,
-      cap: init.cap,
-      qp_type: init.qp_type,
-      sq_sig_all: init.sq_sig_all,
-    });
+    const h = this.#call(() =>
+      this.#h.createQp(pdHandle, {
+        send_cq: cq(init.send_cq, "send_cq") as NativeCq,
+        recv_cq: cq(init.recv_cq, "recv_cq") as NativeCq,
+        cap: init.cap,
+        qp_type: init.qp_type,
+        sq_sig_all: init.sq_sig_all,
+      }),
+    );
     // Without a PD, the QP's is librdmacm's own for the device (a Pd object of its context).
     const qpPd = pd ?? w.pd(h.pd, this.verbs!);
     this.#qp = w.qp(h, qpPd, init);
@@ -417,18 +433,20 @@ class NativeCmIdImpl implements CmId {
     this.#qp = undefined;
   }
   connect(param?: ConnParam): void {
-    this.#h.connect(nativeConnParam("rdma_connect", param));
+    const p = nativeConnParam("rdma_connect", param);
+    this.#call(() => this.#h.connect(p));
     this.#cm.report(this);
   }
   accept(param?: ConnParam): void {
     try {
-      this.#h.accept(nativeConnParam("rdma_accept", param));
+      const p = nativeConnParam("rdma_accept", param);
+      this.#call(() => this.#h.accept(p));
     } finally {
       this.#cm.report(this); // a failed accept still moved the QP (to ERR)
     }
   }
   reject(private_data?: Uint8Array): void {
-    this.#h.reject(private_data ?? null);
+    this.#call(() => this.#h.reject(private_data ?? null));
   }
   disconnect(): void {
     try {
@@ -438,18 +456,19 @@ class NativeCmIdImpl implements CmId {
     }
   }
   initQpAttr(qp_state: number): { attr: QpAttrInput; mask: number } {
-    const r = this.#h.initQpAttr(qp_state);
+    const r = this.#call(() => this.#h.initQpAttr(qp_state));
     return { attr: r.attr, mask: r.attr_mask };
   }
   joinMulticast(addr: SockAddr): void {
-    this.#h.joinMulticast(nativeSockAddr("rdma_join_multicast", "addr", addr));
+    const a = nativeSockAddr("rdma_join_multicast", "addr", addr);
+    this.#call(() => this.#h.joinMulticast(a));
   }
   leaveMulticast(addr: SockAddr): void {
     const a = nativeSockAddr("rdma_leave_multicast", "addr", addr);
     // librdmacm waits (for ever) until the join's events are acknowledged.
     const n = this.#h.unacked();
     if (n > 0) throw unackedCmEventsError(n, "rdma_leave_multicast");
-    this.#h.leaveMulticast(a);
+    this.#call(() => this.#h.leaveMulticast(a));
   }
   getLocalAddr(): SockAddr {
     return sockAddr(this.#h.info().src_addr);

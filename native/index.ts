@@ -13,9 +13,10 @@ import { performance } from "node:perf_hooks";
 import { setImmediate as immediate, setTimeout as sleepMs } from "node:timers/promises";
 import type { Ah, CompChannel, Context, Cq, Mr, Pd, Qp, VerbsBackend } from "../verbs/backend.js";
 import { IBV_QP_ALL_ATTRS, IBV_QP_STATE } from "../verbs/constants.js";
+import { ackCount, checkCqe, int, mrBytesOfLength, negativeNumEntries, obj, optInt } from "../verbs/args.js";
 import { VerbsError, argError, errnoName, typeErr } from "../verbs/errors.js";
 import { checkModifyMask } from "../verbs/qp-transitions.js";
-import { because } from "../verbs/verb-failure.js";
+import { because, seen, type ArgExpected, type ForeignObject } from "../verbs/verb-failure.js";
 import { checkWaitMs } from "../verbs/waits.js";
 import { unackedEventsError } from "../verbs/cq-events.js";
 import type {
@@ -165,11 +166,47 @@ function bind<T extends object>(self: T, handle: object): T {
   owners.set(handle, self);
   return self;
 }
-function handleOf<H>(o: unknown, what: string, verb: string): H {
+/** The native handle of a contract object this backend made; `field` names the argument, `what` its kind. */
+function handleOf<H>(o: unknown, field: string, verb: string, what: ForeignObject = "object"): H {
   const h = typeof o === "object" && o !== null ? handles.get(o) : undefined;
-  if (h === undefined)
-    throw argError(TypeError, verb, { kind: "foreign-object", field: what, what: "object", native: true });
+  if (h === undefined) throw argError(TypeError, verb, { kind: "foreign-object", field, what });
   return h as H;
+}
+
+/**
+ * The contract's error for what the addon threw, in this one place: an argument TypeError of
+ * the addon carries its data (`kind`, `field`, `expected`, `got`, `what`), and becomes the
+ * argError (verbs/errors.ts) the simulator throws for the same call: same class, `verb`, `why`
+ * and message; a VerbsError the addon gave a why but no reason gets its reason worded from
+ * it. Anything else (other VerbsErrors, our own argErrors) passes unchanged.
+ */
+export function contractError(e: unknown): unknown {
+  // A VerbsError whose why the addon gave as data (ThrowVerbsWhy): worded here, as `because` does.
+  if (e instanceof VerbsError) {
+    if (e.why === undefined || e.reason !== undefined) return e;
+    const more = {
+      ...(e.attribute !== undefined && { attribute: e.attribute }),
+      ...(e.badWrIndex !== undefined && { badWrIndex: e.badWrIndex }),
+    };
+    return new VerbsError(e.verb, e.errno, because(e.why, more));
+  }
+  if (!(e instanceof TypeError) || "why" in e) return e;
+  // Read as untrusted (addon.ts AddonArgError is the shape it should have).
+  const d = e as Partial<Record<"verb" | "kind" | "field" | "expected" | "got" | "what", unknown>>;
+  if (typeof d.field !== "string") return e;
+  const verb = typeof d.verb === "string" ? d.verb : undefined;
+  if (d.kind === "arg-type" && typeof d.expected === "string") {
+    return argError(TypeError, verb, {
+      kind: "arg-type",
+      field: d.field,
+      expected: d.expected as ArgExpected,
+      got: seen(d.got),
+    });
+  }
+  if (d.kind === "foreign-object" && typeof d.what === "string") {
+    return argError(TypeError, verb, { kind: "foreign-object", field: d.field, what: d.what as ForeignObject });
+  }
+  return e;
 }
 
 let labLink: NativeLabLink | undefined;
@@ -207,6 +244,7 @@ class NativeBackend implements VerbsBackend {
         (owners.get(h) as Pd | undefined) ?? bind(new NativePdImpl(h, context, layout), h),
       qp: (h: NativeQp, pd: Pd, init: QpInitAttr): Qp => bind(new NativeQpImpl(h, pd, init, layout), h),
       handleOf,
+      contractError,
     };
   }
   #deviceInfo(name: string): DeviceInfo {
@@ -231,7 +269,12 @@ class NativeBackend implements VerbsBackend {
     });
   }
   openDevice(name: string): Context {
-    const h = this.#addon.openDevice(name);
+    let h: NativeContext;
+    try {
+      h = this.#addon.openDevice(name);
+    } catch (e) {
+      throw contractError(e);
+    }
     return bind(new NativeContextImpl(h, this.#deviceInfo(name), this.#layout()), h);
   }
   now(): number {
@@ -256,29 +299,70 @@ class NativeContextImpl implements Context {
     return this.#h.queryDevice();
   }
   queryPort(port_num: number): PortAttr {
-    return this.#h.queryPort(port_num);
+    try {
+      return this.#h.queryPort(port_num);
+    } catch (e) {
+      throw contractError(e);
+    }
   }
   queryGid(port_num: number, index: number): string {
-    return this.#h.queryGid(port_num, index);
+    try {
+      return this.#h.queryGid(port_num, index);
+    } catch (e) {
+      throw contractError(e);
+    }
   }
   queryGidEx(port_num: number, index: number): GidEntry {
-    return this.#h.queryGidEx(port_num, index);
+    try {
+      return this.#h.queryGidEx(port_num, index);
+    } catch (e) {
+      throw contractError(e);
+    }
   }
   queryGidTable(): GidEntry[] {
     return this.#h.queryGidTable();
   }
   queryPkey(port_num: number, index: number): number {
-    return this.#h.queryPkey(port_num, index);
+    try {
+      return this.#h.queryPkey(port_num, index);
+    } catch (e) {
+      throw contractError(e);
+    }
   }
   allocPd(): Pd {
     const h = this.#h.allocPd();
     return bind(new NativePdImpl(h, this, this.layout), h);
   }
   createCq(cqe: number, options?: { channel?: CompChannel; comp_vector?: number; cq_context?: unknown }): Cq {
+    const verb = "ibv_create_cq";
+    // The simulator's checks in its order (sim/context.ts, verbs/args.ts); the limit is the device's max_cqe.
+    const n = int(verb, "cqe", cqe);
+    const o = options === undefined ? {} : obj(verb, "options", options);
+    const vector = optInt(verb, "comp_vector", o.comp_vector, 0);
+    checkCqe(verb, n, this.#maxCqe());
     const channel =
-      options?.channel === undefined ? null : handleOf<NativeChannel>(options.channel, "channel", "ibv_create_cq");
-    const h = this.#h.createCq(cqe, channel, options?.comp_vector ?? 0);
-    return bind(new NativeCqImpl(h, this, options?.cq_context, this.layout), h);
+      o.channel === undefined || o.channel === null
+        ? null
+        : handleOf<NativeChannel>(o.channel, "channel", verb, "completion channel");
+    let h: NativeCq;
+    try {
+      h = this.#h.createCq(n, channel, vector);
+    } catch (e) {
+      throw contractError(e);
+    }
+    return bind(new NativeCqImpl(h, this, o.cq_context, this.layout), h);
+  }
+  #maxCqeCached?: number;
+  /** The device's max_cqe, asked once; no limit while it cannot be asked (a closed context: createCq says so). */
+  #maxCqe(): number {
+    if (this.#maxCqeCached === undefined) {
+      try {
+        this.#maxCqeCached = this.#h.queryDevice().max_cqe;
+      } catch {
+        return Infinity;
+      }
+    }
+    return this.#maxCqeCached;
   }
   createCompChannel(): CompChannel {
     const h = this.#h.createCompChannel();
@@ -295,7 +379,12 @@ class NativeContextImpl implements Context {
     return out;
   }
   queryCounters(port_num = 1): PortCounters {
-    const hw = this.#h.queryCounters(port_num);
+    let hw: PortCounters;
+    try {
+      hw = this.#h.queryCounters(port_num);
+    } catch (e) {
+      throw contractError(e);
+    }
     // rxe has only hw_counters; a NIC keeps its packet counts in the IB port counters.
     return this.device.driver === "rxe" ? hw : { ...portIbCounters(this.device.name, port_num), ...hw };
   }
@@ -314,15 +403,16 @@ class NativePdImpl implements Pd {
     this.context = context;
   }
   regMr(memory: ArrayBuffer | ArrayBufferView | number, access: number): Mr {
+    const verb = "ibv_reg_mr";
+    // The simulator's order and rules (sim/mr.ts, verbs/args.ts): access an integer, then the memory.
+    int(verb, "access", access);
     let buffer: ArrayBuffer;
     let offset = 0;
     let length: number;
     if (typeof memory === "number") {
-      if (!Number.isSafeInteger(memory) || memory < 0) {
-        throw typeErr("ibv_reg_mr", "length", "non-negative-integer", memory);
-      }
-      buffer = new ArrayBuffer(memory);
-      length = memory;
+      const bytes = mrBytesOfLength(verb, int(verb, "length", memory));
+      buffer = bytes.buffer as ArrayBuffer;
+      length = bytes.length;
     } else if (memory instanceof ArrayBuffer) {
       buffer = memory;
       length = memory.byteLength;
@@ -331,9 +421,14 @@ class NativePdImpl implements Pd {
       offset = memory.byteOffset;
       length = memory.byteLength;
     } else {
-      throw typeErr("ibv_reg_mr", "memory", "memory", memory);
+      throw typeErr(verb, "memory", "memory", memory);
     }
-    const h = this.#h.regMr(buffer, offset, length, access);
+    let h: NativeMr;
+    try {
+      h = this.#h.regMr(buffer, offset, length, access);
+    } catch (e) {
+      throw contractError(e);
+    }
     return bind(new NativeMrImpl(h, this, new Uint8Array(buffer, offset, length), access), h);
   }
   createQp(init: QpInitAttr): Qp {
@@ -341,18 +436,28 @@ class NativePdImpl implements Pd {
     if (typeof init !== "object" || init === null) throw typeErr(verb, "init_attr", "object", init);
     // A missing recv_cq is refused by the addon (libibverbs 44 would segfault): pass it on as is.
     const cqHandle = (cq: unknown, what: string) =>
-      cq === undefined || cq === null ? (cq as undefined) : handleOf<NativeCq>(cq, what, verb);
-    const h = this.#h.createQp({
-      send_cq: cqHandle(init.send_cq, "send_cq") as NativeCq,
-      recv_cq: cqHandle(init.recv_cq, "recv_cq") as NativeCq,
-      cap: init.cap,
-      qp_type: init.qp_type,
-      sq_sig_all: init.sq_sig_all,
-    });
+      cq === undefined || cq === null ? (cq as undefined) : handleOf<NativeCq>(cq, what, verb, "CQ");
+    let h: NativeQp;
+    try {
+      h = this.#h.createQp({
+        send_cq: cqHandle(init.send_cq, "send_cq") as NativeCq,
+        recv_cq: cqHandle(init.recv_cq, "recv_cq") as NativeCq,
+        cap: init.cap,
+        qp_type: init.qp_type,
+        sq_sig_all: init.sq_sig_all,
+      });
+    } catch (e) {
+      throw contractError(e);
+    }
     return bind(new NativeQpImpl(h, this, init, this.#layout), h);
   }
   createAh(attr: Partial<Omit<AhAttr, "grh">> & { grh?: Partial<AhAttr["grh"]> }): Ah {
-    const h = this.#h.createAh(attr);
+    let h: NativeAh;
+    try {
+      h = this.#h.createAh(attr);
+    } catch (e) {
+      throw contractError(e);
+    }
     return bind(new NativeAhImpl(h, this), h);
   }
   dealloc(): void {
@@ -417,7 +522,13 @@ class NativeCqImpl implements Cq {
       this.#pollInto = this.#h.bindPollOut(this.#scratch);
     }
     const r = this.#scratch;
-    const got = this.#pollInto(num_entries);
+    let got: number;
+    try {
+      // More than C's int holds asks for every completion there is, as on the simulator.
+      got = this.#pollInto(num_entries > 0x7fffffff ? 0x7fffffff : num_entries);
+    } catch (e) {
+      throw this.#pollError(contractError(e), num_entries);
+    }
     if (got === 0) return [];
     const out: Wc[] = new Array(got);
     for (let i = 0, o = 0; i < got; i++, o += words) {
@@ -439,6 +550,12 @@ class NativeCqImpl implements Cq {
     }
     return out;
   }
+  /** The addon's EINVAL for a negative num_entries, with the simulator's why (verbs/args.ts). */
+  #pollError(e: unknown, num_entries: number): unknown {
+    return e instanceof VerbsError && e.why === undefined && e.attribute === "num_entries" && num_entries < 0
+      ? negativeNumEntries(num_entries)
+      : e;
+  }
   async pollWait(count: number, timeoutMs: number): Promise<Wc[]> {
     if (!Number.isInteger(count) || count < 0) throw typeErr("pollWait", "count", "non-negative-integer", count);
     if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs))
@@ -457,11 +574,20 @@ class NativeCqImpl implements Cq {
     }
   }
   reqNotify(solicited_only = false): void {
-    this.#h.reqNotify(solicited_only);
+    try {
+      this.#h.reqNotify(solicited_only);
+    } catch (e) {
+      throw contractError(e);
+    }
   }
   ackEvents(n: number): void {
-    this.#h.ackEvents(n);
-    this.#eventsAcked += n;
+    const k = ackCount(n); // the simulator's rule (verbs/args.ts)
+    try {
+      this.#h.ackEvents(k);
+    } catch (e) {
+      throw contractError(e);
+    }
+    this.#eventsAcked += k;
   }
   destroy(): void {
     // The addon would acknowledge them itself to keep ibv_destroy_cq from hanging; libibverbs
@@ -599,7 +725,7 @@ class NativeQpImpl implements Qp {
     try {
       this.#h.modify(attr, mask);
     } catch (e) {
-      throw this.#explain(e, attr, mask);
+      throw this.#explain(contractError(e), attr, mask);
     }
   }
   /**
@@ -622,14 +748,25 @@ class NativeQpImpl implements Qp {
     return new VerbsError(e.verb, e.errno, because(check.why, { ...(attribute && { attribute }) }));
   }
   query(mask: number = IBV_QP_ALL_ATTRS): QpQuery {
-    return this.#h.query(mask);
+    try {
+      return this.#h.query(mask);
+    } catch (e) {
+      throw contractError(e);
+    }
   }
   postSend(wr: SendWr | SendWr[]): void {
     const one: unknown = Array.isArray(wr) ? (wr.length === 1 ? wr[0] : undefined) : wr;
-    if (packSend(one, this.#sendWords, this.#packedSges)) {
-      this.#postSendPacked(one as NativeSendWr);
-      return;
+    try {
+      if (packSend(one, this.#sendWords, this.#packedSges)) {
+        this.#postSendPacked(one as NativeSendWr);
+        return;
+      }
+      this.#postSendList(wr);
+    } catch (e) {
+      throw contractError(e);
     }
+  }
+  #postSendList(wr: SendWr | SendWr[]): void {
     const list = Array.isArray(wr) ? wr : [wr];
     let native: NativeSendWr[] = list as NativeSendWr[];
     // Only UD sends name an object (the AH) that needs translating to its native handle.
@@ -640,10 +777,8 @@ class NativeQpImpl implements Qp {
               ...w,
               ud: {
                 ...w.ud,
-                ah:
-                  w.ud.ah === undefined || w.ud.ah === null
-                    ? w.ud.ah
-                    : handleOf<NativeAh>(w.ud.ah, "wr.ud.ah", "ibv_post_send"),
+                // Not an AH of this backend: no AH (EINVAL at this WR on a UD QP, as on the simulator).
+                ah: typeof w.ud.ah === "object" && w.ud.ah !== null ? (handles.get(w.ud.ah) ?? null) : null,
               },
             }
           : w,
@@ -653,11 +788,15 @@ class NativeQpImpl implements Qp {
   }
   postRecv(wr: RecvWr | RecvWr[]): void {
     const one: unknown = Array.isArray(wr) ? (wr.length === 1 ? wr[0] : undefined) : wr;
-    if (packRecv(one, this.#recvWords, this.#packedSges)) {
-      this.#postRecvPacked(one as RecvWr);
-      return;
+    try {
+      if (packRecv(one, this.#recvWords, this.#packedSges)) {
+        this.#postRecvPacked(one as RecvWr);
+        return;
+      }
+      this.#h.postRecv(Array.isArray(wr) ? wr : [wr]);
+    } catch (e) {
+      throw contractError(e);
     }
-    this.#h.postRecv(Array.isArray(wr) ? wr : [wr]);
   }
   destroy(): void {
     this.#h.destroy();

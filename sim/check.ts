@@ -1,41 +1,14 @@
 /**
  * Argument checks shared by every verb: wrong JavaScript types are TypeErrors (as the
  * contract says) whose `why` is the data (verbs/errors.ts `typeErr`), values a C program could
- * pass are left to the verb's own rules.
+ * pass are left to the verb's own rules. The readers live in verbs/args.ts, shared with the
+ * native backend; use-after-destroy (`alive`) is the simulator's own.
  */
-import { fail, typeErr } from "../verbs/errors.js";
+import { fail } from "../verbs/errors.js";
 import { because } from "../verbs/verb-failure.js";
 
-export { typeErr };
-
-/** A finite integer (any sign); TypeError otherwise. */
-export function int(verb: string, name: string, v: unknown): number {
-  if (typeof v !== "number" || !Number.isInteger(v)) {
-    throw typeErr(verb, name, "integer", v);
-  }
-  return v;
-}
-
-/** An optional integer with a default. */
-export function optInt(verb: string, name: string, v: unknown, dflt: number): number {
-  return v === undefined || v === null ? dflt : int(verb, name, v);
-}
-
-/** A C unsigned field: integers wrap modulo 2^32 like a C assignment would, but must be integers. */
-export function u32(verb: string, name: string, v: unknown): number {
-  return int(verb, name, v) >>> 0;
-}
-
-export function obj(verb: string, name: string, v: unknown): Record<string, unknown> {
-  if (typeof v !== "object" || v === null) throw typeErr(verb, name, "object", v);
-  return v as Record<string, unknown>;
-}
-
-export function bigintOf(verb: string, name: string, v: unknown): bigint {
-  if (typeof v === "bigint") return BigInt.asUintN(64, v);
-  if (typeof v === "number" && Number.isInteger(v)) return BigInt.asUintN(64, BigInt(v));
-  throw typeErr(verb, name, "bigint", v);
-}
+// The argument readers are shared with the native backend (verbs/args.ts): one home.
+export { bigintOf, int, obj, optInt, typeErr, u32 } from "../verbs/args.js";
 
 /** Every object with a lifetime carries one of these. */
 export interface Lifetime {

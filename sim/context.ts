@@ -3,6 +3,7 @@ import type { Context } from "../verbs/backend.js";
 import { argError, fail } from "../verbs/errors.js";
 import type { AsyncEvent, DeviceAttr, DeviceInfo, GidEntry, PortAttr, PortCounters } from "../verbs/types.js";
 import { alive, int, obj, optInt, typeErr } from "./check.js";
+import { checkCqe } from "../verbs/args.js";
 import { checkWait, waitFor } from "./clock.js";
 import { countersToRecord } from "./counters.js";
 import { CompChannelImpl, SimCq } from "./cq.js";
@@ -103,8 +104,7 @@ export class SimContext implements Context {
     const n = int(verb, "cqe", cqe);
     const o = options === undefined ? {} : obj(verb, "options", options);
     const vec = optInt(verb, "comp_vector", o.comp_vector, 0);
-    if (n < 1 || n > 32767)
-      fail(verb, "EINVAL", because({ kind: "cqe-range", cqe: n, max: 32767 }, { attribute: "cqe" }));
+    checkCqe(verb, n, 32767);
     if (vec < 0 || vec >= 2)
       fail(verb, "EINVAL", because({ kind: "comp-vector", vector: vec, count: 2 }, { attribute: "comp_vector" }));
     let channel: CompChannelImpl | null = null;

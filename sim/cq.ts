@@ -9,6 +9,7 @@ import { unackedEventsError } from "../verbs/cq-events.js";
 import { argError, fail } from "../verbs/errors.js";
 import type { Wc } from "../verbs/types.js";
 import { alive, int, typeErr } from "./check.js";
+import { ackCount, negativeNumEntries } from "../verbs/args.js";
 import { checkWait, waitFor } from "./clock.js";
 import type { SimContext } from "./context.js";
 import type { SimProfile } from "./profile.js";
@@ -89,8 +90,7 @@ export class SimCq implements Cq {
   poll(num_entries = 1): Wc[] {
     alive("ibv_poll_cq", "CQ", this);
     const want = int("ibv_poll_cq", "num_entries", num_entries);
-    if (want < 0)
-      fail("ibv_poll_cq", "EINVAL", because({ kind: "negative-num-entries", n: want }, { attribute: "num_entries" }));
+    if (want < 0) throw negativeNumEntries(want);
     // Fewer here than asked for: virtual time runs while the wire delivers, as for a program
     // polling in a loop (world.ts spinFor).
     if (this.n < want) this.context.world.spinFor(this, want);
@@ -147,8 +147,7 @@ export class SimCq implements Cq {
 
   ackEvents(n: number): void {
     alive("ibv_ack_cq_events", "CQ", this);
-    const k = int("ibv_ack_cq_events", "nevents", n);
-    if (k < 0) throw argError(RangeError, "ibv_ack_cq_events", { kind: "arg-negative", field: "nevents", value: k });
+    const k = ackCount(n);
     this.eventsAcked += k;
   }
 

@@ -18,6 +18,7 @@ import type { Mr } from "../verbs/backend.js";
 import { argError, fail } from "../verbs/errors.js";
 import type { Sge } from "../verbs/types.js";
 import { alive, int, optInt, typeErr } from "./check.js";
+import { mrBytesOfLength } from "../verbs/args.js";
 import type { SimDevice } from "./device.js";
 import type { SimPd } from "./pd.js";
 import { because } from "../verbs/verb-failure.js";
@@ -128,15 +129,7 @@ export function regMr(pd: SimPd, memory: ArrayBuffer | ArrayBufferView | number,
   if (acc & IBV_ACCESS_ON_DEMAND)
     fail(verb, "EINVAL", because({ kind: "no-odp" }, { attribute: "IBV_ACCESS_ON_DEMAND" }));
   if (bytes === null) {
-    if (length <= 0) fail(verb, "EINVAL", because({ kind: "length-not-positive", length }, { attribute: "length" }));
-    if (length > 2 ** 31)
-      fail(verb, "ENOMEM", because({ kind: "cannot-pin", length, allocate: false }, { attribute: "length" }));
-    try {
-      bytes = new Uint8Array(length);
-    } catch {
-      // This process cannot have that much memory: rxe fails the same way when it cannot pin it.
-      fail(verb, "ENOMEM", because({ kind: "cannot-pin", length, allocate: true }, { attribute: "length" }));
-    }
+    bytes = mrBytesOfLength(verb, length);
   }
   if (bytes.length === 0) fail(verb, "EINVAL", because({ kind: "length-zero" }, { attribute: "length" }));
   const dev = pd.context.dev;

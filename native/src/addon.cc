@@ -104,7 +104,7 @@ Napi::Value VerbsAddon::GetDeviceList(const Napi::CallbackInfo& info) {
 Napi::Value VerbsAddon::OpenDevice(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const char* verb = "ibv_open_device";
-  if (!info[0].IsString()) ThrowType(env, "ibv_open_device: the device name must be a string");
+  if (!info[0].IsString()) ThrowArgType(env, "ibv_open_device", "name", "string", info[0]);
   std::string name = info[0].As<Napi::String>().Utf8Value();
   int num = 0;
   errno = 0;

@@ -7,13 +7,10 @@
 
 #include "common.h"
 
-void ThrowVerbs(Napi::Env env, const char* verb, int err, const std::string& reason, const std::string& attribute,
-                int badWrIndex) {
+namespace {
+[[noreturn]] void ThrowDetails(Napi::Env env, const char* verb, int err, const std::string& reason,
+                               Napi::Object details) {
   VerbsAddon* addon = AddonOf(env);
-  Napi::Object details = Napi::Object::New(env);
-  if (!reason.empty()) details.Set("reason", reason);
-  if (!attribute.empty()) details.Set("attribute", attribute);
-  if (badWrIndex >= 0) details.Set("badWrIndex", badWrIndex);
   if (addon != nullptr && !addon->verbsError.IsEmpty()) {
     Napi::Object e = addon->verbsError.New({Napi::String::New(env, verb), Napi::Number::New(env, err), details});
     throw Napi::Error(env, e);
@@ -25,8 +22,47 @@ void ThrowVerbs(Napi::Env env, const char* verb, int err, const std::string& rea
   e.Set("details", details);
   throw e;
 }
+}  // namespace
+
+void ThrowVerbs(Napi::Env env, const char* verb, int err, const std::string& reason, const std::string& attribute,
+                int badWrIndex) {
+  Napi::Object details = Napi::Object::New(env);
+  if (!reason.empty()) details.Set("reason", reason);
+  if (!attribute.empty()) details.Set("attribute", attribute);
+  if (badWrIndex >= 0) details.Set("badWrIndex", badWrIndex);
+  ThrowDetails(env, verb, err, reason, details);
+}
+
+void ThrowVerbsWhy(Napi::Env env, const char* verb, int err, Napi::Object why, const std::string& attribute,
+                   int badWrIndex) {
+  Napi::Object details = Napi::Object::New(env);
+  details.Set("why", why);
+  if (!attribute.empty()) details.Set("attribute", attribute);
+  if (badWrIndex >= 0) details.Set("badWrIndex", badWrIndex);
+  ThrowDetails(env, verb, err, "", details);
+}
 
 void ThrowType(Napi::Env env, const std::string& message) { throw Napi::TypeError::New(env, message); }
+
+void ThrowArgType(Napi::Env env, const char* verb, std::string_view field, const char* expected, napi_value got) {
+  Napi::TypeError e = Napi::TypeError::New(env, std::string(verb) + ": " + std::string(field) + " must be " + expected);
+  e.Set("verb", verb);
+  e.Set("kind", "arg-type");
+  e.Set("field", std::string(field));
+  e.Set("expected", expected);
+  e.Set("got", got == nullptr ? env.Undefined() : Napi::Value(env, got));
+  throw e;
+}
+
+void ThrowForeign(Napi::Env env, const char* verb, std::string_view field, const char* what) {
+  Napi::TypeError e = Napi::TypeError::New(
+      env, std::string(verb) + ": " + std::string(field) + " is not a " + what + " of this backend");
+  e.Set("verb", verb);
+  e.Set("kind", "foreign-object");
+  e.Set("field", std::string(field));
+  e.Set("what", what);
+  throw e;
+}
 
 int ErrnoOf(int ret) {
   if (ret == -1) return errno != 0 ? errno : EINVAL;
@@ -52,11 +88,9 @@ uint64_t Arg::Uint(Napi::Value v, std::string_view name, uint64_t max, bool opti
     if (!lossless || u > max) ThrowVerbs(env, verb, EINVAL, S(name) + " is out of range", S(name));
     return u;
   }
-  if (!v.IsNumber()) ThrowType(env, verb + std::string(": ") + S(name) + " must be a number");
+  if (!v.IsNumber()) ThrowArgType(env, verb, typePrefix + S(name), "integer", v);
   double d = v.As<Napi::Number>().DoubleValue();
-  if (!std::isfinite(d) || std::trunc(d) != d) {
-    ThrowType(env, verb + std::string(": ") + S(name) + " must be an integer, not " + Show(d));
-  }
+  if (!std::isfinite(d) || std::trunc(d) != d) ThrowArgType(env, verb, typePrefix + S(name), "integer", v);
   if (d < 0 || d > static_cast<double>(max)) {
     ThrowVerbs(env, verb, EINVAL, S(name) + " = " + Show(d) + " is out of range (0.." + std::to_string(max) + ")",
                S(name));
@@ -66,11 +100,9 @@ uint64_t Arg::Uint(Napi::Value v, std::string_view name, uint64_t max, bool opti
 
 int64_t Arg::Int(Napi::Value v, std::string_view name, int64_t min, int64_t max, bool optional) const {
   if (optional && v.IsUndefined()) return 0;
-  if (!v.IsNumber()) ThrowType(env, verb + std::string(": ") + S(name) + " must be a number");
+  if (!v.IsNumber()) ThrowArgType(env, verb, typePrefix + S(name), "integer", v);
   double d = v.As<Napi::Number>().DoubleValue();
-  if (!std::isfinite(d) || std::trunc(d) != d) {
-    ThrowType(env, verb + std::string(": ") + S(name) + " must be an integer, not " + Show(d));
-  }
+  if (!std::isfinite(d) || std::trunc(d) != d) ThrowArgType(env, verb, typePrefix + S(name), "integer", v);
   if (d < static_cast<double>(min) || d > static_cast<double>(max)) {
     ThrowVerbs(
         env, verb, EINVAL,
@@ -97,17 +129,20 @@ uint64_t Arg::Big(Napi::Value v, std::string_view name, bool optional) const {
 }
 
 Napi::Object Arg::Obj(Napi::Value v, std::string_view name) const {
-  if (!v.IsObject()) ThrowType(env, verb + std::string(": ") + S(name) + " must be an object");
+  if (!v.IsObject()) ThrowArgType(env, verb, typePrefix + S(name), "object", v);
   return v.As<Napi::Object>();
 }
 
 bool Arg::Gid(Napi::Value v, std::string_view name, union ibv_gid* out, bool optional) const {
   memset(out, 0, sizeof *out);
   if (optional && v.IsUndefined()) return false;
-  if (!v.IsString()) ThrowType(env, verb + std::string(": ") + S(name) + " must be a GID string like \"fe80::1\"");
+  if (!v.IsString()) ThrowArgType(env, verb, typePrefix + S(name), "ipv6-text", v);
   std::string s = v.As<Napi::String>().Utf8Value();
   if (inet_pton(AF_INET6, s.c_str(), out->raw) != 1) {
-    ThrowType(env, verb + std::string(": ") + S(name) + " = \"" + s + "\" is not a GID (IPv6 text)");
+    Napi::Object why = Napi::Object::New(env);
+    why.Set("kind", "not-a-gid");
+    why.Set("text", s);
+    ThrowVerbsWhy(env, verb, EINVAL, why, S(name));
   }
   return true;
 }

@@ -167,7 +167,7 @@ Napi::Value GetAddrInfo(const Napi::CallbackInfo& info) {
   Arg arg{env, verb};
   auto text = [&](Napi::Value v, const char* name) -> std::string {
     if (v.IsUndefined() || v.IsNull()) return std::string();
-    if (!v.IsString()) ThrowType(env, std::string(verb) + ": " + name + " must be a string");
+    if (!v.IsString()) ThrowArgType(env, verb, name, "string", v);
     return v.As<Napi::String>().Utf8Value();
   };
   std::string node = text(info[0], "node"), service = text(info[1], "service");

@@ -48,7 +48,7 @@ std::vector<uint8_t> PrivateData(const Arg& arg, Napi::Value v, const std::strin
     Napi::Array a = v.As<Napi::Array>();
     for (uint32_t i = 0; i < a.Length(); i++) out.push_back(arg.U8(a.Get(i), name + "[" + std::to_string(i) + "]"));
   } else {
-    ThrowType(arg.env, std::string(arg.verb) + ": " + name + " must be a Uint8Array, an ArrayBuffer or a byte array");
+    ThrowArgType(arg.env, arg.verb, name, "uint8array", v);
   }
   if (out.size() > 255) {
     ThrowVerbs(arg.env, arg.verb, EINVAL,
@@ -86,7 +86,7 @@ bool ReadSockaddr(const Arg& arg, Napi::Value v, const std::string& name, sockad
   if (optional && (v.IsUndefined() || v.IsNull())) return false;
   Napi::Object o = arg.Obj(v, name);
   Napi::Value av = o.Get("addr");
-  if (!av.IsString()) ThrowType(arg.env, std::string(arg.verb) + ": " + name + ".addr must be an IP address string");
+  if (!av.IsString()) ThrowArgType(arg.env, arg.verb, name + ".addr", "string", av);
   std::string text = av.As<Napi::String>().Utf8Value();
   uint16_t port = arg.U16(o.Get("port"), name + ".port", true);
   auto* in4 = reinterpret_cast<sockaddr_in*>(out);
@@ -392,7 +392,7 @@ Napi::Value CmId::CreateQp(const Napi::CallbackInfo& info, const char* verb) {
   Arg arg{env, verb};
   bool ownPd = !info[0].IsUndefined() && !info[0].IsNull();
   if (ownPd && (!info[0].IsObject() || !info[0].As<Napi::Object>().CheckTypeTag(&kPdTag))) {
-    ThrowType(env, std::string(verb) + ": pd must be a protection domain (or undefined: librdmacm's own)");
+    ThrowForeign(env, verb, "pd", "object");
   }
   NeedDevice(env, verb, id_, "rdma_create_qp needs rdma_bind_addr, ADDR_RESOLVED or a CONNECT_REQUEST first");
   VerbsAddon* addon = AddonOf(env);

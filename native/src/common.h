@@ -123,18 +123,37 @@ inline VerbsAddon* AddonOf(Napi::Env env) { return env.GetInstanceData<VerbsAddo
 // before that): `verb`, errno by number (the class names it), and the details.
 [[noreturn]] void ThrowVerbs(Napi::Env env, const char* verb, int err, const std::string& reason = "",
                              const std::string& attribute = "", int badWrIndex = -1);
+// A VerbsError whose why is data (verbs/verb-failure.ts VerbFailure, built here as an object):
+// native/index.ts words its reason, as the simulator's `because` does.
+[[noreturn]] void ThrowVerbsWhy(Napi::Env env, const char* verb, int err, Napi::Object why,
+                                const std::string& attribute, int badWrIndex = -1);
+// A TypeError worded in English only: for misuse no contract call can make (a wrapped
+// object's constructor called from JS, `this` of another class, an object freed under a
+// bound verb), never for a learner's argument.
 [[noreturn]] void ThrowType(Napi::Env env, const std::string& message);
+// A learner's argument error as data: a TypeError with `verb`, `kind` "arg-type", `field`,
+// `expected` (verbs/verb-failure.ts ArgExpected: "integer", "object", "string", ...) and `got`
+// (the value itself), which native/index.ts turns into the contract's argError with the
+// same `why` as the simulator's. Its message is a plain English fallback.
+[[noreturn]] void ThrowArgType(Napi::Env env, const char* verb, std::string_view field, const char* expected,
+                               napi_value got);
+// `field` is not a `what` this addon made ("CQ", "completion channel", "object"): a TypeError
+// with `verb`, `kind` "foreign-object", `field` and `what` (verbs/verb-failure.ts ForeignObject).
+[[noreturn]] void ThrowForeign(Napi::Env env, const char* verb, std::string_view field, const char* what);
 
 // libibverbs returns errors three ways (-1 with errno, a positive errno, a negative errno).
 int ErrnoOf(int ret);
 
-// Argument readers. A wrong JavaScript type (not a number, NaN, fractional) is a TypeError;
+// Argument readers. A wrong JavaScript type (not a number, NaN, fractional) is a TypeError
+// as data (ThrowArgType: an integer field expects "integer", as the simulator's `int`);
 // an integer that does not fit the C field is EINVAL naming the field, since passing it on
 // would silently truncate. `undefined` reads as 0 where `optional`, like a zeroed C struct.
 // Names are views: a std::string is built only for an error.
 struct Arg {
   Napi::Env env;
   const char* verb;
+  // Put before a field's name in its TypeError's `field` (not in an EINVAL's attribute).
+  const char* typePrefix = "";
   uint64_t Uint(Napi::Value v, std::string_view name, uint64_t max, bool optional = false) const;
   int64_t Int(Napi::Value v, std::string_view name, int64_t min, int64_t max, bool optional = false) const;
   uint32_t U32(Napi::Value v, std::string_view name, bool optional = false) const {

@@ -323,7 +323,7 @@ Napi::Value Context::CreateCq(const Napi::CallbackInfo& info, const char* verb) 
   Napi::Object chJs;
   if (!info[1].IsUndefined() && !info[1].IsNull()) {
     if (!info[1].IsObject() || !info[1].As<Napi::Object>().CheckTypeTag(&kChannelTag)) {
-      ThrowType(env, std::string(verb) + ": channel must be a completion channel");
+      ThrowForeign(env, verb, "channel", "completion channel");
     }
     chJs = info[1].As<Napi::Object>();
     ch = CompletionChannel::Unwrap(chJs);

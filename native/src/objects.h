@@ -252,6 +252,7 @@ class QueuePair : public Napi::ObjectWrap<QueuePair>, public Resource {
   size_t sendCount_ = 0, recvCount_ = 0;
   int firstBad_ = -1;
   std::string badReason_, badAttribute_;
+  int badUdAh_ = -1;  // firstBad_ is a UD send without a live AH: 0 none given, 1 destroyed (why "ud-ah")
   void ParseSend(const Arg& arg, Napi::Array list, bool verbose);
   void ParseRecv(const Arg& arg, Napi::Array list, bool verbose);
 };

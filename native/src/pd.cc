@@ -50,7 +50,7 @@ Napi::Value ProtectionDomain::Dealloc(const Napi::CallbackInfo& info, const char
 Napi::Value ProtectionDomain::RegMr(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
   Arg arg{env, verb};
-  if (!info[0].IsArrayBuffer()) ThrowType(env, std::string(verb) + ": memory must be an ArrayBuffer");
+  if (!info[0].IsArrayBuffer()) ThrowArgType(env, verb, "memory", "memory", info[0]);
   Napi::ArrayBuffer buffer = info[0].As<Napi::ArrayBuffer>();
   uint64_t offset = arg.Safe(info[1], "offset");
   uint64_t length = arg.Safe(info[2], "length");

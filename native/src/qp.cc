@@ -54,7 +54,7 @@ CompletionQueue* CqArg(Napi::Env env, const char* verb, Napi::Value v, const cha
   // libibverbs 44 dereferences recv_cq unchecked: a missing CQ must never reach it.
   if (v.IsUndefined() || v.IsNull()) ThrowVerbs(env, verb, EINVAL, std::string(name) + " is required", name);
   if (!v.IsObject() || !v.As<Napi::Object>().CheckTypeTag(&kCqTag)) {
-    ThrowType(env, std::string(verb) + ": " + name + " must be a completion queue");
+    ThrowForeign(env, verb, name, "CQ");
   }
   CompletionQueue* cq = CompletionQueue::Unwrap(v.As<Napi::Object>());
   if (cq->destroyed()) ThrowVerbs(env, verb, EINVAL, std::string(name) + " was already destroyed", name);
@@ -134,8 +134,12 @@ Napi::Value QueuePair::Destroy(const Napi::CallbackInfo& info, const char* verb)
 Napi::Value QueuePair::Modify(const Napi::CallbackInfo& info, const char* verb) {
   Napi::Env env = info.Env();
   Arg arg{env, verb};
-  Napi::Object o = arg.Obj(info[0], "attr");
+  // The mask is read first, as the simulator does (sim/modify.ts): the same call gives the same error.
   uint32_t mask = arg.U32(info[1], "attr_mask");
+  Napi::Object o = arg.Obj(info[0], "attr");
+  // The fields: a type error names the argument's path (attr.qp_state, as the simulator's
+  // TypeError does), an out-of-range value the field (port_num, as its EINVAL's attribute).
+  arg.typePrefix = "attr.";
   ibv_qp_attr a;
   memset(&a, 0, sizeof a);
   auto has = [&](int bit) { return (mask & static_cast<uint32_t>(bit)) != 0; };
@@ -252,6 +256,9 @@ struct Names {
   std::string operator()(const char* field) const {
     return verbose ? "wr[" + std::to_string(i) + "]." + field : std::string("wr.") + field;
   }
+  std::string Sge(uint32_t j) const {
+    return verbose ? "wr[" + std::to_string(i) + "].sg_list[" + std::to_string(j) + "]" : std::string("sge");
+  }
   std::string Sge(uint32_t j, const char* field) const {
     return verbose ? "wr[" + std::to_string(i) + "].sg_list[" + std::to_string(j) + "]." + field
                    : std::string("sge.") + field;
@@ -262,12 +269,12 @@ struct Names {
 int ReadSgList(const Arg& arg, VerbsAddon* ad, Napi::Object w, const Names& n, std::vector<ibv_sge>& sges) {
   Napi::Value v = ad->Get(w, VerbsAddon::kSgList);
   if (v.IsUndefined() || v.IsNull()) return 0;
-  if (!v.IsArray()) ThrowType(arg.env, std::string(arg.verb) + ": " + n("sg_list") + " must be an array");
+  if (!v.IsArray()) ThrowArgType(arg.env, arg.verb, n("sg_list"), "array", v);
   Napi::Array list = v.As<Napi::Array>();
   uint32_t count = list.Length();
   for (uint32_t j = 0; j < count; j++) {
     Napi::Value sv = list.Get(j);
-    if (!sv.IsObject()) ThrowType(arg.env, std::string(arg.verb) + ": " + n.Sge(j, "") + " must be an object");
+    if (!sv.IsObject()) ThrowArgType(arg.env, arg.verb, n.Sge(j), "object", sv);
     Napi::Object s = sv.As<Napi::Object>();
     ibv_sge sge;
     sge.addr = arg.Big(ad->Get(s, VerbsAddon::kAddr), n.Sge(j, "addr"));
@@ -297,12 +304,13 @@ void QueuePair::ParseSend(const Arg& arg, Napi::Array list, bool verbose) {
   sgeStart_.assign(n, 0);
   sges_.clear();
   firstBad_ = -1;
+  badUdAh_ = -1;
   bool ud = qp_->qp_type == IBV_QPT_UD;
   Names name{verbose};
   for (uint32_t i = 0; i < n; i++) {
     name.i = i;
     Napi::Value wv = list.Get(i);
-    if (!wv.IsObject()) ThrowType(env, std::string(arg.verb) + ": wr[" + std::to_string(i) + "] must be an object");
+    if (!wv.IsObject()) ThrowArgType(env, arg.verb, "wr[" + std::to_string(i) + "]", "object", wv);
     Napi::Object w = wv.As<Napi::Object>();
     ibv_send_wr& wr = sendWrs_[i];
     wr.wr_id = arg.Safe(ad->Get(w, VerbsAddon::kWrId), name("wr_id"), true);
@@ -316,10 +324,9 @@ void QueuePair::ParseSend(const Arg& arg, Napi::Array list, bool verbose) {
     if (!udv.IsUndefined()) {
       Napi::Object u = arg.Obj(udv, name("ud"));
       Napi::Value ahv = ad->Get(u, VerbsAddon::kAh);
-      if (!ahv.IsUndefined() && !ahv.IsNull()) {
-        if (!ahv.IsObject() || !ahv.As<Napi::Object>().CheckTypeTag(&kAhTag)) {
-          ThrowType(env, std::string(arg.verb) + ": " + name("ud.ah") + " must be an address handle");
-        }
+      // Anything but an AH of this addon is no AH (on a UD QP, EINVAL at this WR, as the
+      // simulator says); other QP types never read it.
+      if (ahv.IsObject() && ahv.As<Napi::Object>().CheckTypeTag(&kAhTag)) {
         ah = AddressHandle::Unwrap(ahv.As<Napi::Object>());
       }
       if (ud) {
@@ -331,8 +338,9 @@ void QueuePair::ParseSend(const Arg& arg, Napi::Array list, bool verbose) {
       if (ah == nullptr || ah->destroyed()) {
         if (firstBad_ < 0) {
           firstBad_ = static_cast<int>(i);
-          badAttribute_ = Names{true, i}("ud.ah");
-          badReason_ = ah == nullptr ? "a send on a UD QP needs wr.ud.ah" : "wr.ud.ah was already destroyed";
+          badAttribute_ = Names{true, i}("wr.ud.ah");  // the simulator's name: struct ibv_send_wr's wr.ud.ah
+          badReason_.clear();
+          badUdAh_ = ah == nullptr ? 0 : 1;
         }
       } else {
         wr.wr.ud.ah = ah->ah();
@@ -364,6 +372,7 @@ void QueuePair::ParseSend(const Arg& arg, Napi::Array list, bool verbose) {
           firstBad_ = static_cast<int>(i);
           badAttribute_ = Names{true, i}.Sge(static_cast<uint32_t>(j), "addr");
           badReason_ = "inline data is copied from sg_list addresses: they must lie inside a registered MR here";
+          badUdAh_ = -1;
           break;
         }
       }
@@ -383,7 +392,7 @@ Napi::Value QueuePair::PostSend(const Napi::CallbackInfo& info, const char* verb
 
 Napi::Value QueuePair::PostSendList(Napi::Env env, const char* verb, Napi::Value wrs) {
   Arg arg{env, verb};
-  if (!wrs.IsArray()) ThrowType(env, std::string(verb) + ": the work requests must be an array");
+  if (!wrs.IsArray()) ThrowArgType(env, verb, "wr", "array", wrs);
   Napi::Array list = wrs.As<Napi::Array>();
   try {
     ParseSend(arg, list, false);
@@ -404,6 +413,13 @@ Napi::Value QueuePair::PostSendList(Napi::Env env, const char* verb, Napi::Value
     int ret = ibv_post_send(qp_, first, &bad);  // before reading `bad`
     CheckPost(env, verb, ret, first, bad);
   }
+  if (firstBad_ >= 0 && badUdAh_ >= 0) {
+    Napi::Object why = Napi::Object::New(env);
+    why.Set("kind", "ud-ah");
+    why.Set("i", firstBad_);
+    why.Set("gone", badUdAh_ == 1);
+    ThrowVerbsWhy(env, verb, EINVAL, why, badAttribute_, firstBad_);
+  }
   if (firstBad_ >= 0) ThrowVerbs(env, verb, EINVAL, badReason_, badAttribute_, firstBad_);
   return env.Undefined();
 }
@@ -417,7 +433,7 @@ void QueuePair::ParseRecv(const Arg& arg, Napi::Array list, bool verbose) {
   for (uint32_t i = 0; i < n; i++) {
     name.i = i;
     Napi::Value wv = list.Get(i);
-    if (!wv.IsObject()) ThrowType(arg.env, std::string(arg.verb) + ": wr[" + std::to_string(i) + "] must be an object");
+    if (!wv.IsObject()) ThrowArgType(arg.env, arg.verb, "wr[" + std::to_string(i) + "]", "object", wv);
     Napi::Object w = wv.As<Napi::Object>();
     recvWrs_[i].wr_id = arg.Safe(addon_->Get(w, VerbsAddon::kWrId), name("wr_id"), true);
     sgeStart_[i] = sges_.size();
@@ -431,7 +447,7 @@ Napi::Value QueuePair::PostRecv(const Napi::CallbackInfo& info, const char* verb
 
 Napi::Value QueuePair::PostRecvList(Napi::Env env, const char* verb, Napi::Value wrs) {
   Arg arg{env, verb};
-  if (!wrs.IsArray()) ThrowType(env, std::string(verb) + ": the work requests must be an array");
+  if (!wrs.IsArray()) ThrowArgType(env, verb, "wr", "array", wrs);
   Napi::Array list = wrs.As<Napi::Array>();
   try {
     ParseRecv(arg, list, false);
