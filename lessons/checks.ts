@@ -15,7 +15,7 @@ import {
 } from "../verbs/constants.js";
 import { counterName, type QpAttr, type RxeCounterName, type Wc } from "../verbs/types.js";
 import type { VerbFailure } from "../verbs/verb-failure.js";
-import type { Check, ConstRef, Language, NumberMatch, Text } from "./schema.js";
+import type { Check, ConstRef, Language, MrBytesCheck, NumberMatch, Text } from "./schema.js";
 import { qpName } from "../app/renderer/src/model/names.js";
 
 /** The facts about one run that checks look at. */
@@ -480,7 +480,7 @@ function judgeCheck(c: Check, run: RunRecord): CheckResult {
           en: `the program registered ${run.mrs.length} MR(s); MR #${c.mr} does not exist`,
           zh: `程序注册了 ${run.mrs.length} 个 MR；MR #${c.mr} 不存在`,
         });
-      const want = c.hex !== undefined ? hexBytes(c.hex) : new TextEncoder().encode(c.utf8 ?? "");
+      const want = expectedBytes(c);
       const off = c.offset ?? 0;
       // The latest read that covers the bytes the check looks at.
       const read = [...mr.reads]
@@ -613,6 +613,11 @@ function safeJson(v: unknown): string {
  * step's text in that language, so numbers are written in the base it uses (hex for 0x124).
  * `names` (a Verdict's) name the QPs and MRs a generated label counts by creation order.
  */
+/** The bytes an mr_bytes check wants (its UTF-8 text or hex): the goal list and the Memory tab show them. */
+export function expectedBytes(c: MrBytesCheck): Uint8Array {
+  return c.hex !== undefined ? hexBytes(c.hex) : new TextEncoder().encode(c.utf8 ?? "");
+}
+
 export function describeCheck(c: Check, lang: Language, text = "", names?: RunNames): string {
   const label = c.goal ? c.goal[lang] : generated(c, text, names)[lang];
   return c.rxeOnly ? `${RXE_ONLY_PREFIX[lang]}${label}` : label;

@@ -61,4 +61,36 @@ describe.skipIf(!hasChromium)("goals say what done looks like", () => {
     await runAndWait(page);
     await page.waitForSelector("[data-testid=step-passed]", { timeout: 30_000 });
   }, 120_000);
+
+  it("the goal is shown where it is about: the Memory tab lays the bytes it asks for beside dst's", async () => {
+    // The solution ran last (above): dst holds them.
+    await page.click("[data-tab=mr]");
+    const goal = page.locator("[data-testid=mr-goal]");
+    expect(await goal.count()).toBe(1);
+    expect(await goal.getAttribute("data-seen")).toBe("match");
+    expect(await goal.textContent()).toMatch(/^goal at offset 0: "Hello, RDMA" 48 65 6c 6c 6f/);
+    await screenshotOf(page, "[aria-label=lesson] ~ .column.inspector, .inspector-tabs", "goals-memory-tab");
+    // A receive that lands elsewhere: the MR holds other bytes, said beside the goal's.
+    await setEditorCode(page, solutionOf("first-message", 1).replace("dst.sge(0, 64)", "dst.sge(16, 48)"));
+    await runAndWait(page);
+    await page.click("[data-tab=mr]");
+    expect(await goal.getAttribute("data-seen")).toBe("differ");
+    await page.click("[data-tab=connection]");
+  }, 120_000);
+
+  it("a goal about a QP's state is outlined on the diagram, and turns green once the QP gets there", async () => {
+    await selectLesson(page, "qp-state-machine");
+    const mark = page.locator(".qp-diagram g.goal");
+    expect(await mark.getAttribute("data-goal")).toBe("INIT");
+    expect(await mark.getAttribute("class")).toBe("goal");
+    expect(await page.locator("[data-testid=legend-goal]").textContent()).toBe("goal state");
+    await setEditorCode(page, solutionOf("qp-state-machine", 1));
+    await runAndWait(page);
+    await page.waitForSelector(".qp-diagram g.goal.passed");
+    expect(await mark.locator("title").textContent()).toMatch(/^goal: qp \(QP 0x[0-9a-f]+\) ends in INIT ✓$/);
+    await screenshotOf(page, ".qp-diagram", "goals-diagram-passed");
+    await page.selectOption("select[aria-label=language]", "zh");
+    expect(await mark.locator("title").textContent()).toMatch(/^目标：qp \(QP 0x[0-9a-f]+\) 最终处于 INIT ✓$/);
+    await page.selectOption("select[aria-label=language]", "en");
+  }, 120_000);
 });

@@ -16,6 +16,7 @@ import { LessonPane } from "./panes/LessonPane.js";
 import { Toolbar } from "./panes/Toolbar.js";
 import { ErrorBanner } from "./panes/ErrorBanner.js";
 import { Inspector } from "./panes/Inspector.js";
+import { goalTargets } from "./model/goal-targets.js";
 import { Tabs } from "./panes/Tabs.js";
 import { TranscriptPane, type ExportFormat } from "./panes/TranscriptPane.js";
 import { LogPane } from "./panes/LogPane.js";
@@ -345,6 +346,12 @@ function Lab({
   const ranStep = useRef<string | null>(null);
   if (runner.running) ranStep.current = stepKey;
   const stale = ranStep.current !== null && ranStep.current !== stepKey && state.events.length > 0;
+  // The step's goals, shown where they are about (the diagram, the Memory tab), judged by its last run.
+  // With a break-it in the editor its own checks are the goals, as the lesson pane lists them.
+  const goals = useMemo(() => {
+    const active = breakIt ? step?.breakIt?.find((b) => b.id === breakIt) : undefined;
+    return goalTargets(active?.checks ?? step?.checks ?? [], verdict);
+  }, [step, breakIt, verdict]);
   const pausedSource = state.gate?.pending?.source;
   const onPausedLine = useCallback(() => pausedSource && onSource(pausedSource), [pausedSource, onSource]);
   // Each line's outcome, worded in the learner's language (the view holds it as data).
@@ -491,7 +498,7 @@ function Lab({
           />
         </div>
         <ResizeHandle pane="inspector" sizes={panes.sizes} onResize={panes.resize} />
-        <Inspector view={view} focus={focus} network={network} />
+        <Inspector view={view} focus={focus} network={network} goals={goals} />
       </main>
       <Notices notices={state.notices} onDismiss={onDismiss} />
     </div>

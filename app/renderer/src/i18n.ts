@@ -199,6 +199,13 @@ const en = {
   legendTaken: "transition just taken",
   legendPredicted: "predicted next",
   legendLegal: "legal from here",
+  legendGoal: "goal state",
+  goalMark: "goal",
+  goalState: (qp: string, state: string, passed?: boolean) =>
+    `goal: ${qp} ends in ${state}${passed === true ? " ✓" : passed === false ? " ✗" : ""}`,
+  mrGoal: (offset: number, shown: string) => `goal at offset ${offset}: ${shown}`,
+  mrGoalSeen: (seen: "match" | "differ" | "unread"): string =>
+    seen === "match" ? "✓ the MR holds them" : seen === "differ" ? "✗ the MR holds other bytes" : "not read yet",
   bothEnds: "both ends side by side",
   noQp: "No QP yet: create one with pd.createQp().",
   tabConnection: "Connection",
@@ -674,6 +681,13 @@ const zh: Strings = {
   legendTaken: "刚刚发生的转换",
   legendPredicted: "预测的下一步",
   legendLegal: "从此处合法的转换",
+  legendGoal: "目标状态",
+  goalMark: "目标",
+  goalState: (qp: string, state: string, passed?: boolean) =>
+    `目标：${qp} 最终处于 ${state}${passed === true ? " ✓" : passed === false ? " ✗" : ""}`,
+  mrGoal: (offset: number, shown: string) => `目标（偏移 ${offset}）：${shown}`,
+  mrGoalSeen: (seen: "match" | "differ" | "unread") =>
+    seen === "match" ? "✓ MR 中正是这些字节" : seen === "differ" ? "✗ MR 中是别的字节" : "尚未读取",
   bothEnds: "两端并排显示",
   noQp: "还没有 QP：用 pd.createQp() 创建一个。",
   tabConnection: "连接",

@@ -14,6 +14,7 @@ import { ThroughputPlot } from "./ThroughputPlot.js";
 import { Tabs } from "./Tabs.js";
 import { Alerts } from "./Alerts.js";
 import { wcStatusName } from "../model/format.js";
+import { NO_GOALS, type GoalTargets } from "../model/goal-targets.js";
 
 // Each view renders again only when its slice of the view changed (the view is structurally
 // shared between builds, see model/share.ts).
@@ -32,9 +33,12 @@ export const Inspector = memo(function Inspector({
   view,
   focus,
   network,
+  goals = NO_GOALS,
 }: {
   view: LabView;
   focus?: string;
+  /** What the current step's goals aim at: marked on the diagram and in the Memory tab. */
+  goals?: GoalTargets;
   /** Renders the Network tab (App gives it the bridge: panes/NetworkPane.tsx). */
   network?: () => ReactNode;
 }) {
@@ -64,7 +68,7 @@ export const Inspector = memo(function Inspector({
           )}
         </h2>
         <div className="panel-body" style={{ paddingBottom: 4 }}>
-          <Diagram qps={view.qps} focus={focus} />
+          <Diagram qps={view.qps} focus={focus} goals={goals.states} />
           <PredictedError qp={f} />
           {f?.divergence && (
             <div
@@ -90,6 +94,12 @@ export const Inspector = memo(function Inspector({
               <i style={{ borderColor: "#2f6fde" }} />
               {t.legendLegal}
             </span>
+            {goals.states.length > 0 && (
+              <span data-testid="legend-goal">
+                <i style={{ borderColor: "var(--goal)", borderTopStyle: "dashed" }} />
+                {t.legendGoal}
+              </span>
+            )}
             {(f ?? view.qps[view.qps.length - 1])?.cmMoves && (
               <span data-testid="legend-cm">
                 <i style={{ borderColor: "var(--cm)", borderTopStyle: "dashed" }} />
@@ -121,7 +131,7 @@ export const Inspector = memo(function Inspector({
             ),
           },
           { id: "cq", label: t.tabCompletions(wcs), render: () => <Completions cqs={view.cqs} /> },
-          { id: "mr", label: t.tabMemory, render: () => <Memory mrs={view.mrs} /> },
+          { id: "mr", label: t.tabMemory, render: () => <Memory mrs={view.mrs} goals={goals.bytes} /> },
           { id: "counters", label: t.tabCounters, render: () => <CounterTable counters={view.counters} /> },
           { id: "packets", label: t.tabPackets, render: () => <Packets packets={view.packets} /> },
           { id: "plot", label: t.tabThroughput, render: () => <Plot points={view.sweep} /> },

@@ -3,11 +3,14 @@ import { EDGES, NODES, NODE_H, NODE_W } from "../model/qp-graph.js";
 import { stateName, wcStatusName } from "../model/format.js";
 import type { CmQpMove, QpView } from "../model/view.js";
 import { useStrings } from "../i18n.js";
+import type { StateGoal } from "../model/goal-targets.js";
 
 export interface QpDiagramProps {
   qps: QpView[];
   /** The QP whose transition, prediction and legal next moves are emphasised. */
   focus?: string;
+  /** The states the current step's goals ask for (model/goal-targets.ts): outlined as the goal. */
+  goals?: readonly StateGoal[];
 }
 
 /** The chip's text: the QP's one name (model/names.ts), as every pane shows it. */
@@ -33,7 +36,42 @@ function FailureTitle({ failure }: { failure: NonNullable<QpView["failure"]> }) 
   return <title>{`${wcStatusName(failure.status)}${failure.why ? `: ${t.wcReason(failure.why.reason)}` : ""}`}</title>;
 }
 
-export function QpDiagram({ qps, focus }: QpDiagramProps) {
+/** The goal's outline around a state, and its words: which QP should end there, and whether it did. */
+function GoalMark({
+  x,
+  y,
+  goals,
+  qps,
+  label,
+}: {
+  x: number;
+  y: number;
+  goals: StateGoal[];
+  qps: QpView[];
+  label: boolean;
+}) {
+  const t = useStrings();
+  const passed = goals.every((g) => g.passed === true);
+  const failed = goals.some((g) => g.passed === false);
+  // The QP a goal counts by creation order, as the view lists them; not created yet: its number.
+  const title = goals
+    .map((g) => t.goalState(qps[g.qp]?.name ?? `QP #${g.qp}`, stateName(g.state), g.passed))
+    .join("\n");
+  return (
+    <g className={`goal${passed ? " passed" : failed ? " failed" : ""}`} data-goal={stateName(goals[0]!.state)}>
+      <title>{title}</title>
+      <rect x={x - NODE_W / 2 - 4} y={y - NODE_H / 2 - 4} width={NODE_W + 8} height={NODE_H + 8} rx={10} />
+      {label && (
+        <text x={x} y={y - NODE_H / 2 - 7} textAnchor="middle">
+          {t.goalMark}
+          {passed ? " ✓" : failed ? " ✗" : ""}
+        </text>
+      )}
+    </g>
+  );
+}
+
+export function QpDiagram({ qps, focus, goals = [] }: QpDiagramProps) {
   const f = qps.find((q) => q.handle === focus) ?? qps[qps.length - 1];
   // The edges librdmacm moved the focused QP along (the newest move on each), drawn apart from
   // the program's own: a learner compares the path rdma_cm took with lesson 5's by hand.
@@ -123,8 +161,11 @@ export function QpDiagram({ qps, focus }: QpDiagramProps) {
           .filter(Boolean)
           .join(" ");
         const here = qps.filter((q) => q.state === n.state);
+        const goalsHere = goals.filter((g) => g.state === n.state);
+        const ghost = f !== undefined && predictedTo === n.state && predictedTo !== f.state;
         return (
           <g key={n.state} className={cls} data-state={name}>
+            {goalsHere.length > 0 && <GoalMark x={n.x} y={n.y} goals={goalsHere} qps={qps} label={!ghost} />}
             <rect x={n.x - NODE_W / 2} y={n.y - NODE_H / 2} width={NODE_W} height={NODE_H} rx={7} />
             <text x={n.x} y={n.y + 4} textAnchor="middle">
               {name}
