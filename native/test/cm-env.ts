@@ -87,6 +87,32 @@ export function qpOn(id: CmId, qp_type: number, bytes = 4096, depth = 8): CmEnd 
   return { pd, scq, rcq, qp, mr };
 }
 
+/** What a QP and its port say when a completion does not come: its state, PSNs and retry settings, and the port's counters. */
+export function qpFacts(qp: Qp): string {
+  const a = qp.query(
+    v.IBV_QP_STATE |
+      v.IBV_QP_SQ_PSN |
+      v.IBV_QP_RQ_PSN |
+      v.IBV_QP_DEST_QPN |
+      v.IBV_QP_TIMEOUT |
+      v.IBV_QP_RETRY_CNT |
+      v.IBV_QP_RNR_RETRY,
+  ).attr;
+  const counters = Object.entries(qp.pd.context.queryCounters(1)).filter(([, n]) => Number(n) > 0);
+  return JSON.stringify({
+    qp_num: qp.qp_num,
+    device: qp.pd.context.device.name,
+    qp_state: a.qp_state,
+    sq_psn: a.sq_psn,
+    rq_psn: a.rq_psn,
+    dest_qp_num: a.dest_qp_num,
+    timeout: a.timeout,
+    retry_cnt: a.retry_cnt,
+    rnr_retry: a.rnr_retry,
+    counters: Object.fromEntries(counters),
+  });
+}
+
 export function qpState(qp: Qp): number {
   return qp.query(v.IBV_QP_STATE).attr.qp_state;
 }
@@ -103,10 +129,10 @@ export function teardown(id: CmId, end: CmEnd | undefined): void {
   id.destroy();
 }
 
-/** The next completion on `cq`, which must be a success. */
-export async function completion(cq: Cq, what: string): Promise<Wc> {
+/** The next completion on `cq`, which must be a success; `explain` says what else there is to know when none comes. */
+export async function completion(cq: Cq, what: string, explain?: () => string): Promise<Wc> {
   const [wc] = await cq.pollWait(1, 20_000);
-  expect(wc, `no completion for ${what}`).toBeDefined();
+  expect(wc, `no completion for ${what}${explain ? `: ${explain()}` : ""}`).toBeDefined();
   expect(wc.status, `${what}: status ${wc.status}`).toBe(v.IBV_WC_SUCCESS);
   return wc;
 }

@@ -22,6 +22,7 @@ import {
   SERVER_IP,
   announceCmSkip,
   completion,
+  qpFacts,
   listenOn,
   nextEvent,
   qpOn,
@@ -35,6 +36,8 @@ const skip = announceCmSkip("native/test/cm-interop.test.ts");
 interface Tool {
   proc: ChildProcess;
   done: Promise<{ code: number | null; out: string }>;
+  /** What it printed so far. */
+  said(): string;
 }
 
 function tool(cmd: string, args: string[]): Tool {
@@ -45,7 +48,7 @@ function tool(cmd: string, args: string[]): Tool {
   const done = new Promise<{ code: number | null; out: string }>((resolve) =>
     proc.on("close", (code) => resolve({ code, out })),
   );
-  return { proc, done };
+  return { proc, done, said: () => out };
 }
 
 /** Resolves when a server tool listens: it prints nothing then, so poll by connecting is racy; wait a little. */
@@ -213,8 +216,10 @@ describe.skipIf(skip)("rdma_cm interop with rdmacm-utils", () => {
         send_flags: v.IBV_SEND_SIGNALED,
         sg_list: [c.mr.sge(SEND, 16)],
       });
-      await completion(c.scq, "send");
-      expect((await completion(c.rcq, "reply")).byte_len).toBe(16);
+      // Seen once in a full run (not in four of this file alone): no completion for this send. What to look at then.
+      const facts = () => `${qpFacts(c.qp)}; rdma_server said: ${JSON.stringify(server.said())}`;
+      await completion(c.scq, "send", facts);
+      expect((await completion(c.rcq, "reply", facts)).byte_len).toBe(16);
       await awaitDisconnect(ch, id);
       const r = await server.done;
       expect(r.code, r.out).toBe(0);
