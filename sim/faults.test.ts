@@ -70,10 +70,10 @@ describe("sim/faults.ts", () => {
   it("a dropped packet is logged in its turn (a capture's order); netem's loss without the IP layer it never went out in", async () => {
     // dropPsn: nftables drops at the receiver's input, after tcpdump on veth0 saw the packet.
     const r = await lossyWrite(1, { dropPsn: 3 });
-    // The requests as they left: the NAK for PSN 3 comes back while 5 is on the link, and the
-    // paced requester (rxe builds one packet at a time) goes back to 3 before building 6.
+    // The requests as they left: the NAK for PSN 3 comes back while 6 is on the link, and the
+    // paced requester (rxe builds one packet at a time) goes back to 3 before building 7.
     const first = r.sim.packets.filter((p) => p.opcode !== "RC_ACKNOWLEDGE").slice(0, 8);
-    expect(first.map((p) => p.psn)).toEqual([0, 1, 2, 3, 4, 5, 3, 4]);
+    expect(first.map((p) => p.psn)).toEqual([0, 1, 2, 3, 4, 5, 6, 3]);
     expect(first.map((p) => p.dropped ?? "")).toEqual([
       "",
       "",

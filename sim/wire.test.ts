@@ -58,8 +58,8 @@ describe("the wire model is the link's: setLink({ wire }) switches it", () => {
     const on25 = await writeMs(b);
     b.lab.setLink({ wire: "100GbE" });
     const on100 = await writeMs(b);
-    // rxe in the lab VM: ~0.4 ms for 8 KiB; the NICs: µs, the 100GbE one faster still.
-    expect(onRxe).toBeGreaterThan(0.3);
+    // rxe in the lab VM: ~0.22 ms for 8 KiB (the 2026-12-03 fit); the NICs: µs, the 100GbE one faster still.
+    expect(onRxe).toBeGreaterThan(0.15);
     expect(on25).toBeLessThan(0.02);
     expect(on100).toBeLessThan(on25);
     expect(b.lab.clearLink().wire).toBe("rxe");

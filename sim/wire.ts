@@ -67,23 +67,23 @@ const PROFILES: Record<WireModel, WireProfile> = {
   rxe: {
     name: "rxe",
     label: "rxe (model fitted to the lab VM)",
-    // Fitted to rxe in the lab VM (TCG-emulated, so slow): the byte rate to the large-message
-    // bandwidth on a quiet host (scripts/rxe-vm/README.md: ib_write_bw -s 65536, 20.3 MB/s;
-    // the issue's 9 MiB WRITE in ~0.5 s, 18.9 MB/s), so that a 1024-byte packet holds the
-    // link ~52 µs; perPacketNs and latencyNs so that ib_send_lat -s 8 comes out at ~32 µs one
-    // way (measured 26.6 µs between rxe0 and rxe1 by scripts/bench-rxe-curve.sh, 50 µs on
-    // loopback in the README). The busy host of 2026-12-01 gave 1.3–6.7 MB/s from 256 B to
-    // 1 MiB in one run and 2–4× less in another: the absolute figures drift with the host,
-    // `npm run bench:rxe` compares the curve's shape.
-    gbps: 0.267,
+    // Fitted to rxe in the lab VM (TCG-emulated) on a quiet host, 2026-12-03: ib_write_bw
+    // rxe0 → rxe1 at path MTU 1024 (scripts/bench-rxe-curve.sh) gave 6.61, 21.08, 33.05, 42.09,
+    // 48.07, 48.45 and 46.16 MB/s from 256 B to 1 MiB (a smooth curve), ib_send_lat -s 8 22.8 µs.
+    // The time per message is then n packets × ~22.15 µs plus ~35 µs (from the 1 MiB and 4 KiB
+    // points): a 1024-byte packet holds the link 2 µs of processing plus 1086 bytes at
+    // 0.431 Gb/s (the CPU's per-byte work, ICRC and copies), and 35 µs of work follow each
+    // message (the completion's). The model gives 5.96, 17.9, 33.1, 42.1, 45.1, 45.9 and
+    // 46.1 MB/s over the same sizes (0.72 and 0.98 of 1 MiB at 4 KiB and 64 KiB, rxe's 0.72 and
+    // 1.04); latencyNs puts ib_send_lat -s 8 at ~23 µs one way. The figures drift with the
+    // host: a busy, slower host on 2026-12-01 gave 1.3–6.7 MB/s and a flatter start (0.38 at
+    // 4 KiB, 0.82 at 64 KiB), which the fit before this one followed (0.267 Gb/s, 20 µs per
+    // packet, 260 µs per message). `npm run bench:rxe` compares the shape with the host's.
+    gbps: 0.431,
     headerBytes: ROCE_HEADERS,
-    perPacketNs: 20_000,
-    // The curve's shape (bench-rxe-curve.sh, 2026-12-01): relative to 1 MiB, rxe gave 0.38 at
-    // 4 KiB and 0.82 at 64 KiB; 260 µs of work per message (5 full packets' time) gives 0.45
-    // and 0.93, both within 20%. (That run's 256 B and 1 KiB points, 0.20 and 0.49, sit above
-    // this model's 0.03 and 0.14; its 4 KiB point was below its 1 KiB one: host noise.)
-    perMessageNs: 260_000,
-    latencyNs: 10_000,
+    perPacketNs: 2_000,
+    perMessageNs: 35_000,
+    latencyNs: 20_000,
     // veth's txqueuelen.
     queuePackets: 1000,
     // rxe_requester builds each packet (copy and ICRC in the VM's CPU) and transmits it before
