@@ -172,7 +172,7 @@ describe("a failed goal says which constraint failed and what was seen", () => {
       ],
     });
     expect(detail({ kind: "qp_state", qp: 1, state: "IBV_QPS_ERR" }, named)).toBe(
-      "b (QP 0x12) is IBV_QPS_RTS, expected IBV_QPS_ERR",
+      "QP #1: b (QP 0x12) is IBV_QPS_RTS, expected IBV_QPS_ERR",
     );
     // Two QPs called "qp" (a helper made both) with the same number on two devices: by creation order.
     const twins = run({
@@ -192,7 +192,7 @@ describe("a failed goal says which constraint failed and what was seen", () => {
       ],
     });
     expect(detail({ kind: "qp_state", qp: 1, state: "IBV_QPS_ERR" }, placed)).toBe(
-      "qp (QP 0x11, rxe1) is IBV_QPS_RTS, expected IBV_QPS_ERR",
+      "QP #1: qp (QP 0x11, rxe1) is IBV_QPS_RTS, expected IBV_QPS_ERR",
     );
     // The goal labels too, once a run is judged: which of the learner's QPs each goal looks at.
     const wc = { kind: "wc", qp: 1, status: "IBV_WC_SUCCESS" } as const;
@@ -250,7 +250,7 @@ describe("a failed goal says which constraint failed and what was seen", () => {
     // By the learner's name where the program gave the MR one, in the detail and the label.
     const dst = run({ mrs: run().mrs.map((m) => ({ ...m, variable: "dst" })) });
     expect(detail({ kind: "mr_bytes", mr: 0, utf8: "help!" }, dst)).toBe(
-      'dst holds "hello" at offset 0, expected "help!"',
+      'MR #0: dst holds "hello" at offset 0, expected "help!"',
     );
     const bytes = { kind: "mr_bytes", mr: 0, utf8: "help!" } as const;
     expect(describeCheck(bytes, "en", "", evaluateChecks([bytes], dst))).toBe('dst holds "help!" at offset 0');

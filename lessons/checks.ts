@@ -245,11 +245,16 @@ function describeWc(wc: Wc): string {
 }
 
 /**
- * A QP in a failure, as its goal's label and every pane name it: the learner's own name ("a (QP
- * 0x11)") where that names one QP only; else by creation order ("QP #1 (0x11)": rxe0 and rxe1
- * both start at 0x11, and a helper function names both QPs "qp").
+ * A QP in a failure: its number in creation order, which the lesson's break-its name whether
+ * or not the run knows the learner's variables (a replay does not), then the learner's own name
+ * for it, as every pane shows it ("QP #0: a (QP 0x11)"), where that names one QP only; else
+ * by creation order alone ("QP #1 (0x11)": rxe0 and rxe1 both start at 0x11, and a helper
+ * function names both QPs "qp").
  */
-const qpLabel = (run: RunRecord, i: number): string => qpRunName(run, i);
+function qpLabel(run: RunRecord, i: number): string {
+  const named = learnerQpName(run, i);
+  return named ? `QP #${i}: ${named}` : qpRunName(run, i);
+}
 
 /** QP #i by the learner's variable, as the panes name it, where that names one QP only. */
 function learnerQpName(run: RunRecord, i: number): string | undefined {
@@ -264,8 +269,11 @@ function learnerQpName(run: RunRecord, i: number): string | undefined {
   return unique ? qpName(qp.qp_num, qp.variable, device) : undefined;
 }
 
-/** An MR in a failure, as its goal's label and the panes name it: "dst" where that is one MR's name, else "MR #1". */
-const mrLabel = (run: RunRecord, i: number): string => mrRunName(run, i);
+/** An MR in a failure: "MR #1: dst" where the learner's name is one MR's, else "MR #1" (as qpLabel, for the break-its). */
+function mrLabel(run: RunRecord, i: number): string {
+  const named = mrRunName(run, i);
+  return named === `MR #${i}` ? named : `MR #${i}: ${named}`;
+}
 
 /** MR #i by the learner's variable where that names one MR only, else by creation order. */
 function mrRunName(run: RunRecord, i: number): string {

@@ -52,7 +52,7 @@ describe.skipIf(!hasChromium)("goals say what done looks like", () => {
     await screenshotOf(page, "[data-testid=checks]", "goals-failed-after-pass");
     // The same goals and failures in Chinese.
     await page.selectOption("select[aria-label=language]", "zh");
-    expect(await goals.first().textContent()).toContain("b (QP 0x12) 上最接近的完成：wr_id 100，期望 200");
+    expect(await goals.first().textContent()).toContain("QP #1: b (QP 0x12) 上最接近的完成：wr_id 100，期望 200");
     await screenshotOf(page, "[data-testid=checks]", "goals-failed-after-pass-zh");
     await page.selectOption("select[aria-label=language]", "en");
 

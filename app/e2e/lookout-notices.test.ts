@@ -54,7 +54,7 @@ describe.skipIf(!hasChromium)("lesson 6: the session's notices for a read before
     await page.selectOption("select[aria-label=language]", "en");
   }, 120_000);
 
-  it("a CQ of 1: the overflow is foretold at the SEND, and the lost completion's goal names a (QP 0x11)", async () => {
+  it("a CQ of 1: the overflow is foretold at the SEND, and the lost completion's goal names QP #0: a (QP 0x11)", async () => {
     expect(SOLUTION).toContain("ctx.createCq(32)");
     await setEditorCode(page, SOLUTION.replace("ctx.createCq(32)", "ctx.createCq(1)"));
     await runAndWait(page);
@@ -63,7 +63,7 @@ describe.skipIf(!hasChromium)("lesson 6: the session's notices for a read before
       /2 completions are on their way into cq, which holds 1 \(its cqe\).*IBV_EVENT_CQ_ERR/,
     );
     expect(await page.locator("[data-testid=checks] li").nth(1).textContent()).toMatch(
-      /no completion on a \(QP 0x11\)/,
+      /no completion on QP #0: a \(QP 0x11\)/,
     );
     expect(await page.locator("[data-testid=step-passed]").count()).toBe(0);
     await screenshot(page, "notice-cq-overflow");

@@ -209,6 +209,18 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
     return t;
   }
 
+  /** The first WR in flight (a send's, then a posted RECV's) whose bytes `hits`: what a read before its poll races. */
+  function racingWr(hits: (t: Target) => boolean) {
+    const qpn = (qp: number) => (entryOf(qp)!.obj as Qp).qp_num;
+    for (const [qp, list] of inFlight)
+      for (const w of list)
+        if (w.targets.some(hits)) return { opcode: w.opcode, wr_id: w.wr_id, qpn: qpn(qp), signaled: w.signaled };
+    for (const [qp, list] of recvs)
+      for (const r of list)
+        if (r.targets.some(hits)) return { recv: true as const, wr_id: r.wr_id, qpn: qpn(qp), signaled: true };
+    return undefined;
+  }
+
   /** A reset or destroyed QP's WRs will complete into no CQ. */
   function forgetCompletions(qp: number): void {
     const mine = unpolledOf.get(qp);
@@ -442,38 +454,11 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
         const offset = Number(args[0] ?? 0);
         const mr = entryOf(handle)?.obj as Mr;
         const end = offset + Number(args[1] ?? mr.length - offset);
-        for (const [qh, list] of inFlight)
-          for (const w of list)
-            if (w.targets.some((t) => t.mr === handle && t.start < end && offset < t.end)) {
-              const qp = entryOf(qh)!.obj as Qp;
-              const data = {
-                mr: mrLabel(handle),
-                offset,
-                length: end - offset,
-                opcode: w.opcode,
-                wr_id: w.wr_id,
-                qpn: qp.qp_num,
-                signaled: w.signaled,
-              };
-              notices.push({ id: "read_before_poll", text: readBeforePollText(data), ...data });
-              return notices;
-            }
-        for (const [qh, list] of recvs)
-          for (const r of list)
-            if (r.targets.some((t) => t.mr === handle && t.start < end && offset < t.end)) {
-              const qp = entryOf(qh)!.obj as Qp;
-              const data = {
-                mr: mrLabel(handle),
-                offset,
-                length: end - offset,
-                recv: true as const,
-                wr_id: r.wr_id,
-                qpn: qp.qp_num,
-                signaled: true,
-              };
-              notices.push({ id: "read_before_poll", text: readBeforePollText(data), ...data });
-              return notices;
-            }
+        const wr = racingWr((t) => t.mr === handle && t.start < end && offset < t.end);
+        if (wr) {
+          const data = { mr: mrLabel(handle), offset, length: end - offset, ...wr };
+          notices.push({ id: "read_before_poll", text: readBeforePollText(data), ...data });
+        }
       }
       return notices;
     },
