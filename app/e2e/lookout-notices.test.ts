@@ -45,12 +45,14 @@ describe.skipIf(!hasChromium)("lesson 6: the session's notices for a read before
     await runAndWait(page);
     await notice("read_before_poll").waitFor();
     expect(await notice("read_before_poll").textContent()).toMatch(
-      /^⚠ ?dst\.read\(0, 11\) reads bytes that a posted RECV \(wr_id 200 on QP 0x12\) changes, before its completion was polled/,
+      /^⚠ ?dst\.read\(0, 11\) reads bytes that a posted RECV \(wr_id 200 on b \(QP 0x12\)\) changes, before its completion was polled/,
     );
     expect(await page.locator("[data-testid=step-passed]").count()).toBe(1);
     await screenshot(page, "notice-read-before-poll-recv");
     await page.selectOption("select[aria-label=language]", "zh");
-    expect(await notice("read_before_poll").textContent()).toMatch(/正被一个已提交的 RECV（QP 0x12 上的 wr_id 200）/);
+    expect(await notice("read_before_poll").textContent()).toMatch(
+      /正被一个已提交的 RECV（b \(QP 0x12\) 上的 wr_id 200）/,
+    );
     await page.selectOption("select[aria-label=language]", "en");
   }, 120_000);
 

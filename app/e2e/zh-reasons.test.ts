@@ -139,7 +139,7 @@ describe.skipIf(!hasChromium)("the Chinese UI explains remote mistakes in Chines
     const noticeText = ((await notice.textContent()) ?? "").replace(/^⚠\s*/, "");
     expectChinese(noticeText);
     expect(noticeText).toMatch(/请求的 cqe 是 10，rxe0 返回了 cqe 15/);
-    expect(noticeText).toMatch(/QP 0x[0-9a-f]+：5 个发送 \+ 1 个接收/);
+    expect(noticeText).toMatch(/sender \(QP 0x[0-9a-f]+\)：5 个发送 \+ 1 个接收/);
     expect(noticeText).toContain("cqe 设为 ≥ 15");
     await screenshot(page, "zh-40-write-past-the-end");
 

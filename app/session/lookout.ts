@@ -211,13 +211,16 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
 
   /** The first WR in flight (a send's, then a posted RECV's) whose bytes `hits`: what a read before its poll races. */
   function racingWr(hits: (t: Target) => boolean) {
-    const qpn = (qp: number) => (entryOf(qp)!.obj as Qp).qp_num;
+    const which = (qp: number) => {
+      const variable = objects.variable?.(qp);
+      return { qpn: (entryOf(qp)!.obj as Qp).qp_num, ...(variable && { variable }) };
+    };
     for (const [qp, list] of inFlight)
       for (const w of list)
-        if (w.targets.some(hits)) return { opcode: w.opcode, wr_id: w.wr_id, qpn: qpn(qp), signaled: w.signaled };
+        if (w.targets.some(hits)) return { opcode: w.opcode, wr_id: w.wr_id, ...which(qp), signaled: w.signaled };
     for (const [qp, list] of recvs)
       for (const r of list)
-        if (r.targets.some(hits)) return { recv: true as const, wr_id: r.wr_id, qpn: qpn(qp), signaled: true };
+        if (r.targets.some(hits)) return { recv: true as const, wr_id: r.wr_id, ...which(qp), signaled: true };
     return undefined;
   }
 
@@ -304,7 +307,8 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
       const recv = a.recv_cq === cq ? a.recv : 0;
       if (!send && !recv) continue;
       wrs += send + recv;
-      users.push({ qpn: (e.obj as Qp).qp_num, send, recv });
+      const variable = objects.variable?.(e.handle);
+      users.push({ qpn: (e.obj as Qp).qp_num, ...(variable && { variable }), send, recv });
     }
     // Only the rounding case: a CQ smaller than its QPs' queues together is common and often
     // fine (lessons size them so); one that fits them only by rxe's rounding is a latent bug.

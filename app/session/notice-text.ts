@@ -4,7 +4,7 @@
  * same data in the learner's language. Browser-safe, pure.
  */
 import { ibv_wr_opcode, nameOf } from "../../verbs/constants.js";
-import { hex } from "../../verbs/wc-reason.js";
+import { qpName } from "../renderer/src/model/names.js";
 import type { CqOverflow, CqRoundedUp, LateRearm, ReadBeforePoll } from "./transcript.js";
 
 /** The WR opcode without its prefix ("RDMA_WRITE"). */
@@ -16,7 +16,7 @@ const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 export function cqRoundedUpText(n: Omit<CqRoundedUp, "id" | "text">): string {
   const users = n.users.map((u) => {
     const parts = [...(u.send ? [count(u.send, "send")] : []), ...(u.recv ? [count(u.recv, "receive")] : [])];
-    return `QP ${hex(u.qpn)}: ${parts.join(" + ")}`;
+    return `${qpName(u.qpn, u.variable)}: ${parts.join(" + ")}`;
   });
   return (
     `A CQ was created with cqe ${n.asked}, and ${n.device} returned cqe ${n.actual} (rxe rounds up to 2^k − 1). ` +
@@ -50,7 +50,7 @@ export function readBeforePollText(n: Omit<ReadBeforePoll, "id" | "text">): stri
   const wr = n.recv ? "a posted RECV" : `an ${shortWrOpcode(n.opcode ?? 0)}`;
   return (
     `${n.mr}.read(${n.offset}, ${n.length}) reads bytes that ${wr} ` +
-    `(wr_id ${n.wr_id} on QP ${hex(n.qpn)}) changes, before its completion was polled: until then they may be ` +
+    `(wr_id ${n.wr_id} on ${qpName(n.qpn, n.variable)}) changes, before its completion was polled: until then they may be ` +
     `the old bytes, the new ones or some of each (on one device the simulator, as rxe's loopback, writes ` +
     `them at once, so they look final). ` +
     `Poll its completion first${n.signaled ? "" : " (it is unsignaled: poll a later signaled WR of that QP)"}.`

@@ -146,9 +146,9 @@ export interface CqRoundedUp {
   asked: number;
   actual: number;
   device: string;
-  /** How many WRs can complete into the CQ, and from which QPs (sends and receives). */
+  /** How many WRs can complete into the CQ, and from which QPs (sends and receives; the learner's variable where known). */
   wrs: number;
-  users: { qpn: number; send: number; recv: number }[];
+  users: { qpn: number; variable?: string; send: number; recv: number }[];
 }
 
 /**
@@ -180,6 +180,8 @@ export interface ReadBeforePoll {
   recv?: true;
   wr_id: number;
   qpn: number;
+  /** The learner's variable for that QP, where the line that created it says (the panes' name). */
+  variable?: string;
   signaled: boolean;
 }
 

@@ -18,6 +18,7 @@ import type { Divergence, LineOutcome } from "./model/view.js";
 import type { SessionNotice } from "../../session/transcript.js";
 import { shortWrOpcode } from "../../session/notice-text.js";
 import { stateName } from "./model/format.js";
+import { qpName } from "./model/names.js";
 import {
   accessName,
   accessNames,
@@ -516,7 +517,7 @@ function zhNotice(n: SessionNotice): string {
     if (!("asked" in n)) return english;
     const users = n.users.map((u) => {
       const parts = [...(u.send ? [`${u.send} 个发送`] : []), ...(u.recv ? [`${u.recv} 个接收`] : [])];
-      return `QP ${hex(u.qpn)}：${parts.join(" + ")}`;
+      return `${qpName(u.qpn, u.variable)}：${parts.join(" + ")}`;
     });
     return (
       `创建 CQ 时请求的 cqe 是 ${n.asked}，${n.device} 返回了 cqe ${n.actual}（rxe 向上取整到 2^k − 1）。` +
@@ -542,7 +543,7 @@ function zhNotice(n: SessionNotice): string {
   if (!("mr" in n)) return english;
   const wr = n.recv ? "一个已提交的 RECV" : `一个 ${shortWrOpcode(n.opcode ?? 0)}`;
   return (
-    `${n.mr}.read(${n.offset}, ${n.length}) 读取的字节正被${wr}（QP ${hex(n.qpn)} 上的 wr_id ${n.wr_id}）` +
+    `${n.mr}.read(${n.offset}, ${n.length}) 读取的字节正被${wr}（${qpName(n.qpn, n.variable)} 上的 wr_id ${n.wr_id}）` +
     "修改，而它的完成还没有被轮询：在那之前，它们可能是旧字节、新字节或两者混合" +
     "（在同一设备上，模拟器像 rxe 的环回一样立即写完，所以看起来像最终结果）。" +
     `请先轮询它的完成${n.signaled ? "" : "（它是无信号的：轮询该 QP 之后一个有信号的 WR）"}。`
