@@ -199,13 +199,19 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
         t.push({ mr: h, start: remote.remote_addr - base, end: remote.remote_addr - base + n });
       }
     }
-    if (wr.opcode === IBV_WR_RDMA_READ || isAtomic(wr.opcode))
-      for (const s of wr.sg_list ?? []) {
-        const h = mrAt(s.lkey, s.addr, s.length, false);
-        if (h === undefined) continue;
-        const base = (entryOf(h)!.obj as Mr).addr;
-        t.push({ mr: h, start: s.addr - base, end: s.addr - base + s.length });
-      }
+    if (wr.opcode === IBV_WR_RDMA_READ || isAtomic(wr.opcode)) t.push(...sgeTargets(wr.sg_list));
+    return t;
+  }
+
+  /** The MR bytes a WR's local SGEs name: what a READ or atomic writes, or where an incoming SEND lands. */
+  function sgeTargets(sges: readonly { addr: number; length: number; lkey: number }[] | undefined): Target[] {
+    const t: Target[] = [];
+    for (const s of sges ?? []) {
+      const h = mrAt(s.lkey, s.addr, s.length, false);
+      if (h === undefined) continue;
+      const base = (entryOf(h)!.obj as Mr).addr;
+      t.push({ mr: h, start: s.addr - base, end: s.addr - base + s.length });
+    }
     return t;
   }
 
@@ -231,18 +237,6 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
     expectCompletions(qp, "send", -mine.send);
     expectCompletions(qp, "recv", -mine.recv);
     unpolledOf.delete(qp);
-  }
-
-  /** The MR bytes a receive WR's SGEs offer: where an incoming SEND lands. */
-  function recvTargets(wr: RecvWr): Target[] {
-    const t: Target[] = [];
-    for (const s of wr.sg_list ?? []) {
-      const h = mrAt(s.lkey, s.addr, s.length, false);
-      if (h === undefined) continue;
-      const base = (entryOf(h)!.obj as Mr).addr;
-      t.push({ mr: h, start: s.addr - base, end: s.addr - base + s.length });
-    }
-    return t;
   }
 
   /** `n` more (or, negative, fewer) completions QP `qp` will put into its send or receive CQ. */
@@ -420,7 +414,7 @@ export function createLookout(objects: LookoutObjects, backend: VerbsBackend) {
           list.push({
             wr_id: Number(w.wr_id ?? 0),
             bytes: (w.sg_list ?? []).reduce((n, g) => n + g.length, 0),
-            targets: recvTargets(w),
+            targets: sgeTargets(w.sg_list),
           });
         recvs.set(handle, list);
         expectCompletions(handle, "recv", wrs.length);
